@@ -1,0 +1,102 @@
+//! Every way configuring or generating an id can fail, with the JS class and `code` it is
+//! thrown as. The mapping to actual JS errors lives in one place: `js::error`.
+
+use thiserror::Error;
+
+use crate::input::Input;
+use crate::layout::MAX_DELTA;
+
+/// The JavaScript error class an error is thrown as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+  Error,
+  TypeError,
+  RangeError,
+}
+
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum FlakeError {
+  /// flake-idgen's exact message: code matching on it keeps working.
+  #[error(
+    "Sequence exceeded its maximum value. Provide callback function to handle sequence overflow"
+  )]
+  SequenceOverflow,
+
+  /// flake-idgen's exact message.
+  #[error("Clock moved backwards. Refusing to generate id for {ms} milliseconds")]
+  ClockBackwards { ms: u64 },
+
+  #[error("Clock reads {now} ms, before the epoch {epoch}. Refusing to generate id for {} milliseconds", epoch - now)]
+  ClockBeforeEpoch { now: u64, epoch: u64 },
+
+  #[error("Timestamp {delta} ms after the epoch does not fit in 42 bits (at most {MAX_DELTA}); use a later epoch")]
+  TimestampOverflow { delta: u64 },
+
+  #[error("options must be an object, got {got}")]
+  OptionsNotObject { got: Input },
+
+  /// The option has a type it can never take (e.g. a boolean, or a string that is not a number).
+  #[error("option `{option}` must be {expected}, got {got}")]
+  OptionType {
+    option: &'static str,
+    expected: String,
+    got: Input,
+  },
+
+  /// The option is a number (or numeric string) outside what it may be.
+  #[error("option `{option}` must be {expected}, got {got}")]
+  OptionRange {
+    option: &'static str,
+    expected: String,
+    got: Input,
+  },
+
+  #[error("clock() must return a number of milliseconds since 1970, got {got}")]
+  ClockType { got: Input },
+
+  #[error(
+    "clock() must return a finite, non-negative number of milliseconds since 1970, got {got}"
+  )]
+  ClockRange { got: Input },
+}
+
+impl FlakeError {
+  /// The stable `code` property of the thrown error.
+  pub fn code(&self) -> &'static str {
+    match self {
+      Self::SequenceOverflow => "ERR_FLAKE_SEQUENCE_OVERFLOW",
+      Self::ClockBackwards { .. } => "ERR_FLAKE_CLOCK_BACKWARDS",
+      Self::ClockBeforeEpoch { .. } => "ERR_FLAKE_CLOCK_BEFORE_EPOCH",
+      Self::TimestampOverflow { .. } => "ERR_FLAKE_TIMESTAMP_OVERFLOW",
+      Self::OptionsNotObject { .. } | Self::OptionType { .. } | Self::OptionRange { .. } => {
+        "ERR_FLAKE_INVALID_OPTION"
+      }
+      Self::ClockType { .. } | Self::ClockRange { .. } => "ERR_FLAKE_INVALID_CLOCK",
+    }
+  }
+
+  pub fn kind(&self) -> ErrorKind {
+    match self {
+      Self::SequenceOverflow | Self::ClockBackwards { .. } | Self::ClockBeforeEpoch { .. } => {
+        ErrorKind::Error
+      }
+      Self::OptionsNotObject { .. } | Self::OptionType { .. } | Self::ClockType { .. } => {
+        ErrorKind::TypeError
+      }
+      Self::TimestampOverflow { .. } | Self::OptionRange { .. } | Self::ClockRange { .. } => {
+        ErrorKind::RangeError
+      }
+    }
+  }
+
+  /// How many milliseconds the clock must advance before the same call can succeed, for the
+  /// errors that waiting cures; `None` for the ones it never will.
+  pub fn wait_ms(&self) -> Option<u64> {
+    match self {
+      Self::SequenceOverflow => Some(1),
+      Self::ClockBackwards { ms } => Some(*ms),
+      Self::ClockBeforeEpoch { now, epoch } => Some(epoch - now),
+      _ => None,
+    }
+  }
+}

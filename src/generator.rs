@@ -1,0 +1,53 @@
+//! A configured generator: turns a clock reading into an id, or says why it cannot.
+
+use std::sync::Arc;
+
+use crate::error::FlakeError;
+use crate::layout::{compose, MAX_DELTA};
+use crate::options::Config;
+use crate::registry;
+use crate::sequencer::{Refusal, Sequencer};
+
+#[derive(Debug, Clone)]
+pub struct Generator {
+  node: u16,
+  epoch: u64,
+  seq_mask: u16,
+  sequencer: Arc<Sequencer>,
+}
+
+impl Generator {
+  /// Generators on the system clock share their state process-wide; one with its own clock
+  /// keeps a private state, since its time is not the process's time.
+  pub fn new(config: &Config) -> Self {
+    let sequencer = if config.custom_clock {
+      Arc::new(Sequencer::new())
+    } else {
+      registry::shared(config.id, config.epoch)
+    };
+    Self {
+      node: config.id,
+      epoch: config.epoch,
+      seq_mask: config.seq_mask,
+      sequencer,
+    }
+  }
+
+  /// The next id for a clock reading of `now_ms` milliseconds since 1970.
+  pub fn next_id(&self, now_ms: u64) -> Result<u64, FlakeError> {
+    let delta = now_ms
+      .checked_sub(self.epoch)
+      .ok_or(FlakeError::ClockBeforeEpoch {
+        now: now_ms,
+        epoch: self.epoch,
+      })?;
+    if delta > MAX_DELTA {
+      return Err(FlakeError::TimestampOverflow { delta });
+    }
+    match self.sequencer.next(delta, self.seq_mask) {
+      Ok((delta, sequence)) => Ok(compose(delta, self.node, sequence)),
+      Err(Refusal::Overflow) => Err(FlakeError::SequenceOverflow),
+      Err(Refusal::Backwards { ms }) => Err(FlakeError::ClockBackwards { ms }),
+    }
+  }
+}

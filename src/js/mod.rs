@@ -1,0 +1,8 @@
+//! Everything that touches N-API: reading JS values, throwing errors, the exported functions and
+//! the raw functions on the per-id path.
+
+mod error;
+mod exports;
+mod hot;
+mod input;
+mod scratch;

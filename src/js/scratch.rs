@@ -1,0 +1,46 @@
+//! One 8-byte Buffer per JS environment (main thread or worker) that the id functions write
+//! into and JS copies from. Created on the native side once, so its memory never moves, and
+//! held by a strong reference in the env's instance data, so it lives as long as the env does.
+
+use std::ptr;
+
+use napi::{check_status, sys, Env, Result};
+
+pub(crate) struct Scratch {
+  pub bytes: *mut u8,
+  buffer: sys::napi_ref,
+}
+
+impl Scratch {
+  /// The env's scratch, created on first use.
+  pub fn of(env: &Env) -> Result<&'static Scratch> {
+    if let Some(scratch) = env.get_instance_data::<Scratch>()? {
+      return Ok(scratch);
+    }
+    let (mut bytes, mut buffer, mut reference) =
+      (ptr::null_mut(), ptr::null_mut(), ptr::null_mut());
+    check_status!(unsafe { sys::napi_create_buffer(env.raw(), 8, &mut bytes, &mut buffer) })?;
+    check_status!(unsafe { sys::napi_create_reference(env.raw(), buffer, 1, &mut reference) })?;
+    // The reference is released with the env; nothing to do when the instance data goes.
+    env.set_instance_data(
+      Scratch {
+        bytes: bytes.cast(),
+        buffer: reference,
+      },
+      (),
+      |_| {},
+    )?;
+    Ok(
+      env
+        .get_instance_data::<Scratch>()?
+        .expect("instance data was just set"),
+    )
+  }
+
+  /// The Buffer itself, for JS to read ids from.
+  pub fn buffer(&self, env: &Env) -> Result<sys::napi_value> {
+    let mut buffer = ptr::null_mut();
+    check_status!(unsafe { sys::napi_get_reference_value(env.raw(), self.buffer, &mut buffer) })?;
+    Ok(buffer)
+  }
+}

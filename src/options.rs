@@ -1,0 +1,171 @@
+//! The constructor options: flake-idgen's coercions (numeric strings, a `Date` epoch, unset
+//! meaning the default) without its silent masking: anything out of range is refused.
+
+use crate::clock::MAX_SAFE_INTEGER;
+use crate::error::FlakeError;
+use crate::input::Input;
+use crate::layout::{node_id, MAX_NODE, MAX_PART, MAX_SEQUENCE};
+
+/// The options object as read from JS, one field per option.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RawOptions {
+  pub id: Input,
+  pub datacenter: Input,
+  pub worker: Input,
+  pub epoch: Input,
+  pub seq_mask: Input,
+  pub clock: Input,
+}
+
+impl Default for RawOptions {
+  fn default() -> Self {
+    Self {
+      id: Input::Undefined,
+      datacenter: Input::Undefined,
+      worker: Input::Undefined,
+      epoch: Input::Undefined,
+      seq_mask: Input::Undefined,
+      clock: Input::Undefined,
+    }
+  }
+}
+
+/// A validated configuration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+  /// The 10-bit generator id.
+  pub id: u16,
+  /// `None` when `id` was given, as in flake-idgen.
+  pub datacenter: Option<u8>,
+  pub worker: Option<u8>,
+  pub epoch: u64,
+  pub seq_mask: u16,
+  pub custom_clock: bool,
+}
+
+/// Validates `raw`; `now_ms` (the system clock) bounds the epoch unless a custom clock is given.
+pub fn parse(raw: &RawOptions, now_ms: u64) -> Result<Config, FlakeError> {
+  let custom_clock = match &raw.clock {
+    unset if unset.is_unset() => false,
+    Input::Function => true,
+    other => {
+      return Err(FlakeError::OptionType {
+        option: "clock",
+        expected: "a function returning milliseconds since 1970".into(),
+        got: other.clone(),
+      })
+    }
+  };
+
+  // flake-idgen: `id` wins whenever it is not `undefined`; `datacenter`/`worker` are then ignored.
+  let (id, datacenter, worker) = if raw.id == Input::Undefined {
+    let datacenter = part("datacenter", &raw.datacenter)?;
+    let worker = part("worker", &raw.worker)?;
+    (node_id(datacenter, worker), Some(datacenter), Some(worker))
+  } else {
+    let id = integer(
+      "id",
+      &raw.id,
+      u64::from(MAX_NODE),
+      "an integer from 0 to 1023",
+    )?;
+    (id as u16, None, None)
+  };
+
+  let epoch = if raw.epoch.is_unset() {
+    0
+  } else {
+    let epoch = integer(
+      "epoch",
+      &raw.epoch,
+      MAX_SAFE_INTEGER as u64,
+      "a non-negative integer number of ms since 1970, a Date or a numeric string",
+    )?;
+    if !custom_clock && epoch > now_ms {
+      return Err(FlakeError::OptionRange {
+        option: "epoch",
+        expected: format!("not in the future (the clock reads {now_ms})"),
+        got: raw.epoch.clone(),
+      });
+    }
+    epoch
+  };
+
+  let seq_mask = if raw.seq_mask.is_unset() {
+    MAX_SEQUENCE
+  } else {
+    const EXPECTED: &str = "2^k - 1 for k from 1 to 12 (1, 3, 7, ..., 4095)";
+    let mask = integer("seqMask", &raw.seq_mask, u64::MAX, EXPECTED)?;
+    let is_low_bits = mask & (mask + 1) == 0;
+    if mask == 0 || mask > u64::from(MAX_SEQUENCE) || !is_low_bits {
+      return Err(FlakeError::OptionRange {
+        option: "seqMask",
+        expected: EXPECTED.into(),
+        got: raw.seq_mask.clone(),
+      });
+    }
+    mask as u16
+  };
+
+  Ok(Config {
+    id,
+    datacenter,
+    worker,
+    epoch,
+    seq_mask,
+    custom_clock,
+  })
+}
+
+/// `datacenter` or `worker`: unset is 0, as in flake-idgen.
+fn part(option: &'static str, value: &Input) -> Result<u8, FlakeError> {
+  if value.is_unset() {
+    return Ok(0);
+  }
+  let n = integer(
+    option,
+    value,
+    u64::from(MAX_PART),
+    "an integer from 0 to 31",
+  )?;
+  Ok(n as u8)
+}
+
+/// An integer from 0 to `max` given as a number or a decimal string.
+fn integer(
+  option: &'static str,
+  value: &Input,
+  max: u64,
+  expected: &'static str,
+) -> Result<u64, FlakeError> {
+  let out_of_range = || FlakeError::OptionRange {
+    option,
+    expected: expected.into(),
+    got: value.clone(),
+  };
+  let n = match value {
+    Input::Number(n) => whole(*n).ok_or_else(out_of_range)?,
+    // flake-idgen's `+options.epoch` takes a Date; the other options would mask its value.
+    Input::Date(ms) if option == "epoch" => whole(*ms).ok_or_else(out_of_range)?,
+    Input::String(s) if is_decimal(s.trim()) => s.trim().parse().map_err(|_| out_of_range())?,
+    _ => {
+      return Err(FlakeError::OptionType {
+        option,
+        expected: expected.into(),
+        got: value.clone(),
+      })
+    }
+  };
+  if n > max {
+    return Err(out_of_range());
+  }
+  Ok(n)
+}
+
+fn whole(n: f64) -> Option<u64> {
+  (n.fract() == 0.0 && (0.0..=MAX_SAFE_INTEGER).contains(&n)).then_some(n as u64)
+}
+
+fn is_decimal(s: &str) -> bool {
+  !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
+}

@@ -1,0 +1,172 @@
+//! The state machine's rules, one by one, on a fake clock.
+
+use std::collections::HashSet;
+use std::thread;
+
+use super::{config, decode, private, NOW};
+use crate::error::FlakeError;
+use crate::generator::Generator;
+use crate::input::Input;
+use crate::layout::MAX_DELTA;
+use crate::options::RawOptions;
+
+#[test]
+fn sequence_runs_to_4096_then_overflows() {
+  let generator = private(RawOptions::default());
+  for sequence in 0..4096 {
+    assert_eq!(decode(generator.next_id(NOW).unwrap()), (NOW, 0, sequence));
+  }
+  assert_eq!(generator.next_id(NOW), Err(FlakeError::SequenceOverflow));
+  assert_eq!(generator.next_id(NOW), Err(FlakeError::SequenceOverflow));
+}
+
+#[test]
+fn overflow_keeps_state_and_clears_next_millisecond() {
+  let generator = private(RawOptions::default());
+  for _ in 0..4096 {
+    generator.next_id(NOW).unwrap();
+  }
+  assert_eq!(generator.next_id(NOW), Err(FlakeError::SequenceOverflow));
+  assert_eq!(decode(generator.next_id(NOW + 1).unwrap()), (NOW + 1, 0, 0));
+  assert_eq!(decode(generator.next_id(NOW + 1).unwrap()), (NOW + 1, 0, 1));
+}
+
+#[test]
+fn seq_mask_limits_ids_per_millisecond() {
+  let generator = private(RawOptions {
+    seq_mask: Input::Number(3.0),
+    ..RawOptions::default()
+  });
+  for sequence in 0..4 {
+    assert_eq!(decode(generator.next_id(NOW).unwrap()).2, sequence);
+  }
+  assert_eq!(generator.next_id(NOW), Err(FlakeError::SequenceOverflow));
+}
+
+#[test]
+fn clock_step_back_refuses_without_changing_state() {
+  let generator = private(RawOptions::default());
+  generator.next_id(NOW).unwrap();
+  generator.next_id(NOW).unwrap();
+  let refused = generator.next_id(NOW - 5);
+  assert_eq!(refused, Err(FlakeError::ClockBackwards { ms: 5 }));
+  assert_eq!(
+    refused.unwrap_err().to_string(),
+    "Clock moved backwards. Refusing to generate id for 5 milliseconds"
+  );
+  // The same millisecond continues where it left off: nothing was consumed or reset.
+  assert_eq!(decode(generator.next_id(NOW).unwrap()), (NOW, 0, 2));
+}
+
+#[test]
+fn clock_before_epoch_is_refused_and_waitable() {
+  let generator = private(RawOptions {
+    epoch: Input::Number(1000.0),
+    ..RawOptions::default()
+  });
+  let refused = generator.next_id(990).unwrap_err();
+  assert_eq!(
+    refused,
+    FlakeError::ClockBeforeEpoch {
+      now: 990,
+      epoch: 1000
+    }
+  );
+  assert_eq!(refused.wait_ms(), Some(10));
+  assert_eq!(decode(generator.next_id(1000).unwrap()), (0, 0, 0));
+}
+
+#[test]
+fn timestamp_past_42_bits_is_an_error_not_a_wrap() {
+  let generator = private(RawOptions::default());
+  assert_eq!(
+    decode(generator.next_id(MAX_DELTA).unwrap()),
+    (MAX_DELTA, 0, 0)
+  );
+  let refused = generator.next_id(MAX_DELTA + 1).unwrap_err();
+  assert_eq!(
+    refused,
+    FlakeError::TimestampOverflow {
+      delta: MAX_DELTA + 1
+    }
+  );
+  assert_eq!(refused.wait_ms(), None);
+}
+
+#[test]
+fn epoch_moves_the_42_bit_window() {
+  let generator = private(RawOptions {
+    epoch: Input::Number(1000.0),
+    ..RawOptions::default()
+  });
+  assert_eq!(
+    decode(generator.next_id(MAX_DELTA + 1000).unwrap()).0,
+    MAX_DELTA
+  );
+  assert!(generator.next_id(MAX_DELTA + 1001).is_err());
+}
+
+#[test]
+fn waits_are_reported_for_curable_errors_only() {
+  assert_eq!(FlakeError::SequenceOverflow.wait_ms(), Some(1));
+  assert_eq!(FlakeError::ClockBackwards { ms: 7 }.wait_ms(), Some(7));
+  assert_eq!(
+    FlakeError::ClockRange {
+      got: Input::Number(f64::NAN)
+    }
+    .wait_ms(),
+    None
+  );
+}
+
+#[test]
+fn same_id_and_epoch_share_one_state_across_threads() {
+  // The system-clock registry, on a generator id no other test uses.
+  let raw = || RawOptions {
+    id: Input::Number(977.0),
+    epoch: Input::Number(12345.0),
+    ..RawOptions::default()
+  };
+  let threads: Vec<_> = (0..4)
+    .map(|_| {
+      let generator = Generator::new(&config(raw()));
+      thread::spawn(move || {
+        let mut ids = Vec::new();
+        // Every thread reads the same fake millisecond sequence: only shared state keeps
+        // their ids apart.
+        for now in NOW..NOW + 50 {
+          while let Ok(id) = generator.next_id(now) {
+            ids.push(id);
+          }
+        }
+        ids
+      })
+    })
+    .collect();
+  let ids: Vec<u64> = threads
+    .into_iter()
+    .flat_map(|t| t.join().unwrap())
+    .collect();
+  let unique: HashSet<u64> = ids.iter().copied().collect();
+  assert_eq!(unique.len(), ids.len());
+  assert_eq!(ids.len(), 50 * 4096);
+}
+
+#[test]
+fn a_different_epoch_or_custom_clock_gets_its_own_state() {
+  let raw = |epoch: f64| RawOptions {
+    id: Input::Number(976.0),
+    epoch: Input::Number(epoch),
+    ..RawOptions::default()
+  };
+  let a = Generator::new(&config(raw(1.0)));
+  let b = Generator::new(&config(raw(2.0)));
+  let c = super::private(raw(1.0));
+  assert_eq!(decode(a.next_id(NOW).unwrap()).2, 0);
+  assert_eq!(decode(b.next_id(NOW + 1).unwrap()).2, 0);
+  assert_eq!(decode(c.next_id(NOW).unwrap()).2, 0);
+  assert_eq!(
+    decode(Generator::new(&config(raw(1.0))).next_id(NOW).unwrap()).2,
+    1
+  );
+}
