@@ -33,6 +33,25 @@ impl Generator {
     }
   }
 
+  /// The next id by a clock it may read again. A thread descheduled between reading the clock
+  /// and taking its turn at a shared state can find that other threads have since issued ids
+  /// in later milliseconds: its reading is stale, not the clock wrong. So a refusal is retried
+  /// with a fresh reading for as long as the clock has moved on since the refused one.
+  pub fn next_id_by(&self, mut read_clock: impl FnMut() -> u64) -> Result<u64, FlakeError> {
+    let mut now_ms = read_clock();
+    loop {
+      let refusal = match self.next_id(now_ms) {
+        Err(err @ (FlakeError::ClockBackwards { .. } | FlakeError::SequenceOverflow)) => err,
+        issued_or_final => return issued_or_final,
+      };
+      let fresh = read_clock();
+      if fresh <= now_ms {
+        return Err(refusal);
+      }
+      now_ms = fresh;
+    }
+  }
+
   /// The next id for a clock reading of `now_ms` milliseconds since 1970.
   pub fn next_id(&self, now_ms: u64) -> Result<u64, FlakeError> {
     let delta = now_ms

@@ -127,12 +127,13 @@ unsafe fn issue(
     return ptr::null_mut();
   }
   let source = unsafe { &*source.cast::<IdSource>() };
-  let now_ms = if argc == 0 {
-    Ok(clock::system_now_ms())
+  let issued = if argc == 0 {
+    source.generator.next_id_by(clock::system_now_ms)
   } else {
-    unsafe { clock_reading(env, now) }
+    // A user's clock is read exactly once per id: a scripted clock must not lose readings.
+    unsafe { clock_reading(env, now) }.and_then(|now_ms| source.generator.next_id(now_ms))
   };
-  match now_ms.and_then(|now_ms| source.generator.next_id(now_ms)) {
+  match issued {
     Ok(id) => {
       unsafe { source.scratch.cast::<[u8; 8]>().write(id.to_be_bytes()) };
       ptr::null_mut()

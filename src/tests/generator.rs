@@ -170,3 +170,52 @@ fn a_different_epoch_or_custom_clock_gets_its_own_state() {
     1
   );
 }
+
+/// Two generators on one shared state, as two threads with the system clock would have.
+fn shared_pair(id: f64) -> (Generator, Generator) {
+  let raw = || RawOptions {
+    id: Input::Number(id),
+    ..RawOptions::default()
+  };
+  (
+    Generator::new(&config(raw())),
+    Generator::new(&config(raw())),
+  )
+}
+
+/// A clock that returns `readings` in turn.
+fn readings(readings: &[u64]) -> impl FnMut() -> u64 + '_ {
+  let mut next = readings.iter();
+  move || *next.next().expect("clock read more often than scripted")
+}
+
+#[test]
+fn a_stale_reading_behind_another_thread_is_retried_with_a_fresh_one() {
+  let (descheduled, other) = shared_pair(975.0);
+  other.next_id(NOW + 5).unwrap();
+  // Read NOW, lost the CPU while `other` issued at NOW + 5, reads again: NOW + 5.
+  let id = descheduled.next_id_by(readings(&[NOW, NOW + 5])).unwrap();
+  assert_eq!(decode(id), (NOW + 5, 975, 1));
+}
+
+#[test]
+fn a_real_step_back_is_reported_after_one_fresh_reading() {
+  let (generator, _) = shared_pair(974.0);
+  generator.next_id(NOW + 5).unwrap();
+  let refused = generator.next_id_by(readings(&[NOW, NOW]));
+  assert_eq!(refused, Err(FlakeError::ClockBackwards { ms: 5 }));
+}
+
+#[test]
+fn overflow_on_a_stale_reading_is_retried_too() {
+  let (generator, _) = shared_pair(973.0);
+  for _ in 0..4096 {
+    generator.next_id(NOW).unwrap();
+  }
+  assert_eq!(
+    generator.next_id_by(readings(&[NOW, NOW])),
+    Err(FlakeError::SequenceOverflow)
+  );
+  let id = generator.next_id_by(readings(&[NOW, NOW + 1])).unwrap();
+  assert_eq!(decode(id), (NOW + 1, 973, 0));
+}

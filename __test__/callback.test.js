@@ -1,0 +1,104 @@
+'use strict'
+// next(cb): asynchronous, never fails for overflow or a clock step back, answered in call order.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const FlakeIdgen = require('flake-idgen')
+const FlakeId = require('..')
+const { decode } = require('./helpers')
+
+/** Calls next(cb) `count` times; resolves with [error, id] pairs in the order callbacks ran. */
+function collect(generator, count) {
+  return new Promise((resolve) => {
+    const answers = []
+    for (let i = 0; i < count; i++) {
+      generator.next((error, id) => {
+        answers.push({ call: i, error, id })
+        if (answers.length === count) resolve(answers)
+      })
+    }
+  })
+}
+
+test('answers on the nextTick queue with (null, id) and returns undefined', async () => {
+  const events = []
+  setImmediate(() => events.push('setImmediate'))
+  const answered = new Promise((resolve) => {
+    const returned = new FlakeId().next((error, id) => {
+      events.push('callback')
+      resolve([error, id])
+    })
+    events.push(['returned', returned])
+  })
+  const [error, id] = await answered
+  assert.equal(error, null)
+  assert.ok(Buffer.isBuffer(id) && id.length === 8)
+  await new Promise(setImmediate)
+  assert.deepEqual(events, [['returned', undefined], 'callback', 'setImmediate'])
+})
+
+test('overflow waits for the next millisecond; callbacks keep call order and ids increase', async () => {
+  let reads = 0
+  // Time moves one ms every 5 reads of the clock, whatever the timing of the test machine.
+  const generator = new FlakeId({ seqMask: 1, clock: () => 5000 + Math.floor(reads++ / 5) })
+  const answers = await collect(generator, 12)
+  assert.deepEqual(answers.map((a) => a.call), [...Array(12).keys()])
+  for (const { error } of answers) assert.equal(error, null)
+  const decoded = answers.map((a) => decode(a.id))
+  for (let i = 1; i < answers.length; i++) assert.ok(Buffer.compare(answers[i - 1].id, answers[i].id) < 0)
+  // Two ids per millisecond at most (seqMask 1), so 12 ids span at least 6 milliseconds.
+  assert.ok(decoded.every((d) => d.sequence <= 1))
+  assert.ok(decoded[11].time - decoded[0].time >= 5)
+})
+
+test('a burst on the system clock: every callback answered, in order, unique increasing ids', async () => {
+  const count = 20_000 // about 5 ms worth of ids: most of them wait for a later millisecond
+  const answers = await collect(new FlakeId({ id: 901 }), count)
+  assert.equal(answers.length, count)
+  for (let i = 0; i < count; i++) {
+    assert.equal(answers[i].call, i)
+    assert.equal(answers[i].error, null)
+    if (i > 0) assert.ok(Buffer.compare(answers[i - 1].id, answers[i].id) < 0)
+  }
+})
+
+test('a clock step back is waited out, not thrown (flake-idgen throws ReferenceError here)', async () => {
+  const readings = [1000, 990, 990, 995]
+  const generator = new FlakeId({ clock: () => (readings.length ? readings.shift() : 1000) })
+  const first = generator.next()
+  const [answer] = await collect(generator, 1)
+  assert.equal(answer.error, null)
+  assert.deepEqual(decode(answer.id), { time: 1000, id: 0, sequence: 1 })
+  assert.ok(Buffer.compare(first, answer.id) < 0)
+
+  // The bug being fixed: flake-idgen 1.4.0's next(cb) refers to an undefined `self`.
+  const theirs = new FlakeIdgen()
+  const realNow = Date.now
+  try {
+    Date.now = () => 2000
+    theirs.next()
+    Date.now = () => 1990
+    assert.throws(() => theirs.next(() => {}), ReferenceError)
+  } finally {
+    Date.now = realNow
+  }
+})
+
+test('errors that waiting cannot cure go to the callback, and later calls still answer', async () => {
+  const readings = [NaN, 7000]
+  const generator = new FlakeId({ clock: () => readings.shift() })
+  const [failed, succeeded] = await collect(generator, 2)
+  assert.ok(failed.error instanceof RangeError)
+  assert.equal(failed.error.code, 'ERR_FLAKE_INVALID_CLOCK')
+  assert.equal(failed.id, undefined)
+  assert.equal(succeeded.error, null)
+  assert.equal(decode(succeeded.id).time, 7000)
+})
+
+test('a callback that is not a function is a TypeError; a falsy one means no callback', () => {
+  const generator = new FlakeId()
+  for (const cb of [1, 'cb', {}, true]) {
+    assert.throws(() => generator.next(cb), { name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE' })
+  }
+  for (const cb of [undefined, null, 0, false]) assert.ok(Buffer.isBuffer(generator.next(cb)))
+})
