@@ -62,8 +62,11 @@ declare namespace FlakeId {
     clock?: (() => number) | null
   }
 
-  /** Node-style callback: `(null, id)` on success, `(error)` for errors waiting cannot cure. */
-  export type Callback = (error: FlakeIdError | null, id: Buffer) => void
+  /**
+   * Node-style callback: `(null, id)` on success; `(error)` for the errors waiting cannot cure,
+   * a {@link FlakeIdError} or whatever the `clock` function threw.
+   */
+  export type Callback = (error: Error | null, id: Buffer) => void
 
   /** Errors thrown by this package carry a stable `code`. */
   export interface FlakeIdError extends Error {

@@ -4,7 +4,7 @@ import FlakeId = require('../..')
 const generator = new FlakeId({ datacenter: 9, worker: '7', epoch: new Date('2020-01-01') })
 const id: Buffer = generator.next()
 const nothing: void = generator.next((error, id) => {
-  const code: string | undefined = error?.code
+  const code: string | undefined = (error as FlakeId.FlakeIdError | null)?.code
   const bytes: Buffer = id
   void code
   void bytes
