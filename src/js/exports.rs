@@ -1,7 +1,7 @@
 //! The functions the JS layer (`index.js`) calls. None of them is on the per-id path.
 
 use napi::bindgen_prelude::{Object, Unknown};
-use napi::{sys, Env, JsValue, Result};
+use napi::{sys, Env, Result};
 use napi_derive::napi;
 
 use super::error::thrown;
@@ -28,7 +28,7 @@ pub fn scratch(env: Env) -> Result<Unknown<'static>> {
   ts_return_type = "{ id: number; datacenter?: number; worker?: number; epoch: number; seqMask: number; fill: (now?: number) => void; tryFill: (now?: number) => number | undefined }"
 )]
 pub fn create_generator(env: Env, options: Unknown) -> Result<Object<'static>> {
-  let raw = unsafe { read_options(env.raw(), options.raw()) }?.map_err(|e| thrown(&env, e))?;
+  let raw = read_options(&env, options)?;
   let config = options::parse(&raw, clock::system_now_ms()).map_err(|e| thrown(&env, e))?;
   let generator = Generator::new(&config);
   let (fill, try_fill) = id_functions(&env, &generator)?;

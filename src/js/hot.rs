@@ -101,7 +101,9 @@ unsafe extern "C" fn try_fill(
     issue(env, info, |err| match err.wait_ms() {
       Some(ms) => {
         let mut wait = ptr::null_mut();
-        sys::napi_create_double(env, ms as f64, &mut wait);
+        if sys::napi_create_double(env, ms as f64, &mut wait) != sys::Status::napi_ok {
+          return unusable_call(env);
+        }
         wait
       }
       None => {
@@ -124,7 +126,7 @@ unsafe fn issue(
   let status =
     unsafe { sys::napi_get_cb_info(env, info, &mut argc, &mut now, ptr::null_mut(), &mut source) };
   if status != sys::Status::napi_ok {
-    return ptr::null_mut();
+    return unsafe { unusable_call(env) };
   }
   let source = unsafe { &*source.cast::<IdSource>() };
   let issued = if argc == 0 {
@@ -140,6 +142,19 @@ unsafe fn issue(
     }
     Err(err) => refused(err),
   }
+}
+
+/// Throws for an N-API failure. Returning `undefined` instead would read as success, and JS
+/// would hand out the id already in the scratch a second time.
+unsafe fn unusable_call(env: sys::napi_env) -> sys::napi_value {
+  unsafe {
+    sys::napi_throw_error(
+      env,
+      ptr::null(),
+      c"flake-idgen-rs: N-API call failed, no id issued".as_ptr(),
+    )
+  };
+  ptr::null_mut()
 }
 
 /// What a `clock` function returned, as ms since 1970.

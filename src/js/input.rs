@@ -2,9 +2,13 @@
 
 use std::ptr;
 
-use napi::bindgen_prelude::FromNapiValue;
+use std::ffi::CStr;
+
+use napi::bindgen_prelude::{FromNapiValue, Unknown};
 use napi::sys::{self, ValueType};
-use napi::{check_status, Result};
+use napi::{check_status, Env, JsValue, Result};
+
+use super::error::thrown;
 
 use crate::error::FlakeError;
 use crate::input::Input;
@@ -43,32 +47,27 @@ pub(crate) unsafe fn describe(env: sys::napi_env, value: sys::napi_value) -> Res
 }
 
 /// Reads the options argument of the constructor. `undefined` and `null` are no options.
-///
-/// # Safety
-/// `env` and `options` must belong to the current call.
-pub(crate) unsafe fn read_options(
-  env: sys::napi_env,
-  options: sys::napi_value,
-) -> Result<std::result::Result<RawOptions, FlakeError>> {
-  match unsafe { describe(env, options) }? {
-    unset if unset.is_unset() => return Ok(Ok(RawOptions::default())),
+pub(crate) fn read_options(env: &Env, options: Unknown) -> Result<RawOptions> {
+  let options = options.raw();
+  match unsafe { describe(env.raw(), options) }? {
+    unset if unset.is_unset() => return Ok(RawOptions::default()),
     Input::Object => {}
-    got => return Ok(Err(FlakeError::OptionsNotObject { got })),
+    got => return Err(thrown(env, FlakeError::OptionsNotObject { got })),
   }
-  let property = |name: &std::ffi::CStr| -> Result<Input> {
+  let property = |name: &CStr| -> Result<Input> {
     let mut value = ptr::null_mut();
     // A getter on the user's object may throw: the status carries the pending exception.
     check_status!(unsafe {
-      sys::napi_get_named_property(env, options, name.as_ptr(), &mut value)
+      sys::napi_get_named_property(env.raw(), options, name.as_ptr(), &mut value)
     })?;
-    unsafe { describe(env, value) }
+    unsafe { describe(env.raw(), value) }
   };
-  Ok(Ok(RawOptions {
+  Ok(RawOptions {
     id: property(c"id")?,
     datacenter: property(c"datacenter")?,
     worker: property(c"worker")?,
     epoch: property(c"epoch")?,
     seq_mask: property(c"seqMask")?,
     clock: property(c"clock")?,
-  }))
+  })
 }
