@@ -9,7 +9,7 @@
 const FlakeIdgen = require('flake-idgen')
 const FlakeId = require('..')
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS || 21)
+const ROUNDS = Number(process.env.BENCH_ROUNDS || 31)
 const BATCHES = 40
 const BATCH = 1000
 const TARGET = 0.8
