@@ -14,6 +14,7 @@ pub enum ErrorKind {
   RangeError,
 }
 
+/// Why an id could not be issued, or a generator not configured.
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum FlakeError {
   /// flake-idgen's exact message: code matching on it keeps working.
@@ -26,12 +27,15 @@ pub enum FlakeError {
   #[error("Clock moved backwards. Refusing to generate id for {ms} milliseconds")]
   ClockBackwards { ms: u64 },
 
+  /// The clock reads a time before the epoch (ids would have a negative timestamp).
   #[error("Clock reads {now} ms, before the epoch {epoch}. Refusing to generate id for {} milliseconds", epoch - now)]
   ClockBeforeEpoch { now: u64, epoch: u64 },
 
+  /// The time since the epoch no longer fits the 42 timestamp bits.
   #[error("Timestamp {delta} ms after the epoch does not fit in 42 bits (at most {MAX_DELTA}); use a later epoch")]
   TimestampOverflow { delta: u64 },
 
+  /// The options argument is neither an object nor `undefined`/`null`.
   #[error("options must be an object, got {got}")]
   OptionsNotObject { got: Input },
 
@@ -51,9 +55,11 @@ pub enum FlakeError {
     got: Input,
   },
 
+  /// The `clock` function returned something that is not a number.
   #[error("clock() must return a number of milliseconds since 1970, got {got}")]
   ClockType { got: Input },
 
+  /// The `clock` function returned NaN, an infinity, a negative or an unsafe integer.
   #[error(
     "clock() must return a finite, non-negative number of milliseconds since 1970, got {got}"
   )]
@@ -75,6 +81,7 @@ impl FlakeError {
     }
   }
 
+  /// The JS error class: `TypeError` for a wrong type, `RangeError` for a number out of range.
   pub fn kind(&self) -> ErrorKind {
     match self {
       Self::SequenceOverflow | Self::ClockBackwards { .. } | Self::ClockBeforeEpoch { .. } => {

@@ -8,6 +8,7 @@ use crate::options::Config;
 use crate::registry;
 use crate::sequencer::{Refusal, Sequencer};
 
+/// A generator's configuration and the (possibly shared) state it issues from.
 #[derive(Debug, Clone)]
 pub struct Generator {
   node: u16,

@@ -162,10 +162,12 @@ fn integer(
   Ok(n)
 }
 
+/// `n` as an integer, if it is one a JS number holds exactly and not negative.
 fn whole(n: f64) -> Option<u64> {
   (n.fract() == 0.0 && (0.0..=MAX_SAFE_INTEGER).contains(&n)).then_some(n as u64)
 }
 
+/// Digits only: no sign, exponent, hex prefix or empty string, which `Number()` would also take.
 fn is_decimal(s: &str) -> bool {
   !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
 }

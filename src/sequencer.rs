@@ -25,6 +25,7 @@ pub struct Sequencer {
 }
 
 impl Sequencer {
+  /// A state from which nothing has been issued yet.
   pub const fn new() -> Self {
     Self {
       last: AtomicU64::new(NOTHING_ISSUED),

@@ -46,6 +46,7 @@ pub fn create_generator(env: Env, options: Unknown) -> Result<Object<'static>> {
   Ok(native)
 }
 
+/// A value created through raw N-API, in the form napi-rs sets as a property.
 fn raw_value(env: &Env, value: sys::napi_value) -> Unknown<'static> {
   unsafe { Unknown::from_raw_unchecked(env.raw(), value) }
 }

@@ -44,6 +44,7 @@ pub(crate) fn id_functions(
   ))
 }
 
+/// A named N-API function running `callback` with `source`, which is freed with the function.
 fn create(
   env: &Env,
   name: &CStr,
@@ -84,6 +85,7 @@ unsafe extern "C" fn drop_source(_env: sys::napi_env, source: *mut c_void, _hint
   drop(unsafe { Box::from_raw(source.cast::<IdSource>()) });
 }
 
+/// `fill(now?)`: see `id_functions`.
 unsafe extern "C" fn fill(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
   unsafe {
     issue(env, info, |err| {
@@ -93,6 +95,7 @@ unsafe extern "C" fn fill(env: sys::napi_env, info: sys::napi_callback_info) -> 
   }
 }
 
+/// `tryFill(now?)`: see `id_functions`.
 unsafe extern "C" fn try_fill(
   env: sys::napi_env,
   info: sys::napi_callback_info,
