@@ -68,10 +68,13 @@ class FlakeId {
     const pending = this.#pending
     while (this.#head < pending.length) {
       let wait
-      let error = null
+      let failed = false
+      let error
       try {
         wait = this.#tryFill()
       } catch (thrown) {
+        // A flag, not `if (error)`: a clock may throw a falsy value, and no id was issued.
+        failed = true
         error = thrown
       }
       if (wait !== undefined) {
@@ -83,7 +86,7 @@ class FlakeId {
       }
       const cb = pending[this.#head]
       pending[this.#head++] = undefined
-      if (error) process.nextTick(cb, error)
+      if (failed) process.nextTick(cb, error)
       else process.nextTick(cb, null, takeId())
     }
     pending.length = 0

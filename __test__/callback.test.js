@@ -95,6 +95,20 @@ test('errors that waiting cannot cure go to the callback, and later calls still 
   assert.equal(decode(succeeded.id).time, 7000)
 })
 
+test('a clock that throws a falsy value fails that callback without an id', async () => {
+  const readings = [undefined, 8000]
+  const generator = new FlakeId({
+    clock: () => {
+      const reading = readings.shift()
+      if (reading === undefined) throw reading
+      return reading
+    },
+  })
+  const [failed, succeeded] = await collect(generator, 2)
+  assert.equal(failed.id, undefined)
+  assert.deepEqual(decode(succeeded.id), { time: 8000, id: 0, sequence: 0 })
+})
+
 test('a callback that is not a function is a TypeError; a falsy one means no callback', () => {
   const generator = new FlakeId()
   for (const cb of [1, 'cb', {}, true]) {
