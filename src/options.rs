@@ -75,12 +75,17 @@ pub fn parse(raw: &RawOptions, now_ms: u64) -> Result<Config, FlakeError> {
   let epoch = if raw.epoch.is_unset() {
     0
   } else {
-    let epoch = integer(
-      "epoch",
-      &raw.epoch,
-      MAX_SAFE_INTEGER as u64,
-      "a non-negative integer number of ms since 1970, a Date or a numeric string",
-    )?;
+    const EXPECTED: &str =
+      "a non-negative integer number of ms since 1970, a Date or a numeric string";
+    let epoch = match &raw.epoch {
+      // flake-idgen's `+options.epoch` takes a Date; the other options would mask its value.
+      Input::Date(ms) => whole(*ms).ok_or_else(|| FlakeError::OptionRange {
+        option: "epoch",
+        expected: EXPECTED.into(),
+        got: raw.epoch.clone(),
+      })?,
+      value => integer("epoch", value, MAX_SAFE_INTEGER as u64, EXPECTED)?,
+    };
     if !custom_clock && epoch > now_ms {
       return Err(FlakeError::OptionRange {
         option: "epoch",
@@ -145,8 +150,6 @@ fn integer(
   };
   let n = match value {
     Input::Number(n) => whole(*n).ok_or_else(out_of_range)?,
-    // flake-idgen's `+options.epoch` takes a Date; the other options would mask its value.
-    Input::Date(ms) if option == "epoch" => whole(*ms).ok_or_else(out_of_range)?,
     Input::String(s) if is_decimal(s.trim()) => s.trim().parse().map_err(|_| out_of_range())?,
     _ => {
       return Err(FlakeError::OptionType {
