@@ -20,6 +20,8 @@ function takeId() {
   return id
 }
 
+const readOnly = (value) => ({ value, enumerable: true })
+
 class FlakeId {
   #fill
   #tryFill
@@ -39,7 +41,6 @@ class FlakeId {
       this.#fill = () => fill(clock())
       this.#tryFill = () => tryFill(clock())
     }
-    const readOnly = (value) => ({ value, enumerable: true })
     Object.defineProperties(this, {
       options: readOnly(options == null ? {} : options),
       id: readOnly(native.id),

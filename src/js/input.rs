@@ -1,15 +1,13 @@
 //! Reads JS values into `Input`s, the N-API-free form the option and clock checks take.
 
-use std::ptr;
-
 use std::ffi::CStr;
+use std::ptr;
 
 use napi::bindgen_prelude::{FromNapiValue, Unknown};
 use napi::sys::{self, ValueType};
 use napi::{check_status, Env, JsValue, Result};
 
 use super::error::thrown;
-
 use crate::error::FlakeError;
 use crate::input::Input;
 use crate::options::RawOptions;
