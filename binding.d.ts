@@ -9,13 +9,59 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
+/** Batches and statistics of one `FlakeId`. */
+export declare class GeneratorHandle {
+  /**
+   * `count` ascending ids in one Buffer, synchronously: a full millisecond waits (spinning)
+   * for the next; anything else throws as `next()` does. With `clock`, that function is the
+   * clock, read once a millisecond and again while waiting, for at most 2 ms of real time
+   * past the wait (a clock that stands still cannot be waited for).
+   */
+  batch(count: unknown, clock?: () => number): Buffer
+  /**
+   * `count` ascending ids in one Buffer, made on a thread of the libuv pool, which waits for
+   * the clock both past a full millisecond and through a step back. Resolves with the Buffer,
+   * or with the error (for the JS layer to throw) when waiting cannot help.
+   */
+  batchAsync(count: unknown): Promise<Buffer | Error>
+  /** Validates a batch size (an integer from 1 to 2^24) and returns it. */
+  checkCount(count: unknown): number
+  /** This instance's counters. */
+  stats(): FlakeStats
+}
+
 /**
  * Validates `options` (throwing a `TypeError`/`RangeError` with code `ERR_FLAKE_INVALID_OPTION`
  * that names the option and the value) and returns the native half of a `FlakeId`: its
  * configuration and its two id functions. Generators on the system clock with the same `id`
  * and `epoch` share one state process-wide, across worker threads too.
  */
-export declare function createGenerator(options?: unknown): { id: number; datacenter?: number; worker?: number; epoch: number; seqMask: number; fill: (now?: number) => void; tryFill: (now?: number) => number | undefined }
+export declare function createGenerator(options?: unknown): { id: number; datacenter?: number; worker?: number; epoch: number; seqMask: number; allowedFutureMs: number; fill: (now?: number) => void; tryFill: (now?: number) => number | undefined; handle: GeneratorHandle }
+
+/**
+ * The parts of an id given as a Buffer of 8 bytes, a bigint, a decimal string or a
+ * `0x`-prefixed hex string: `timestamp` (ms since 1970, the epoch added back), `date`,
+ * `datacenter`, `worker`, `id` (the 10-bit generator id) and `sequence`.
+ */
+export declare function decompose(id: unknown, options?: unknown): { timestamp: number; date: Date; datacenter: number; worker: number; id: number; sequence: number }
+
+/** The counters of one `FlakeId`. */
+export interface FlakeStats {
+  /** Ids issued. */
+  ids: number
+  /** Calls that found every id of the clock's millisecond used (and threw, waited or borrowed). */
+  overflows: number
+  /** Calls that found the clock behind an earlier reading (and threw, waited or borrowed). */
+  clockBackwards: number
+  /** Calls that waited for the clock. */
+  waits: number
+}
+
+/**
+ * The smallest id of the millisecond `time` (ms since 1970, or a `Date`), as a bigint: for
+ * `WHERE id >= ...` range queries.
+ */
+export declare function fromTime(time: unknown, options?: unknown): bigint
 
 /** The 8-byte Buffer that this thread's id functions write each id into, big-endian. */
 export declare function scratch(): Buffer

@@ -835,5 +835,8 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.GeneratorHandle = nativeBinding.GeneratorHandle
 module.exports.createGenerator = nativeBinding.createGenerator
+module.exports.decompose = nativeBinding.decompose
+module.exports.fromTime = nativeBinding.fromTime
 module.exports.scratch = nativeBinding.scratch

@@ -24,8 +24,25 @@ declare class FlakeId {
   readonly epoch: number
   /** The largest counter value per millisecond: `2^k - 1`. */
   readonly seqMask: number
+  /** How far ahead of the clock, in ms, ids may be borrowed instead of throwing. */
+  readonly allowedFutureMs: number
   /** The options the instance was created with (`{}` if none). */
   readonly options: FlakeId.Options
+
+  /**
+   * The parts of an id: a Buffer of 8 bytes, a bigint, a decimal string or a `0x`-prefixed
+   * hex string. Pass the generator's `epoch` (or the generator itself) to get its times back.
+   *
+   * @throws {TypeError | RangeError} for anything else, or a value past 64 bits.
+   */
+  static decompose(id: Buffer | Uint8Array | bigint | string, options?: FlakeId.EpochOption): FlakeId.Parts
+  /**
+   * The smallest id of the millisecond `time` (generator id 0, counter 0): every id made at
+   * or after `time` is `>=` it, for `WHERE id >= ...` range queries.
+   *
+   * @throws {RangeError} for a time before the epoch or past its 42 bits.
+   */
+  static fromTime(time: number | Date, options?: FlakeId.EpochOption): bigint
 
   /**
    * Returns a new id: a Buffer of 8 bytes with its own ArrayBuffer.
@@ -40,6 +57,31 @@ declare class FlakeId {
    * answered in call order, with increasing ids.
    */
   next(callback: FlakeId.Callback): void
+  /** `next()` as a `bigint`. Same state and errors. */
+  nextBigInt(): bigint
+  /** `next()` as a decimal string (safe in JSON and for SQL `bigint`). Same state and errors. */
+  nextString(): string
+  /**
+   * A new id, as `next(callback)` gives it: never rejects for overflow or a clock that moved
+   * backwards, it waits.
+   */
+  nextAsync(): Promise<Buffer>
+  /**
+   * `count` ids, ascending, in one Buffer of `count * 8` bytes. Synchronous: it fills each
+   * millisecond up to the counter and waits (spinning) for the next.
+   *
+   * @throws {TypeError | RangeError} code `ERR_INVALID_ARG_TYPE` / `ERR_OUT_OF_RANGE` unless
+   *   `count` is an integer from 1 to 2^24; as `next()` does for a clock that moved backwards.
+   */
+  nextBatch(count: number): Buffer
+  /**
+   * `nextBatch(count)` off the JS thread (on the system clock; with a `clock` option, on this
+   * thread an id at a time): never blocks the event loop, and waits instead of rejecting for
+   * overflow or a clock that moved backwards.
+   */
+  nextBatchAsync(count: number): Promise<Buffer>
+  /** This instance's counters. */
+  stats(): FlakeId.Stats
 }
 
 declare namespace FlakeId {
@@ -60,6 +102,46 @@ declare namespace FlakeId {
      * time in tests). An instance with its own clock keeps its own state.
      */
     clock?: (() => number) | null
+    /**
+     * 0–1000. When > 0, a call that would throw for overflow, or for a clock step back smaller
+     * than this, takes the next millisecond(s) instead, never more than this many ms ahead of
+     * the clock. Default 0: throw, as flake-idgen does.
+     */
+    allowedFutureMs?: number | string | null
+  }
+
+  /** The epoch ids were made with; a `FlakeId` instance will do. */
+  export interface EpochOption {
+    /** Milliseconds since 1970 that the generator subtracted. Default 0. */
+    epoch?: number | Date | string | null
+  }
+
+  /** What `FlakeId.decompose` reads from an id. */
+  export interface Parts {
+    /** Milliseconds since 1970, the epoch added back. */
+    timestamp: number
+    /** `timestamp` as a Date. */
+    date: Date
+    /** Bits 21–17. */
+    datacenter: number
+    /** Bits 16–12. */
+    worker: number
+    /** The 10-bit generator id: `datacenter << 5 | worker`. */
+    id: number
+    /** The counter within the millisecond. */
+    sequence: number
+  }
+
+  /** Counters of one instance, since it was created. */
+  export interface Stats {
+    /** Ids issued, batches included. */
+    ids: number
+    /** Calls that found every id of the clock's millisecond used: they threw, waited or borrowed. */
+    overflows: number
+    /** Calls that found the clock behind an earlier reading: they threw, waited or borrowed. */
+    clockBackwards: number
+    /** Calls that waited for the clock. */
+    waits: number
   }
 
   /**
@@ -77,6 +159,9 @@ declare namespace FlakeId {
       | 'ERR_FLAKE_TIMESTAMP_OVERFLOW'
       | 'ERR_FLAKE_INVALID_OPTION'
       | 'ERR_FLAKE_INVALID_CLOCK'
+      | 'ERR_INVALID_ARG_TYPE'
+      | 'ERR_INVALID_ARG_VALUE'
+      | 'ERR_OUT_OF_RANGE'
   }
 
   export { FlakeId, FlakeId as default }

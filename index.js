@@ -1,10 +1,11 @@
 'use strict'
 
-const { createGenerator, scratch } = require('./binding.js')
+const { createGenerator, scratch, decompose, fromTime } = require('./binding.js')
 
 // Each id function of this thread writes its id into this one Buffer; `next()` copies it out
 // into a Buffer of its own (own 8-byte ArrayBuffer, as flake-idgen's are), so no id is shared.
 const idBytes = scratch()
+const idView = new DataView(idBytes.buffer, idBytes.byteOffset, 8)
 
 function takeId() {
   const id = Buffer.alloc(8)
@@ -25,6 +26,8 @@ const readOnly = (value) => ({ value, enumerable: true })
 class FlakeId {
   #fill
   #tryFill
+  #handle
+  #clock
   // Callbacks of next(cb) waiting for an id, answered strictly in call order from #head on.
   #pending = []
   #head = 0
@@ -33,11 +36,13 @@ class FlakeId {
   constructor(options) {
     const native = createGenerator(options)
     const clock = options == null ? undefined : options.clock
+    this.#handle = native.handle
     if (clock == null) {
       this.#fill = native.fill
       this.#tryFill = native.tryFill
     } else {
       const { fill, tryFill } = native
+      this.#clock = clock
       this.#fill = () => fill(clock())
       this.#tryFill = () => tryFill(clock())
     }
@@ -48,7 +53,57 @@ class FlakeId {
       worker: readOnly(native.worker),
       epoch: readOnly(native.epoch),
       seqMask: readOnly(native.seqMask),
+      allowedFutureMs: readOnly(native.allowedFutureMs),
     })
+  }
+
+  static decompose(id, options) {
+    return decompose(id, options)
+  }
+
+  static fromTime(time, options) {
+    return fromTime(time, options)
+  }
+
+  nextBigInt() {
+    this.#fill()
+    return idView.getBigUint64(0)
+  }
+
+  nextString() {
+    this.#fill()
+    return idView.getBigUint64(0).toString()
+  }
+
+  nextAsync() {
+    return new Promise((resolve, reject) => {
+      // By arity, not by `error`: a clock may throw a falsy value.
+      this.next(function settle(error, id) {
+        if (arguments.length === 1) reject(error)
+        else resolve(id)
+      })
+    })
+  }
+
+  nextBatch(count) {
+    return this.#handle.batch(count, this.#clock)
+  }
+
+  async nextBatchAsync(count) {
+    if (this.#clock === undefined) {
+      const ids = await this.#handle.batchAsync(count)
+      if (!Buffer.isBuffer(ids)) throw ids
+      return ids
+    }
+    // The user's clock can only be read on this thread: take the ids one by one, waiting
+    // between milliseconds as nextAsync() does.
+    const ids = Buffer.alloc(this.#handle.checkCount(count) * 8)
+    for (let offset = 0; offset < ids.length; offset += 8) ids.set(await this.nextAsync(), offset)
+    return ids
+  }
+
+  stats() {
+    return this.#handle.stats()
   }
 
   next(cb) {

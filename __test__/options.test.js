@@ -17,7 +17,7 @@ const refusals = [
   [{ worker: 'abc' }, TypeError, 'option `worker` must be an integer from 0 to 31, got "abc"'],
   [{ worker: '' }, TypeError, 'option `worker` must be an integer from 0 to 31, got ""'],
   [{ worker: true }, TypeError, 'got true'],
-  [{ worker: 3n }, TypeError, 'got a bigint'],
+  [{ worker: 3n }, TypeError, 'got 3n'],
   [{ worker: [3] }, TypeError, 'got an array'],
   [{ worker: {} }, TypeError, 'got an object'],
   [{ worker: Symbol('w') }, TypeError, 'got a symbol'],

@@ -26,3 +26,20 @@ pub fn from_js_ms(ms: f64) -> Result<u64, FlakeError> {
     })
   }
 }
+
+/// Blocks until the system clock reads at least `target_ms`: sleeps through all but the last
+/// millisecond, then spins, since a sleep can overshoot by a millisecond or more and a batch
+/// loses 4,096 ids for each millisecond it oversleeps.
+pub fn wait_until(target_ms: u64) {
+  loop {
+    let now = system_now_ms();
+    if now >= target_ms {
+      return;
+    }
+    if target_ms - now > 1 {
+      std::thread::sleep(std::time::Duration::from_millis(target_ms - now - 1));
+    } else {
+      std::hint::spin_loop();
+    }
+  }
+}

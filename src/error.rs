@@ -21,11 +21,11 @@ pub enum FlakeError {
   #[error(
     "Sequence exceeded its maximum value. Provide callback function to handle sequence overflow"
   )]
-  SequenceOverflow,
+  SequenceOverflow { wait_ms: u64 },
 
   /// flake-idgen's exact message.
   #[error("Clock moved backwards. Refusing to generate id for {ms} milliseconds")]
-  ClockBackwards { ms: u64 },
+  ClockBackwards { ms: u64, wait_ms: u64 },
 
   /// The clock reads a time before the epoch (ids would have a negative timestamp).
   #[error("Clock reads {now} ms, before the epoch {epoch}. Refusing to generate id for {} milliseconds", epoch - now)]
@@ -55,6 +55,30 @@ pub enum FlakeError {
     got: Input,
   },
 
+  /// A function argument has a type it can never take.
+  #[error("The \"{argument}\" argument must be {expected}, got {got}")]
+  ArgumentType {
+    argument: &'static str,
+    expected: String,
+    got: Input,
+  },
+
+  /// A string argument that is not in the expected form.
+  #[error("The \"{argument}\" argument must be {expected}, got {got}")]
+  ArgumentValue {
+    argument: &'static str,
+    expected: String,
+    got: Input,
+  },
+
+  /// A numeric argument outside what it may be.
+  #[error("The \"{argument}\" argument must be {expected}, got {got}")]
+  ArgumentRange {
+    argument: &'static str,
+    expected: String,
+    got: Input,
+  },
+
   /// The `clock` function returned something that is not a number.
   #[error("clock() must return a number of milliseconds since 1970, got {got}")]
   ClockType { got: Input },
@@ -70,7 +94,7 @@ impl FlakeError {
   /// The stable `code` property of the thrown error.
   pub fn code(&self) -> &'static str {
     match self {
-      Self::SequenceOverflow => "ERR_FLAKE_SEQUENCE_OVERFLOW",
+      Self::SequenceOverflow { .. } => "ERR_FLAKE_SEQUENCE_OVERFLOW",
       Self::ClockBackwards { .. } => "ERR_FLAKE_CLOCK_BACKWARDS",
       Self::ClockBeforeEpoch { .. } => "ERR_FLAKE_CLOCK_BEFORE_EPOCH",
       Self::TimestampOverflow { .. } => "ERR_FLAKE_TIMESTAMP_OVERFLOW",
@@ -78,21 +102,28 @@ impl FlakeError {
         "ERR_FLAKE_INVALID_OPTION"
       }
       Self::ClockType { .. } | Self::ClockRange { .. } => "ERR_FLAKE_INVALID_CLOCK",
+      // Node's own codes for bad arguments.
+      Self::ArgumentType { .. } => "ERR_INVALID_ARG_TYPE",
+      Self::ArgumentValue { .. } => "ERR_INVALID_ARG_VALUE",
+      Self::ArgumentRange { .. } => "ERR_OUT_OF_RANGE",
     }
   }
 
   /// The JS error class: `TypeError` for a wrong type, `RangeError` for a number out of range.
   pub fn kind(&self) -> ErrorKind {
     match self {
-      Self::SequenceOverflow | Self::ClockBackwards { .. } | Self::ClockBeforeEpoch { .. } => {
-        ErrorKind::Error
-      }
-      Self::OptionsNotObject { .. } | Self::OptionType { .. } | Self::ClockType { .. } => {
-        ErrorKind::TypeError
-      }
-      Self::TimestampOverflow { .. } | Self::OptionRange { .. } | Self::ClockRange { .. } => {
-        ErrorKind::RangeError
-      }
+      Self::SequenceOverflow { .. }
+      | Self::ClockBackwards { .. }
+      | Self::ClockBeforeEpoch { .. } => ErrorKind::Error,
+      Self::OptionsNotObject { .. }
+      | Self::OptionType { .. }
+      | Self::ClockType { .. }
+      | Self::ArgumentType { .. }
+      | Self::ArgumentValue { .. } => ErrorKind::TypeError,
+      Self::TimestampOverflow { .. }
+      | Self::OptionRange { .. }
+      | Self::ClockRange { .. }
+      | Self::ArgumentRange { .. } => ErrorKind::RangeError,
     }
   }
 
@@ -100,8 +131,7 @@ impl FlakeError {
   /// errors that waiting cures; `None` for the ones it never will.
   pub fn wait_ms(&self) -> Option<u64> {
     match self {
-      Self::SequenceOverflow => Some(1),
-      Self::ClockBackwards { ms } => Some(*ms),
+      Self::SequenceOverflow { wait_ms } | Self::ClockBackwards { wait_ms, .. } => Some(*wait_ms),
       Self::ClockBeforeEpoch { now, epoch } => Some(epoch - now),
       _ => None,
     }

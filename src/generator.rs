@@ -1,4 +1,4 @@
-//! A configured generator: turns a clock reading into an id, or says why it cannot.
+//! A configured generator: turns a clock reading into ids, or says why it cannot.
 
 use std::sync::Arc;
 
@@ -6,15 +6,28 @@ use crate::error::FlakeError;
 use crate::layout::{compose, MAX_DELTA};
 use crate::options::Config;
 use crate::registry;
-use crate::sequencer::{Refusal, Sequencer};
+use crate::sequencer::{Met, Refusal, Run, Sequencer};
+use crate::stats::Stats;
 
-/// A generator's configuration and the (possibly shared) state it issues from.
+/// A generator's configuration, the (possibly shared) state it issues from and its own
+/// statistics. Clones are the same generator.
 #[derive(Debug, Clone)]
 pub struct Generator {
   node: u16,
   epoch: u64,
   seq_mask: u16,
+  allowed_future_ms: u64,
   sequencer: Arc<Sequencer>,
+  stats: Arc<Stats>,
+}
+
+/// Consecutive ids: `first ..= first + count - 1`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ids {
+  pub first: u64,
+  pub count: u16,
+  /// Set when the ids were borrowed ahead of the clock, and why.
+  pub met: Option<Met>,
 }
 
 impl Generator {
@@ -30,22 +43,39 @@ impl Generator {
       node: config.id,
       epoch: config.epoch,
       seq_mask: config.seq_mask,
+      allowed_future_ms: config.allowed_future_ms,
       sequencer,
+      stats: Arc::default(),
     }
   }
 
-  /// The next id by a clock it may read again. A thread descheduled between reading the clock
-  /// and taking its turn at a shared state can find that other threads have since issued ids
-  /// in later milliseconds: its reading is stale, not the clock wrong. So a refusal is retried
-  /// with a fresh reading for as long as the clock has moved on since the refused one.
-  pub fn next_id_by(&self, mut read_clock: impl FnMut() -> u64) -> Result<u64, FlakeError> {
-    let mut now_ms = read_clock();
+  /// This generator's counters.
+  pub fn stats(&self) -> &Stats {
+    &self.stats
+  }
+
+  /// The next id for a clock reading of `now_ms` milliseconds since 1970.
+  #[cfg(test)]
+  pub fn next_id(&self, now_ms: u64) -> Result<u64, FlakeError> {
+    self.take(now_ms, 1).map(|ids| ids.first)
+  }
+
+  /// Up to `max` ids by a clock it may read again. A thread descheduled between reading the
+  /// clock and taking its turn at a shared state can find that other threads have since issued
+  /// ids in later milliseconds: its reading is stale, not the clock wrong. So a refusal is
+  /// retried with a fresh reading for as long as the clock has moved on since the refused one.
+  pub fn take_by(
+    &self,
+    mut read_clock: impl FnMut() -> Result<u64, FlakeError>,
+    max: u16,
+  ) -> Result<Ids, FlakeError> {
+    let mut now_ms = read_clock()?;
     loop {
-      let refusal = match self.next_id(now_ms) {
-        Err(err @ (FlakeError::ClockBackwards { .. } | FlakeError::SequenceOverflow)) => err,
-        issued_or_final => return issued_or_final,
+      let refusal = match self.take(now_ms, max) {
+        Err(err @ (FlakeError::ClockBackwards { .. } | FlakeError::SequenceOverflow { .. })) => err,
+        taken_or_final => return taken_or_final,
       };
-      let fresh = read_clock();
+      let fresh = read_clock()?;
       if fresh <= now_ms {
         return Err(refusal);
       }
@@ -53,8 +83,8 @@ impl Generator {
     }
   }
 
-  /// The next id for a clock reading of `now_ms` milliseconds since 1970.
-  pub fn next_id(&self, now_ms: u64) -> Result<u64, FlakeError> {
+  /// Up to `max` (≥ 1) consecutive ids, all in one millisecond, for a clock reading of `now_ms`.
+  pub fn take(&self, now_ms: u64, max: u16) -> Result<Ids, FlakeError> {
     let delta = now_ms
       .checked_sub(self.epoch)
       .ok_or(FlakeError::ClockBeforeEpoch {
@@ -64,10 +94,23 @@ impl Generator {
     if delta > MAX_DELTA {
       return Err(FlakeError::TimestampOverflow { delta });
     }
-    match self.sequencer.next(delta, self.seq_mask) {
-      Ok((delta, sequence)) => Ok(compose(delta, self.node, sequence)),
-      Err(Refusal::Overflow) => Err(FlakeError::SequenceOverflow),
-      Err(Refusal::Backwards { ms }) => Err(FlakeError::ClockBackwards { ms }),
+    match self
+      .sequencer
+      .take(delta, self.seq_mask, max, self.allowed_future_ms)
+    {
+      Ok(Run {
+        delta,
+        first,
+        count,
+        met,
+      }) => Ok(Ids {
+        first: compose(delta, self.node, first),
+        count,
+        met,
+      }),
+      Err(Refusal::Overflow { wait }) => Err(FlakeError::SequenceOverflow { wait_ms: wait }),
+      Err(Refusal::Backwards { ms, wait }) => Err(FlakeError::ClockBackwards { ms, wait_ms: wait }),
+      Err(Refusal::PastMaxDelta { delta }) => Err(FlakeError::TimestampOverflow { delta }),
     }
   }
 }

@@ -12,6 +12,10 @@ pub enum Input {
   String(String),
   /// A `Date`, as its milliseconds since 1970 (`NaN` for an invalid date).
   Date(f64),
+  /// A `bigint`, as its decimal digits.
+  BigInt(String),
+  /// A `Buffer` or other `Uint8Array`, as its length.
+  Bytes(usize),
   Function,
   /// An object that is not a `Date`, an array or a function.
   Object,
@@ -50,6 +54,9 @@ impl fmt::Display for Input {
       Self::String(s) => write!(f, "{s:?}"),
       Self::Date(ms) if ms.is_nan() => f.write_str("Invalid Date"),
       Self::Date(ms) => write!(f, "a Date ({} ms)", JsNumber(*ms)),
+      Self::BigInt(digits) => write!(f, "{digits}n"),
+      Self::Bytes(1) => f.write_str("a Buffer of 1 byte"),
+      Self::Bytes(len) => write!(f, "a Buffer of {len} bytes"),
       Self::Function => f.write_str("a function"),
       Self::Object => f.write_str("an object"),
       Self::Other(what) => f.write_str(what),

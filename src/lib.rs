@@ -7,7 +7,9 @@
 // N-API layer looks unused; the library build still reports real dead code.
 #![cfg_attr(test, allow(dead_code))]
 
+mod batch;
 mod clock;
+mod decompose;
 mod error;
 mod generator;
 mod input;
@@ -16,6 +18,7 @@ mod layout;
 mod options;
 mod registry;
 mod sequencer;
+mod stats;
 
 #[cfg(test)]
 mod tests;

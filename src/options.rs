@@ -5,6 +5,7 @@ use crate::clock::MAX_SAFE_INTEGER;
 use crate::error::FlakeError;
 use crate::input::Input;
 use crate::layout::{node_id, MAX_NODE, MAX_PART, MAX_SEQUENCE};
+use crate::sequencer::MAX_LEAD;
 
 /// The options object as read from JS, one field per option.
 #[derive(Debug, Clone, PartialEq)]
@@ -15,6 +16,7 @@ pub struct RawOptions {
   pub epoch: Input,
   pub seq_mask: Input,
   pub clock: Input,
+  pub allowed_future_ms: Input,
 }
 
 impl Default for RawOptions {
@@ -26,6 +28,7 @@ impl Default for RawOptions {
       epoch: Input::Undefined,
       seq_mask: Input::Undefined,
       clock: Input::Undefined,
+      allowed_future_ms: Input::Undefined,
     }
   }
 }
@@ -41,6 +44,8 @@ pub struct Config {
   pub epoch: u64,
   pub seq_mask: u16,
   pub custom_clock: bool,
+  /// How far ahead of the clock ids may be borrowed instead of refusing; 0: never.
+  pub allowed_future_ms: u64,
 }
 
 /// Validates `raw`; `now_ms` (the system clock) bounds the epoch unless a custom clock is given.
@@ -72,29 +77,14 @@ pub fn parse(raw: &RawOptions, now_ms: u64) -> Result<Config, FlakeError> {
     (id as u16, None, None)
   };
 
-  let epoch = if raw.epoch.is_unset() {
-    0
-  } else {
-    const EXPECTED: &str =
-      "a non-negative integer number of ms since 1970, a Date or a numeric string";
-    let epoch = match &raw.epoch {
-      // flake-idgen's `+options.epoch` takes a Date; the other options would mask its value.
-      Input::Date(ms) => whole(*ms).ok_or_else(|| FlakeError::OptionRange {
-        option: "epoch",
-        expected: EXPECTED.into(),
-        got: raw.epoch.clone(),
-      })?,
-      value => integer("epoch", value, MAX_SAFE_INTEGER as u64, EXPECTED)?,
-    };
-    if !custom_clock && epoch > now_ms {
-      return Err(FlakeError::OptionRange {
-        option: "epoch",
-        expected: format!("not in the future (the clock reads {now_ms})"),
-        got: raw.epoch.clone(),
-      });
-    }
-    epoch
-  };
+  let epoch = epoch(&raw.epoch)?;
+  if !custom_clock && epoch > now_ms {
+    return Err(FlakeError::OptionRange {
+      option: "epoch",
+      expected: format!("not in the future (the clock reads {now_ms})"),
+      got: raw.epoch.clone(),
+    });
+  }
 
   let seq_mask = if raw.seq_mask.is_unset() {
     MAX_SEQUENCE
@@ -112,6 +102,17 @@ pub fn parse(raw: &RawOptions, now_ms: u64) -> Result<Config, FlakeError> {
     mask as u16
   };
 
+  let allowed_future_ms = if raw.allowed_future_ms.is_unset() {
+    0
+  } else {
+    integer(
+      "allowedFutureMs",
+      &raw.allowed_future_ms,
+      MAX_LEAD,
+      "an integer number of ms from 0 to 1000",
+    )?
+  };
+
   Ok(Config {
     id,
     datacenter,
@@ -119,7 +120,24 @@ pub fn parse(raw: &RawOptions, now_ms: u64) -> Result<Config, FlakeError> {
     epoch,
     seq_mask,
     custom_clock,
+    allowed_future_ms,
   })
+}
+
+/// The `epoch` option, here or in `decompose`/`fromTime`: unset is 0 (1970).
+pub fn epoch(value: &Input) -> Result<u64, FlakeError> {
+  const EXPECTED: &str =
+    "a non-negative integer number of ms since 1970, a Date or a numeric string";
+  match value {
+    unset if unset.is_unset() => Ok(0),
+    // flake-idgen's `+options.epoch` takes a Date; the other options would mask its value.
+    Input::Date(ms) => whole(*ms).ok_or_else(|| FlakeError::OptionRange {
+      option: "epoch",
+      expected: EXPECTED.into(),
+      got: value.clone(),
+    }),
+    value => integer("epoch", value, MAX_SAFE_INTEGER as u64, EXPECTED),
+  }
 }
 
 /// `datacenter` or `worker`: unset is 0, as in flake-idgen.
@@ -137,7 +155,7 @@ fn part(option: &'static str, value: &Input) -> Result<u8, FlakeError> {
 }
 
 /// An integer from 0 to `max` given as a number or a decimal string.
-fn integer(
+pub fn integer(
   option: &'static str,
   value: &Input,
   max: u64,
@@ -166,7 +184,7 @@ fn integer(
 }
 
 /// `n` as an integer, if it is one a JS number holds exactly and not negative.
-fn whole(n: f64) -> Option<u64> {
+pub fn whole(n: f64) -> Option<u64> {
   (n.fract() == 0.0 && (0.0..=MAX_SAFE_INTEGER).contains(&n)).then_some(n as u64)
 }
 

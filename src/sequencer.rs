@@ -3,24 +3,54 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::layout::SEQUENCE_BITS;
+use crate::layout::{MAX_DELTA, MAX_SEQUENCE, SEQUENCE_BITS};
+
+/// Bits between the timestamp and the sequence that hold the lead: how far the last timestamp
+/// issued runs ahead of the latest clock reading seen (`allowedFutureMs` borrowing).
+const LEAD_BITS: u32 = 10;
+/// The largest lead, so the largest `allowedFutureMs`: one second. Below 2^10 - 1 on purpose,
+/// so that no packed state is all ones and `NOTHING_ISSUED` stays unreachable.
+pub const MAX_LEAD: u64 = 1000;
+const LEAD_SHIFT: u32 = SEQUENCE_BITS;
+const DELTA_SHIFT: u32 = SEQUENCE_BITS + LEAD_BITS;
+
+/// Before the first id.
+const NOTHING_ISSUED: u64 = u64::MAX;
+
+/// Consecutive ids taken in one step: sequences `first ..= first + count - 1` of `delta`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Run {
+  pub delta: u64,
+  pub first: u16,
+  pub count: u16,
+  /// Set when the run lies ahead of the clock (borrowed), and why.
+  pub met: Option<Met>,
+}
+
+/// What a call ran into: the reason it was refused, or borrowed time ahead of the clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Met {
+  /// Every sequence number of the clock's millisecond is used.
+  Overflow,
+  /// The clock reads earlier than it already did.
+  ClockBehind,
+}
 
 /// Why the sequencer refused to issue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Refusal {
-  /// Every sequence number of this millisecond is used.
-  Overflow,
-  /// The timestamp is `ms` behind the last one issued.
-  Backwards { ms: u64 },
+  /// Every sequence number of this millisecond (and of the allowed ones ahead) is used.
+  Overflow { wait: u64 },
+  /// The clock reads `ms` before the last timestamp issued.
+  Backwards { ms: u64, wait: u64 },
+  /// The next free timestamp would not fit in 42 bits.
+  PastMaxDelta { delta: u64 },
 }
-
-/// Before the first id; no packed pair can reach it (timestamps have 42 bits).
-const NOTHING_ISSUED: u64 = u64::MAX;
 
 #[derive(Debug)]
 pub struct Sequencer {
-  /// `delta << SEQUENCE_BITS | sequence` of the last id issued. Packed this way the word only
-  /// ever grows, which is what makes every id issued from it unique and increasing.
+  /// `delta << 22 | lead << 12 | sequence` of the last id issued. Its top bits only ever grow,
+  /// which is what makes every id issued from it unique and increasing.
   last: AtomicU64,
 }
 
@@ -32,32 +62,70 @@ impl Sequencer {
     }
   }
 
-  /// Issues the next `(delta, sequence)` for a clock reading `delta` ms after the epoch:
-  /// sequence 0 in a new millisecond, the next one in the same millisecond.
-  pub fn next(&self, delta: u64, seq_mask: u16) -> Result<(u64, u16), Refusal> {
+  /// Takes up to `max` (≥ 1) consecutive ids for a clock reading `now` ms after the epoch
+  /// (`now` ≤ `MAX_DELTA`): from sequence 0 in a new millisecond, after the last one in the
+  /// same. With `allowed` > 0 a full or past millisecond does not refuse while the next free
+  /// one is at most `allowed` ms ahead of `now`.
+  pub fn take(&self, now: u64, seq_mask: u16, max: u16, allowed: u64) -> Result<Run, Refusal> {
     let mut last = self.last.load(Ordering::Acquire);
     loop {
-      let (issued, next) = if last == NOTHING_ISSUED || delta > last >> SEQUENCE_BITS {
-        ((delta, 0), delta << SEQUENCE_BITS)
-      } else if delta == last >> SEQUENCE_BITS {
-        // Masked per call: generators that share this state may have different `seqMask`s.
-        let sequence = (last & u64::from(crate::layout::MAX_SEQUENCE)) as u16;
-        if sequence >= seq_mask {
-          return Err(Refusal::Overflow);
-        }
-        ((delta, sequence + 1), last + 1)
+      let (delta, first, high) = if last == NOTHING_ISSUED || now > last >> DELTA_SHIFT {
+        (now, 0, now)
       } else {
-        return Err(Refusal::Backwards {
-          ms: (last >> SEQUENCE_BITS) - delta,
-        });
+        let (delta, lead) = (last >> DELTA_SHIFT, (last >> LEAD_SHIFT) & lead_mask());
+        // Masked per call: generators that share this state may have different `seqMask`s.
+        let sequence = (last & u64::from(MAX_SEQUENCE)) as u16;
+        let high = delta - lead;
+        let (delta, first) = if sequence < seq_mask {
+          (delta, sequence + 1)
+        } else {
+          (delta + 1, 0)
+        };
+        if delta > now + allowed || delta > MAX_DELTA {
+          let last_delta = last >> DELTA_SHIFT;
+          return Err(if delta > MAX_DELTA {
+            Refusal::PastMaxDelta { delta }
+          } else if now < high {
+            Refusal::Backwards {
+              ms: last_delta - now,
+              wait: delta - allowed - now,
+            }
+          } else {
+            Refusal::Overflow {
+              wait: delta - allowed - now,
+            }
+          });
+        }
+        (delta, first, high)
       };
+      // A fresh `seq_mask` bound on each call: see above.
+      let count = max.min(seq_mask - first + 1);
+      let high_now = high.max(now);
+      let next =
+        delta << DELTA_SHIFT | (delta - high_now) << LEAD_SHIFT | u64::from(first + count - 1);
       match self
         .last
         .compare_exchange_weak(last, next, Ordering::AcqRel, Ordering::Acquire)
       {
-        Ok(_) => return Ok(issued),
+        Ok(_) => {
+          let met = (delta > now).then_some(if now < high {
+            Met::ClockBehind
+          } else {
+            Met::Overflow
+          });
+          return Ok(Run {
+            delta,
+            first,
+            count,
+            met,
+          });
+        }
         Err(current) => last = current,
       }
     }
   }
+}
+
+const fn lead_mask() -> u64 {
+  (1 << LEAD_BITS) - 1
 }

@@ -1,22 +1,33 @@
-//! The one place a `FlakeError` becomes a thrown JS error: its class from `kind()`, its
-//! `code` property from `code()`, its message from `Display`.
+//! The one place a `FlakeError` becomes a JS error: its class from `kind()`, its `code`
+//! property from `code()`, its message from `Display`.
 
 use napi::{sys, Env, JsError, JsRangeError, JsTypeError, Status};
 
 use crate::error::{ErrorKind, FlakeError};
+
+/// `err` as a JS error object, not thrown (null should the env be unable to make one).
+///
+/// # Safety
+/// `env` must be the env of the current call.
+pub(crate) unsafe fn error_value(env: sys::napi_env, err: &FlakeError) -> sys::napi_value {
+  let error = napi::Error::new(err.code(), err.to_string());
+  unsafe {
+    match err.kind() {
+      ErrorKind::Error => JsError::from(error).into_value(env),
+      ErrorKind::TypeError => JsTypeError::from(error).into_value(env),
+      ErrorKind::RangeError => JsRangeError::from(error).into_value(env),
+    }
+  }
+}
 
 /// Throws `err` into `env`.
 ///
 /// # Safety
 /// `env` must be the env of the current call.
 pub(crate) unsafe fn throw(env: sys::napi_env, err: &FlakeError) {
-  let error = napi::Error::new(err.code(), err.to_string());
-  unsafe {
-    match err.kind() {
-      ErrorKind::Error => JsError::from(error).throw_into(env),
-      ErrorKind::TypeError => JsTypeError::from(error).throw_into(env),
-      ErrorKind::RangeError => JsRangeError::from(error).throw_into(env),
-    }
+  let error = unsafe { error_value(env, err) };
+  if !error.is_null() {
+    unsafe { sys::napi_throw(env, error) };
   }
 }
 
@@ -25,4 +36,33 @@ pub(crate) unsafe fn throw(env: sys::napi_env, err: &FlakeError) {
 pub(crate) fn thrown(env: &Env, err: FlakeError) -> napi::Error {
   unsafe { throw(env.raw(), &err) };
   napi::Error::from_status(Status::PendingException)
+}
+
+/// A failure of a `#[napi]` function: ours, or one N-API already reported (a pending
+/// exception from the user's clock, say).
+pub(crate) enum Failure {
+  Flake(FlakeError),
+  Napi(napi::Error),
+}
+
+impl From<FlakeError> for Failure {
+  fn from(err: FlakeError) -> Self {
+    Self::Flake(err)
+  }
+}
+
+impl From<napi::Error> for Failure {
+  fn from(err: napi::Error) -> Self {
+    Self::Napi(err)
+  }
+}
+
+impl Failure {
+  /// The error for napi-rs to return, ours thrown first.
+  pub(crate) fn into_napi(self, env: &Env) -> napi::Error {
+    match self {
+      Self::Flake(err) => thrown(env, err),
+      Self::Napi(err) => err,
+    }
+  }
 }

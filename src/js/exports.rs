@@ -5,6 +5,7 @@ use napi::{sys, Env, Result};
 use napi_derive::napi;
 
 use super::error::thrown;
+use super::handle::GeneratorHandle;
 use super::hot::id_functions;
 use super::input::read_options;
 use super::scratch::Scratch;
@@ -25,7 +26,7 @@ pub fn scratch(env: Env) -> Result<Unknown<'static>> {
 /// and `epoch` share one state process-wide, across worker threads too.
 #[napi(
   ts_args_type = "options?: unknown",
-  ts_return_type = "{ id: number; datacenter?: number; worker?: number; epoch: number; seqMask: number; fill: (now?: number) => void; tryFill: (now?: number) => number | undefined }"
+  ts_return_type = "{ id: number; datacenter?: number; worker?: number; epoch: number; seqMask: number; allowedFutureMs: number; fill: (now?: number) => void; tryFill: (now?: number) => number | undefined; handle: GeneratorHandle }"
 )]
 pub fn create_generator(env: Env, options: Unknown) -> Result<Object<'static>> {
   let raw = read_options(&env, options)?;
@@ -43,6 +44,8 @@ pub fn create_generator(env: Env, options: Unknown) -> Result<Object<'static>> {
   native.set("seqMask", u32::from(config.seq_mask))?;
   native.set("fill", raw_value(&env, fill))?;
   native.set("tryFill", raw_value(&env, try_fill))?;
+  native.set("allowedFutureMs", config.allowed_future_ms as f64)?;
+  native.set("handle", GeneratorHandle::new(generator))?;
   Ok(native)
 }
 

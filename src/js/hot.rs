@@ -5,6 +5,7 @@
 //!
 //! Both take the clock reading as an optional argument: none means the system clock.
 
+use std::cell::Cell;
 use std::ffi::{c_void, CStr};
 use std::ptr;
 
@@ -23,6 +24,9 @@ use crate::input::Input;
 struct IdSource {
   generator: Generator,
   scratch: *mut u8,
+  /// `tryFill` only: its last call was refused, so the caller is waiting (`next(cb)` retries
+  /// the same call) and the refusal and the wait are counted already.
+  waiting: Cell<bool>,
 }
 
 /// Creates `[fill, tryFill]` for `generator`:
@@ -37,6 +41,7 @@ pub(crate) fn id_functions(
   let source = || IdSource {
     generator: generator.clone(),
     scratch,
+    waiting: Cell::new(false),
   };
   Ok((
     create(env, c"fill", fill, source())?,
@@ -88,7 +93,8 @@ unsafe extern "C" fn drop_source(_env: sys::napi_env, source: *mut c_void, _hint
 /// `fill(now?)`: see `id_functions`.
 unsafe extern "C" fn fill(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
   unsafe {
-    issue(env, info, |err| {
+    issue(env, info, |source, err| {
+      source.generator.stats().refused(&err);
       throw(env, &err);
       ptr::null_mut()
     })
@@ -101,8 +107,13 @@ unsafe extern "C" fn try_fill(
   info: sys::napi_callback_info,
 ) -> sys::napi_value {
   unsafe {
-    issue(env, info, |err| match err.wait_ms() {
+    issue(env, info, |source, err| match err.wait_ms() {
       Some(ms) => {
+        if !source.waiting.replace(true) {
+          let stats = source.generator.stats();
+          stats.refused(&err);
+          stats.waited();
+        }
         let mut wait = ptr::null_mut();
         if sys::napi_create_double(env, ms as f64, &mut wait) != sys::Status::napi_ok {
           return unusable_call(env);
@@ -123,7 +134,7 @@ unsafe extern "C" fn try_fill(
 unsafe fn issue(
   env: sys::napi_env,
   info: sys::napi_callback_info,
-  refused: impl FnOnce(FlakeError) -> sys::napi_value,
+  refused: impl FnOnce(&IdSource, FlakeError) -> sys::napi_value,
 ) -> sys::napi_value {
   let (mut argc, mut now, mut source) = (1, ptr::null_mut(), ptr::null_mut());
   let status =
@@ -132,18 +143,26 @@ unsafe fn issue(
     return unsafe { unusable_call(env) };
   }
   let source = unsafe { &*source.cast::<IdSource>() };
+  let generator = &source.generator;
   let issued = if argc == 0 {
-    source.generator.next_id_by(clock::system_now_ms)
+    generator.take_by(|| Ok(clock::system_now_ms()), 1)
   } else {
     // A user's clock is read exactly once per id: a scripted clock must not lose readings.
-    unsafe { clock_reading(env, now) }.and_then(|now_ms| source.generator.next_id(now_ms))
+    unsafe { clock_reading(env, now) }.and_then(|now_ms| generator.take(now_ms, 1))
   };
   match issued {
-    Ok(id) => {
-      unsafe { source.scratch.cast::<[u8; 8]>().write(id.to_be_bytes()) };
+    Ok(ids) => {
+      generator.stats().issued(&ids);
+      source.waiting.set(false);
+      unsafe {
+        source
+          .scratch
+          .cast::<[u8; 8]>()
+          .write(ids.first.to_be_bytes())
+      };
       ptr::null_mut()
     }
-    Err(err) => refused(err),
+    Err(err) => refused(source, err),
   }
 }
 
@@ -161,7 +180,7 @@ unsafe fn unusable_call(env: sys::napi_env) -> sys::napi_value {
 }
 
 /// What a `clock` function returned, as ms since 1970.
-unsafe fn clock_reading(
+pub(crate) unsafe fn clock_reading(
   env: sys::napi_env,
   value: sys::napi_value,
 ) -> std::result::Result<u64, FlakeError> {

@@ -25,10 +25,16 @@ pub(crate) unsafe fn describe(env: sys::napi_env, value: sys::napi_value) -> Res
     ValueType::napi_string => Input::String(unsafe { String::from_napi_value(env, value) }?),
     ValueType::napi_function => Input::Function,
     ValueType::napi_object => {
-      let (mut is_date, mut is_array) = (false, false);
+      let (mut is_date, mut is_array, mut is_typed) = (false, false, false);
       check_status!(unsafe { sys::napi_is_date(env, value, &mut is_date) })?;
       check_status!(unsafe { sys::napi_is_array(env, value, &mut is_array) })?;
-      if is_date {
+      check_status!(unsafe { sys::napi_is_typedarray(env, value, &mut is_typed) })?;
+      if is_typed {
+        match unsafe { bytes(env, value) }? {
+          Some(bytes) => Input::Bytes(bytes.len()),
+          None => Input::Other("a typed array other than Uint8Array"),
+        }
+      } else if is_date {
         let mut ms = 0.0;
         check_status!(unsafe { sys::napi_get_date_value(env, value, &mut ms) })?;
         Input::Date(ms)
@@ -39,9 +45,58 @@ pub(crate) unsafe fn describe(env: sys::napi_env, value: sys::napi_value) -> Res
       }
     }
     ValueType::napi_symbol => Input::Other("a symbol"),
-    ValueType::napi_bigint => Input::Other("a bigint"),
+    ValueType::napi_bigint => {
+      let mut digits = ptr::null_mut();
+      check_status!(unsafe { sys::napi_coerce_to_string(env, value, &mut digits) })?;
+      Input::BigInt(unsafe { String::from_napi_value(env, digits) }?)
+    }
     _ => Input::Other("an external value"),
   })
+}
+
+/// The bytes of a `Uint8Array` (a `Buffer` is one); `None` for any other typed array.
+///
+/// # Safety
+/// `env` and `value` (a typed array) must belong to the current call, and the slice must not
+/// outlive it.
+pub(crate) unsafe fn bytes<'a>(
+  env: sys::napi_env,
+  value: sys::napi_value,
+) -> Result<Option<&'a [u8]>> {
+  let (mut kind, mut length, mut data) = (0, 0, ptr::null_mut());
+  check_status!(unsafe {
+    sys::napi_get_typedarray_info(
+      env,
+      value,
+      &mut kind,
+      &mut length,
+      &mut data,
+      ptr::null_mut(),
+      ptr::null_mut(),
+    )
+  })?;
+  if kind != sys::TypedarrayType::uint8_array {
+    return Ok(None);
+  }
+  if length == 0 {
+    return Ok(Some(&[]));
+  }
+  Ok(Some(unsafe {
+    std::slice::from_raw_parts(data.cast::<u8>(), length)
+  }))
+}
+
+/// The property `name` of `object`, described.
+///
+/// # Safety
+/// `object` must belong to the current call.
+pub(crate) unsafe fn property(env: &Env, object: sys::napi_value, name: &CStr) -> Result<Input> {
+  let mut value = ptr::null_mut();
+  // A getter on the user's object may throw: the status carries the pending exception.
+  check_status!(unsafe {
+    sys::napi_get_named_property(env.raw(), object, name.as_ptr(), &mut value)
+  })?;
+  unsafe { describe(env.raw(), value) }
 }
 
 /// Reads the options argument of the constructor. `undefined` and `null` are no options.
@@ -52,14 +107,7 @@ pub(crate) fn read_options(env: &Env, options: Unknown) -> Result<RawOptions> {
     Input::Object => {}
     got => return Err(thrown(env, FlakeError::OptionsNotObject { got })),
   }
-  let property = |name: &CStr| -> Result<Input> {
-    let mut value = ptr::null_mut();
-    // A getter on the user's object may throw: the status carries the pending exception.
-    check_status!(unsafe {
-      sys::napi_get_named_property(env.raw(), options, name.as_ptr(), &mut value)
-    })?;
-    unsafe { describe(env.raw(), value) }
-  };
+  let property = |name| unsafe { property(env, options, name) };
   Ok(RawOptions {
     id: property(c"id")?,
     datacenter: property(c"datacenter")?,
@@ -67,5 +115,6 @@ pub(crate) fn read_options(env: &Env, options: Unknown) -> Result<RawOptions> {
     epoch: property(c"epoch")?,
     seq_mask: property(c"seqMask")?,
     clock: property(c"clock")?,
+    allowed_future_ms: property(c"allowedFutureMs")?,
   })
 }

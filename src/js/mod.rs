@@ -3,6 +3,8 @@
 
 mod error;
 mod exports;
+mod handle;
 mod hot;
 mod input;
+mod parts;
 mod scratch;

@@ -16,8 +16,14 @@ fn sequence_runs_to_4096_then_overflows() {
   for sequence in 0..4096 {
     assert_eq!(decode(generator.next_id(NOW).unwrap()), (NOW, 0, sequence));
   }
-  assert_eq!(generator.next_id(NOW), Err(FlakeError::SequenceOverflow));
-  assert_eq!(generator.next_id(NOW), Err(FlakeError::SequenceOverflow));
+  assert_eq!(
+    generator.next_id(NOW),
+    Err(FlakeError::SequenceOverflow { wait_ms: 1 })
+  );
+  assert_eq!(
+    generator.next_id(NOW),
+    Err(FlakeError::SequenceOverflow { wait_ms: 1 })
+  );
 }
 
 #[test]
@@ -26,7 +32,10 @@ fn overflow_keeps_state_and_clears_next_millisecond() {
   for _ in 0..4096 {
     generator.next_id(NOW).unwrap();
   }
-  assert_eq!(generator.next_id(NOW), Err(FlakeError::SequenceOverflow));
+  assert_eq!(
+    generator.next_id(NOW),
+    Err(FlakeError::SequenceOverflow { wait_ms: 1 })
+  );
   assert_eq!(decode(generator.next_id(NOW + 1).unwrap()), (NOW + 1, 0, 0));
   assert_eq!(decode(generator.next_id(NOW + 1).unwrap()), (NOW + 1, 0, 1));
 }
@@ -40,7 +49,10 @@ fn seq_mask_limits_ids_per_millisecond() {
   for sequence in 0..4 {
     assert_eq!(decode(generator.next_id(NOW).unwrap()).2, sequence);
   }
-  assert_eq!(generator.next_id(NOW), Err(FlakeError::SequenceOverflow));
+  assert_eq!(
+    generator.next_id(NOW),
+    Err(FlakeError::SequenceOverflow { wait_ms: 1 })
+  );
 }
 
 #[test]
@@ -49,7 +61,10 @@ fn clock_step_back_refuses_without_changing_state() {
   generator.next_id(NOW).unwrap();
   generator.next_id(NOW).unwrap();
   let refused = generator.next_id(NOW - 5);
-  assert_eq!(refused, Err(FlakeError::ClockBackwards { ms: 5 }));
+  assert_eq!(
+    refused,
+    Err(FlakeError::ClockBackwards { ms: 5, wait_ms: 5 })
+  );
   assert_eq!(
     refused.unwrap_err().to_string(),
     "Clock moved backwards. Refusing to generate id for 5 milliseconds"
@@ -108,8 +123,14 @@ fn epoch_moves_the_42_bit_window() {
 
 #[test]
 fn waits_are_reported_for_curable_errors_only() {
-  assert_eq!(FlakeError::SequenceOverflow.wait_ms(), Some(1));
-  assert_eq!(FlakeError::ClockBackwards { ms: 7 }.wait_ms(), Some(7));
+  assert_eq!(
+    FlakeError::SequenceOverflow { wait_ms: 1 }.wait_ms(),
+    Some(1)
+  );
+  assert_eq!(
+    FlakeError::ClockBackwards { ms: 7, wait_ms: 4 }.wait_ms(),
+    Some(4)
+  );
   assert_eq!(
     FlakeError::ClockRange {
       got: Input::Number(f64::NAN)
@@ -184,9 +205,9 @@ fn shared_pair(id: f64) -> (Generator, Generator) {
 }
 
 /// A clock that returns `readings` in turn.
-fn readings(readings: &[u64]) -> impl FnMut() -> u64 + '_ {
+fn readings(readings: &[u64]) -> impl FnMut() -> Result<u64, FlakeError> + '_ {
   let mut next = readings.iter();
-  move || *next.next().expect("clock read more often than scripted")
+  move || Ok(*next.next().expect("clock read more often than scripted"))
 }
 
 #[test]
@@ -194,7 +215,10 @@ fn a_stale_reading_behind_another_thread_is_retried_with_a_fresh_one() {
   let (descheduled, other) = shared_pair(975.0);
   other.next_id(NOW + 5).unwrap();
   // Read NOW, lost the CPU while `other` issued at NOW + 5, reads again: NOW + 5.
-  let id = descheduled.next_id_by(readings(&[NOW, NOW + 5])).unwrap();
+  let id = descheduled
+    .take_by(readings(&[NOW, NOW + 5]), 1)
+    .map(|ids| ids.first)
+    .unwrap();
   assert_eq!(decode(id), (NOW + 5, 975, 1));
 }
 
@@ -202,8 +226,13 @@ fn a_stale_reading_behind_another_thread_is_retried_with_a_fresh_one() {
 fn a_real_step_back_is_reported_after_one_fresh_reading() {
   let (generator, _) = shared_pair(974.0);
   generator.next_id(NOW + 5).unwrap();
-  let refused = generator.next_id_by(readings(&[NOW, NOW]));
-  assert_eq!(refused, Err(FlakeError::ClockBackwards { ms: 5 }));
+  let refused = generator
+    .take_by(readings(&[NOW, NOW]), 1)
+    .map(|ids| ids.first);
+  assert_eq!(
+    refused,
+    Err(FlakeError::ClockBackwards { ms: 5, wait_ms: 5 })
+  );
 }
 
 #[test]
@@ -213,9 +242,79 @@ fn overflow_on_a_stale_reading_is_retried_too() {
     generator.next_id(NOW).unwrap();
   }
   assert_eq!(
-    generator.next_id_by(readings(&[NOW, NOW])),
-    Err(FlakeError::SequenceOverflow)
+    generator
+      .take_by(readings(&[NOW, NOW]), 1)
+      .map(|ids| ids.first),
+    Err(FlakeError::SequenceOverflow { wait_ms: 1 })
   );
-  let id = generator.next_id_by(readings(&[NOW, NOW + 1])).unwrap();
+  let id = generator
+    .take_by(readings(&[NOW, NOW + 1]), 1)
+    .map(|ids| ids.first)
+    .unwrap();
   assert_eq!(decode(id), (NOW + 1, 973, 0));
+}
+
+#[test]
+fn allowed_future_ms_borrows_later_milliseconds_on_overflow() {
+  let generator = private(RawOptions {
+    seq_mask: Input::Number(1.0),
+    allowed_future_ms: Input::Number(2.0),
+    ..RawOptions::default()
+  });
+  let times: Vec<_> = (0..6)
+    .map(|_| decode(generator.next_id(NOW).unwrap()))
+    .map(|(delta, _, sequence)| (delta - NOW, sequence))
+    .collect();
+  assert_eq!(times, [(0, 0), (0, 1), (1, 0), (1, 1), (2, 0), (2, 1)]);
+  // Three ms ahead would be past the allowance: wait until the clock reads NOW + 1.
+  assert_eq!(
+    generator.next_id(NOW),
+    Err(FlakeError::SequenceOverflow { wait_ms: 1 })
+  );
+  assert_eq!(decode(generator.next_id(NOW + 1).unwrap()), (NOW + 3, 0, 0));
+}
+
+#[test]
+fn borrowed_time_is_not_a_clock_step_back() {
+  let generator = private(RawOptions {
+    seq_mask: Input::Number(1.0),
+    allowed_future_ms: Input::Number(1.0),
+    ..RawOptions::default()
+  });
+  for _ in 0..4 {
+    generator.next_id(NOW).unwrap();
+  }
+  // The clock did not go back: the state is ahead of it by our own borrowing.
+  assert_eq!(
+    generator.next_id(NOW),
+    Err(FlakeError::SequenceOverflow { wait_ms: 1 })
+  );
+  // Now it did go back, behind the latest reading.
+  assert_eq!(
+    generator.next_id(NOW - 2),
+    Err(FlakeError::ClockBackwards { ms: 3, wait_ms: 3 })
+  );
+}
+
+#[test]
+fn a_generator_without_allowance_sharing_a_borrowed_state_waits_for_it() {
+  let raw = |allowed: f64| RawOptions {
+    id: Input::Number(972.0),
+    allowed_future_ms: Input::Number(allowed),
+    ..RawOptions::default()
+  };
+  let borrower = Generator::new(&config(raw(5.0)));
+  let strict = Generator::new(&config(raw(0.0)));
+  // Through NOW and NOW + 1, and all but the last id of NOW + 2.
+  for _ in 0..3 * 4096 - 1 {
+    borrower.next_id(NOW).unwrap();
+  }
+  assert_eq!(
+    strict.next_id(NOW),
+    Err(FlakeError::SequenceOverflow { wait_ms: 2 })
+  );
+  assert_eq!(
+    decode(strict.next_id(NOW + 2).unwrap()),
+    (NOW + 2, 972, 4095)
+  );
 }

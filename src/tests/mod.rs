@@ -1,5 +1,7 @@
 //! Tests of the core against a fake clock: every clock reading is a parameter.
 
+mod batch;
+mod decompose;
 mod generator;
 mod options;
 mod state_machine;

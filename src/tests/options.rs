@@ -40,7 +40,8 @@ fn defaults_are_flake_idgens() {
       worker: Some(0),
       epoch: 0,
       seq_mask: 4095,
-      custom_clock: false
+      custom_clock: false,
+      allowed_future_ms: 0,
     }
   );
   // `null` is unset too, as in flake-idgen's `options.x || 0`.
@@ -50,6 +51,7 @@ fn defaults_are_flake_idgens() {
     o.epoch = Null;
     o.seq_mask = Null;
     o.clock = Null;
+    o.allowed_future_ms = Null;
   }));
   assert_eq!(nulls, config);
 }
@@ -182,8 +184,12 @@ fn values_of_the_wrong_type_are_type_errors() {
       "option `epoch` must be a non-negative integer number of ms since 1970, a Date or a numeric string, got \"2020-01-01\"",
     ),
     (
-      with(|o| o.seq_mask = Other("a bigint")),
-      "option `seqMask` must be 2^k - 1 for k from 1 to 12 (1, 3, 7, ..., 4095), got a bigint",
+      with(|o| o.seq_mask = BigInt("3".into())),
+      "option `seqMask` must be 2^k - 1 for k from 1 to 12 (1, 3, 7, ..., 4095), got 3n",
+    ),
+    (
+      with(|o| o.allowed_future_ms = s("5ms")),
+      "option `allowedFutureMs` must be an integer number of ms from 0 to 1000, got \"5ms\"",
     ),
     (
       with(|o| o.clock = Number(5.0)),
@@ -206,4 +212,26 @@ fn a_custom_clock_lifts_the_future_epoch_check() {
     o.epoch = Number((NOW + 1000) as f64);
   }));
   assert_eq!((config.epoch, config.custom_clock), (NOW + 1000, true));
+}
+
+#[test]
+fn allowed_future_ms_is_an_integer_up_to_one_second() {
+  assert_eq!(
+    ok(with(|o| o.allowed_future_ms = Number(0.0))).allowed_future_ms,
+    0
+  );
+  assert_eq!(
+    ok(with(|o| o.allowed_future_ms = s("1000"))).allowed_future_ms,
+    1000
+  );
+  for bad in [-1.0, 0.5, 1001.0, f64::NAN] {
+    let err = refused(with(|o| o.allowed_future_ms = Number(bad)));
+    assert_eq!(err.kind(), ErrorKind::RangeError, "{bad}");
+    assert!(
+      err
+        .to_string()
+        .starts_with("option `allowedFutureMs` must be"),
+      "{err}"
+    );
+  }
 }

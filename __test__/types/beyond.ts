@@ -1,0 +1,28 @@
+// The additions beyond flake-idgen, through the `import = require()` form.
+import FlakeId = require('../..')
+
+const generator = new FlakeId({ id: 3, allowedFutureMs: 5 })
+const big: bigint = generator.nextBigInt()
+const text: string = generator.nextString()
+const later: Promise<Buffer> = generator.nextAsync()
+const batch: Buffer = generator.nextBatch(10)
+const batchLater: Promise<Buffer> = generator.nextBatchAsync(10)
+const stats: FlakeId.Stats = generator.stats()
+const waits: number = stats.waits
+const allowed: number = generator.allowedFutureMs
+
+const parts: FlakeId.Parts = FlakeId.decompose(big, generator)
+const when: Date = FlakeId.decompose('0x0230815000000000').date
+const sequence: number = FlakeId.decompose(batch.subarray(0, 8), { epoch: new Date(0) }).sequence
+const since: bigint = FlakeId.fromTime(new Date(), { epoch: 0 })
+
+// @ts-expect-error decompose takes a Buffer, a bigint or a string
+FlakeId.decompose(42)
+// @ts-expect-error fromTime returns a bigint
+const notANumber: number = FlakeId.fromTime(Date.now())
+// @ts-expect-error a batch size is a number
+generator.nextBatch('10')
+// @ts-expect-error allowedFutureMs is read-only
+generator.allowedFutureMs = 1
+
+void [text, later, batchLater, waits, allowed, parts, when, sequence, since, notANumber]

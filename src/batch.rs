@@ -1,0 +1,77 @@
+//! Many ids at once: one Buffer of `count * 8` bytes, filled a millisecond at a time (one
+//! compare-and-swap per run of up to 4,096 ids), waiting for the clock where the caller says.
+
+use crate::error::FlakeError;
+use crate::generator::Generator;
+use crate::input::Input;
+use crate::layout::MAX_SEQUENCE;
+
+/// The most ids one batch may ask for: 128 MiB, over 4 s of one generator's capacity.
+pub const MAX_COUNT: u32 = 1 << 24;
+
+/// What a waiter did about a refusal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Waited {
+  /// Waited for the clock: the refusal counts, and so does the wait.
+  Yes,
+  /// Nothing to wait for, the reading was stale: retry with a fresh one, count nothing.
+  No,
+}
+
+/// Validates a batch size: an integer from 1 to `MAX_COUNT`.
+pub fn count(got: &Input) -> Result<u32, FlakeError> {
+  let expected = || format!("an integer from 1 to {MAX_COUNT}");
+  match got {
+    Input::Number(n) if n.fract() == 0.0 && (1.0..=f64::from(MAX_COUNT)).contains(n) => {
+      Ok(*n as u32)
+    }
+    Input::Number(_) => Err(FlakeError::ArgumentRange {
+      argument: "count",
+      expected: expected(),
+      got: got.clone(),
+    }),
+    _ => Err(FlakeError::ArgumentType {
+      argument: "count",
+      expected: expected(),
+      got: got.clone(),
+    }),
+  }
+}
+
+/// Fills `out` (a multiple of 8 bytes) with ascending ids, big-endian. A refusal goes to
+/// `wait` with the clock reading it was refused for; `wait` gives up by returning an error.
+pub fn fill<E: From<FlakeError>>(
+  generator: &Generator,
+  out: &mut [u8],
+  mut read_clock: impl FnMut() -> Result<u64, E>,
+  mut wait: impl FnMut(&FlakeError, u64) -> Result<Waited, E>,
+) -> Result<(), E> {
+  let stats = generator.stats();
+  let mut slots = out.chunks_exact_mut(8);
+  let mut left = slots.len();
+  while left > 0 {
+    let now = read_clock()?;
+    let max = left.min(usize::from(MAX_SEQUENCE) + 1) as u16;
+    match generator.take(now, max) {
+      Ok(ids) => {
+        stats.issued(&ids);
+        for (id, slot) in (ids.first..).zip(slots.by_ref().take(usize::from(ids.count))) {
+          slot.copy_from_slice(&id.to_be_bytes());
+        }
+        left -= usize::from(ids.count);
+      }
+      Err(err) => match wait(&err, now) {
+        Ok(Waited::Yes) => {
+          stats.refused(&err);
+          stats.waited();
+        }
+        Ok(Waited::No) => {}
+        Err(given_up) => {
+          stats.refused(&err);
+          return Err(given_up);
+        }
+      },
+    }
+  }
+  Ok(())
+}

@@ -1,0 +1,64 @@
+//! Counters of one generator instance (`stats()` in JS). Relaxed atomics: a batch may count
+//! on a worker thread while the JS thread issues single ids.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+use crate::error::FlakeError;
+use crate::generator::Ids;
+use crate::sequencer::Met;
+
+#[derive(Debug, Default)]
+pub struct Stats {
+  ids: AtomicU64,
+  overflows: AtomicU64,
+  clock_backwards: AtomicU64,
+  waits: AtomicU64,
+}
+
+/// The counters at one moment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Counts {
+  /// Ids issued.
+  pub ids: u64,
+  /// Calls that found every id of the clock's millisecond used: they threw, waited or borrowed.
+  pub overflows: u64,
+  /// Calls that found the clock behind an earlier reading: they threw, waited or borrowed.
+  pub clock_backwards: u64,
+  /// Calls that had to wait for the clock.
+  pub waits: u64,
+}
+
+impl Stats {
+  /// Counts ids taken, and what they met if they were borrowed ahead of the clock.
+  pub fn issued(&self, ids: &Ids) {
+    self.ids.fetch_add(u64::from(ids.count), Relaxed);
+    match ids.met {
+      None => {}
+      Some(Met::Overflow) => _ = self.overflows.fetch_add(1, Relaxed),
+      Some(Met::ClockBehind) => _ = self.clock_backwards.fetch_add(1, Relaxed),
+    }
+  }
+
+  /// Counts a refusal.
+  pub fn refused(&self, err: &FlakeError) {
+    match err {
+      FlakeError::SequenceOverflow { .. } => _ = self.overflows.fetch_add(1, Relaxed),
+      FlakeError::ClockBackwards { .. } => _ = self.clock_backwards.fetch_add(1, Relaxed),
+      _ => {}
+    }
+  }
+
+  /// Counts a call that waits for the clock.
+  pub fn waited(&self) {
+    self.waits.fetch_add(1, Relaxed);
+  }
+
+  pub fn counts(&self) -> Counts {
+    Counts {
+      ids: self.ids.load(Relaxed),
+      overflows: self.overflows.load(Relaxed),
+      clock_backwards: self.clock_backwards.load(Relaxed),
+      waits: self.waits.load(Relaxed),
+    }
+  }
+}

@@ -1,0 +1,128 @@
+//! Batches on a fake clock: runs of a millisecond, waits between them, and the counters.
+
+use std::cell::Cell;
+
+use super::{decode, private, NOW};
+use crate::batch::{count, fill, Waited, MAX_COUNT};
+use crate::error::{ErrorKind, FlakeError};
+use crate::input::Input;
+use crate::options::RawOptions;
+use crate::stats::Counts;
+
+/// The ids in a filled batch.
+fn ids(out: &[u8]) -> Vec<u64> {
+  out
+    .chunks_exact(8)
+    .map(|slot| u64::from_be_bytes(slot.try_into().unwrap()))
+    .collect()
+}
+
+#[test]
+fn fills_each_millisecond_then_waits_for_the_next() {
+  let generator = private(RawOptions::default());
+  let now = Cell::new(NOW);
+  let mut waits = Vec::new();
+  let mut out = vec![0; 10_000 * 8];
+  let filled = fill(
+    &generator,
+    &mut out,
+    || Ok::<_, FlakeError>(now.get()),
+    |err, reading| {
+      waits.push((err.clone(), reading));
+      now.set(reading + err.wait_ms().unwrap());
+      Ok(Waited::Yes)
+    },
+  );
+  assert_eq!(filled, Ok(()));
+  let overflow = FlakeError::SequenceOverflow { wait_ms: 1 };
+  assert_eq!(waits, [(overflow.clone(), NOW), (overflow, NOW + 1)]);
+  let decoded: Vec<_> = ids(&out).into_iter().map(decode).collect();
+  assert_eq!(decoded[0], (NOW, 0, 0));
+  assert_eq!(decoded[4095], (NOW, 0, 4095));
+  assert_eq!(decoded[4096], (NOW + 1, 0, 0));
+  assert_eq!(decoded[9999], (NOW + 2, 0, 10_000 - 2 * 4096 - 1));
+  assert_eq!(
+    generator.stats().counts(),
+    Counts {
+      ids: 10_000,
+      overflows: 2,
+      clock_backwards: 0,
+      waits: 2
+    }
+  );
+}
+
+#[test]
+fn a_waiter_that_gives_up_ends_the_batch_with_its_error() {
+  let generator = private(RawOptions::default());
+  generator.take(NOW + 5, 1).unwrap();
+  let mut out = vec![0; 16];
+  let refused = fill(&generator, &mut out, || Ok(NOW), |err, _| Err(err.clone()));
+  assert_eq!(
+    refused,
+    Err(FlakeError::ClockBackwards { ms: 5, wait_ms: 5 })
+  );
+  assert_eq!(generator.stats().counts().clock_backwards, 1);
+}
+
+#[test]
+fn a_stale_reading_is_retried_without_counting() {
+  let generator = private(RawOptions::default());
+  generator.take(NOW + 5, 1).unwrap();
+  let readings = Cell::new(NOW);
+  let mut out = vec![0; 8];
+  let filled = fill(
+    &generator,
+    &mut out,
+    || Ok::<_, FlakeError>(readings.replace(NOW + 5)),
+    |_, _| Ok(Waited::No),
+  );
+  assert_eq!(filled, Ok(()));
+  assert_eq!(decode(ids(&out)[0]), (NOW + 5, 0, 1));
+  assert_eq!(generator.stats().counts().clock_backwards, 0);
+}
+
+#[test]
+fn a_clock_error_ends_the_batch() {
+  let generator = private(RawOptions::default());
+  let mut out = vec![0; 8];
+  let broken = FlakeError::ClockRange {
+    got: Input::Number(-1.0),
+  };
+  let failed = fill(
+    &generator,
+    &mut out,
+    || Err(broken.clone()),
+    |_, _| unreachable!(),
+  );
+  assert_eq!(failed, Err(broken));
+}
+
+#[test]
+fn count_is_an_integer_from_1_to_max() {
+  assert_eq!(count(&Input::Number(1.0)), Ok(1));
+  assert_eq!(count(&Input::Number(f64::from(MAX_COUNT))), Ok(MAX_COUNT));
+  for bad in [
+    0.0,
+    -1.0,
+    0.5,
+    f64::NAN,
+    f64::INFINITY,
+    f64::from(MAX_COUNT) + 1.0,
+  ] {
+    let err = count(&Input::Number(bad)).unwrap_err();
+    assert_eq!(
+      (err.kind(), err.code()),
+      (ErrorKind::RangeError, "ERR_OUT_OF_RANGE")
+    );
+  }
+  let err = count(&Input::String("5".into())).unwrap_err();
+  assert_eq!(
+    (err.kind(), err.code()),
+    (ErrorKind::TypeError, "ERR_INVALID_ARG_TYPE")
+  );
+  assert_eq!(
+    err.to_string(),
+    "The \"count\" argument must be an integer from 1 to 16777216, got \"5\""
+  );
+}

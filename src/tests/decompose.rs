@@ -1,0 +1,87 @@
+//! Reading ids back.
+
+use crate::decompose::{from_time, parse, parts, Parts};
+use crate::error::{ErrorKind, FlakeError};
+use crate::input::Input;
+use crate::layout::MAX_DELTA;
+
+#[test]
+fn the_readme_example() {
+  let id = parse("5828128208445124608").unwrap();
+  assert_eq!(
+    parts(id, 0, &Input::Undefined),
+    Ok(Parts {
+      timestamp: id >> 22,
+      datacenter: 7,
+      worker: 3,
+      id: 227,
+      sequence: 0
+    })
+  );
+}
+
+#[test]
+fn the_epoch_is_added_back() {
+  let id = (5u64 << 22) | (1023 << 12) | 4095;
+  let parts = parts(id, 1000, &Input::Undefined).unwrap();
+  assert_eq!(
+    (
+      parts.timestamp,
+      parts.datacenter,
+      parts.worker,
+      parts.sequence
+    ),
+    (1005, 31, 31, 4095)
+  );
+}
+
+#[test]
+fn decimal_and_hex_strings() {
+  assert_eq!(parse("0"), Ok(0));
+  assert_eq!(parse(" 18446744073709551615\n"), Ok(u64::MAX));
+  assert_eq!(parse("0xffffffffffffffff"), Ok(u64::MAX));
+  assert_eq!(parse("0X00000000000000000001"), Ok(1));
+  for bad in ["", " ", "0x", "-1", "+1", "1e3", "0b1", "12a", "0xg", "1 2"] {
+    let err = parse(bad).unwrap_err();
+    assert_eq!(
+      (err.kind(), err.code()),
+      (ErrorKind::TypeError, "ERR_INVALID_ARG_VALUE"),
+      "{bad:?}"
+    );
+  }
+  for past_64_bits in ["18446744073709551616", "0x10000000000000000"] {
+    let err = parse(past_64_bits).unwrap_err();
+    assert_eq!(
+      (err.kind(), err.code()),
+      (ErrorKind::RangeError, "ERR_OUT_OF_RANGE")
+    );
+  }
+}
+
+#[test]
+fn a_time_past_what_a_date_holds_is_refused() {
+  let refused = parts(u64::MAX, 8_640_000_000_000_000, &Input::BigInt("1".into()));
+  assert!(matches!(
+    refused,
+    Err(FlakeError::ArgumentRange { argument: "id", .. })
+  ));
+}
+
+#[test]
+fn from_time_is_the_smallest_id_of_the_millisecond() {
+  assert_eq!(from_time(1005.7, 1000, &Input::Undefined), Ok(5 << 22));
+  assert_eq!(
+    from_time((1000 + MAX_DELTA) as f64, 1000, &Input::Undefined),
+    Ok(MAX_DELTA << 22)
+  );
+  for bad in [
+    999.0,
+    (1001 + MAX_DELTA) as f64,
+    -1.0,
+    f64::NAN,
+    f64::INFINITY,
+  ] {
+    let err = from_time(bad, 1000, &Input::Number(bad)).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::RangeError, "{bad}");
+  }
+}
