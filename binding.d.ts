@@ -24,6 +24,12 @@ export declare class GeneratorHandle {
    * or with the error (for the JS layer to throw) when waiting cannot help.
    */
   batchAsync(count: unknown): Promise<Buffer | Error>
+  /**
+   * For `next(cb)` on the system clock: up to `max` (at most `out.length / 8`) ids of one
+   * millisecond, big-endian into `out`. Returns how many, or minus the ms to wait when the
+   * clock must move on first.
+   */
+  tryFillRun(out: Buffer, max: number): number
   /** Validates a batch size (an integer from 1 to 2^24) and returns it. */
   checkCount(count: unknown): number
   /** This instance's counters. */

@@ -1,11 +1,23 @@
 'use strict'
 
 const { createGenerator, scratch, decompose, fromTime } = require('./binding.js')
+const Queue = require('./queue.js')
 
 // Each id function of this thread writes its id into this one Buffer; `next()` copies it out
 // into a Buffer of its own (own 8-byte ArrayBuffer, as flake-idgen's are), so no id is shared.
 const idBytes = scratch()
 const idView = new DataView(idBytes.buffer, idBytes.byteOffset, 8)
+
+// Where runs of ids for queued next(cb) calls are written: one millisecond's worth at most.
+// Allocated off the V8 heap so it never moves and native code can fill it in place.
+const runBytes = Buffer.allocUnsafeSlow(4096 * 8)
+
+/** A Buffer of its own holding the id at `offset` of `bytes`. */
+function copyId(bytes, offset) {
+  const id = Buffer.alloc(8)
+  for (let i = 0; i < 8; i++) id[i] = bytes[offset + i]
+  return id
+}
 
 function takeId() {
   const id = Buffer.alloc(8)
@@ -28,10 +40,16 @@ class FlakeId {
   #tryFill
   #handle
   #clock
-  // Callbacks of next(cb) waiting for an id, answered strictly in call order from #head on.
-  #pending = []
-  #head = 0
-  #answerLater = () => this.#answer()
+  // Callbacks of next(cb) waiting for an id, answered strictly in call order.
+  #pending = new Queue()
+  // True while #answer runs: a callback it calls may call next(cb), which then only queues.
+  #answering = false
+  // True while a timer to answer the queue is set.
+  #scheduled = false
+  #answerLater = () => {
+    this.#scheduled = false
+    this.#answer(true)
+  }
 
   constructor(options) {
     const native = createGenerator(options)
@@ -116,37 +134,66 @@ class FlakeId {
       error.code = 'ERR_INVALID_ARG_TYPE'
       throw error
     }
-    // Only a call that finds nobody waiting may be answered now; the others queue behind.
-    if (this.#pending.push(cb) - this.#head === 1) this.#answer()
+    const queued = this.#pending.push(cb)
+    // Only a call that finds nobody waiting may be answered now; the others queue behind. In a
+    // long synchronous burst the timer cannot fire, so every 256th call also answers what the
+    // clock allows by now: otherwise each millisecond of the burst would go unused.
+    if ((queued === 1 || (queued & 255) === 0) && !this.#answering) this.#answer(false)
   }
 
-  #answer() {
+  #answer(later) {
     const pending = this.#pending
-    while (this.#head < pending.length) {
-      let wait
-      let failed = false
-      let error
-      try {
-        wait = this.#tryFill()
-      } catch (thrown) {
-        // A flag, not `if (error)`: a clock may throw a falsy value, and no id was issued.
-        failed = true
-        error = thrown
+    // A call answered on a later turn than its own needs no nextTick: it is asynchronous
+    // already. There, on the system clock, a whole run of ids is taken in one native call.
+    const byRuns = later && this.#clock === undefined
+    this.#answering = true
+    try {
+      while (pending.length > 0) {
+        let wait
+        let ids = 1
+        let failed = false
+        let error
+        try {
+          if (byRuns) {
+            ids = this.#handle.tryFillRun(runBytes, pending.length)
+            if (ids < 0) wait = -ids
+          } else {
+            wait = this.#tryFill()
+          }
+        } catch (thrown) {
+          // A flag, not `if (error)`: a clock may throw a falsy value, and no id was issued.
+          failed = true
+          error = thrown
+        }
+        if (wait !== undefined) {
+          this.#schedule(wait)
+          return
+        }
+        if (failed) {
+          if (later) pending.shift()(error)
+          else process.nextTick(pending.shift(), error)
+        } else if (byRuns) {
+          for (let offset = 0; offset < ids * 8; offset += 8) pending.shift()(null, copyId(runBytes, offset))
+        } else if (later) {
+          pending.shift()(null, takeId())
+        } else {
+          process.nextTick(pending.shift(), null, takeId())
+        }
       }
-      if (wait !== undefined) {
-        // Overflow clears within the millisecond: poll with setImmediate, not setTimeout(1),
-        // which waits 1-2 ms and would cap a burst far below the 4,096 ids per ms available.
-        if (wait <= 1) setImmediate(this.#answerLater)
-        else setTimeout(this.#answerLater, wait - 1)
-        return
-      }
-      const cb = pending[this.#head]
-      pending[this.#head++] = undefined
-      if (failed) process.nextTick(cb, error)
-      else process.nextTick(cb, null, takeId())
+    } finally {
+      this.#answering = false
+      // A callback threw out of a direct answer: the rest are answered on a later turn.
+      if (pending.length > 0) this.#schedule(1)
     }
-    pending.length = 0
-    this.#head = 0
+  }
+
+  #schedule(wait) {
+    if (this.#scheduled) return
+    this.#scheduled = true
+    // Overflow clears within the millisecond: poll with setImmediate, not setTimeout(1), which
+    // waits 1-2 ms and would cap a burst far below the 4,096 ids per ms available.
+    if (wait <= 1) setImmediate(this.#answerLater)
+    else setTimeout(this.#answerLater, wait - 1)
   }
 }
 

@@ -1,7 +1,7 @@
 //! Counters of one generator instance (`stats()` in JS). Relaxed atomics: a batch may count
 //! on a worker thread while the JS thread issues single ids.
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
 use crate::error::FlakeError;
 use crate::generator::Ids;
@@ -13,6 +13,9 @@ pub struct Stats {
   overflows: AtomicU64,
   clock_backwards: AtomicU64,
   waits: AtomicU64,
+  /// The call at the head of the instance's `next(cb)` queue was refused and waits; the JS
+  /// layer retries it until answered, and only its first refusal counts.
+  waiting: AtomicBool,
 }
 
 /// The counters at one moment.
@@ -51,6 +54,19 @@ impl Stats {
   /// Counts a call that waits for the clock.
   pub fn waited(&self) {
     self.waits.fetch_add(1, Relaxed);
+  }
+
+  /// Counts a refusal that makes the waiting call wait, unless that call was counted already.
+  pub fn waiting(&self, err: &FlakeError) {
+    if !self.waiting.swap(true, Relaxed) {
+      self.refused(err);
+      self.waited();
+    }
+  }
+
+  /// The waiting call got its id: a refusal after this is a new wait.
+  pub fn answered(&self) {
+    self.waiting.store(false, Relaxed);
   }
 
   pub fn counts(&self) -> Counts {

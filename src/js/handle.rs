@@ -3,7 +3,7 @@
 
 use std::ptr;
 
-use napi::bindgen_prelude::{AsyncTask, Buffer, ToNapiValue, Unknown};
+use napi::bindgen_prelude::{AsyncTask, Buffer, BufferSlice, ToNapiValue, Unknown};
 use napi::{sys, Env, JsValue, Result, Status, Task};
 use napi_derive::napi;
 
@@ -14,6 +14,7 @@ use crate::batch::{self, Waited};
 use crate::clock;
 use crate::error::FlakeError;
 use crate::generator::Generator;
+use crate::layout::MAX_SEQUENCE;
 
 /// Batches and statistics of one `FlakeId`.
 #[napi]
@@ -99,6 +100,37 @@ impl GeneratorHandle {
       generator: self.generator.clone(),
       count,
     }))
+  }
+
+  /// For `next(cb)` on the system clock: up to `max` (at most `out.length / 8`) ids of one
+  /// millisecond, big-endian into `out`. Returns how many, or minus the ms to wait when the
+  /// clock must move on first.
+  #[napi]
+  pub fn try_fill_run(&self, env: Env, mut out: BufferSlice, max: u32) -> Result<f64> {
+    let max = max
+      .min(u32::from(MAX_SEQUENCE) + 1)
+      .min((out.len() / 8) as u32) as u16;
+    if max == 0 {
+      return Ok(0.0);
+    }
+    let stats = self.generator.stats();
+    match self.generator.take_by(|| Ok(clock::system_now_ms()), max) {
+      Ok(ids) => {
+        stats.issued(&ids);
+        stats.answered();
+        for (id, slot) in (ids.first..).zip(out.chunks_exact_mut(8).take(usize::from(ids.count))) {
+          slot.copy_from_slice(&id.to_be_bytes());
+        }
+        Ok(f64::from(ids.count))
+      }
+      Err(err) => match err.wait_ms() {
+        Some(ms) => {
+          stats.waiting(&err);
+          Ok(-(ms as f64))
+        }
+        None => Err(thrown(&env, err)),
+      },
+    }
   }
 
   /// Validates a batch size (an integer from 1 to 2^24) and returns it.

@@ -5,7 +5,6 @@
 //!
 //! Both take the clock reading as an optional argument: none means the system clock.
 
-use std::cell::Cell;
 use std::ffi::{c_void, CStr};
 use std::ptr;
 
@@ -24,9 +23,6 @@ use crate::input::Input;
 struct IdSource {
   generator: Generator,
   scratch: *mut u8,
-  /// `tryFill` only: its last call was refused, so the caller is waiting (`next(cb)` retries
-  /// the same call) and the refusal and the wait are counted already.
-  waiting: Cell<bool>,
 }
 
 /// Creates `[fill, tryFill]` for `generator`:
@@ -41,7 +37,6 @@ pub(crate) fn id_functions(
   let source = || IdSource {
     generator: generator.clone(),
     scratch,
-    waiting: Cell::new(false),
   };
   Ok((
     create(env, c"fill", fill, source())?,
@@ -109,11 +104,7 @@ unsafe extern "C" fn try_fill(
   unsafe {
     issue(env, info, |source, err| match err.wait_ms() {
       Some(ms) => {
-        if !source.waiting.replace(true) {
-          let stats = source.generator.stats();
-          stats.refused(&err);
-          stats.waited();
-        }
+        source.generator.stats().waiting(&err);
         let mut wait = ptr::null_mut();
         if sys::napi_create_double(env, ms as f64, &mut wait) != sys::Status::napi_ok {
           return unusable_call(env);
@@ -153,7 +144,7 @@ unsafe fn issue(
   match issued {
     Ok(ids) => {
       generator.stats().issued(&ids);
-      source.waiting.set(false);
+      generator.stats().answered();
       unsafe {
         source
           .scratch

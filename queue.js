@@ -1,0 +1,46 @@
+'use strict'
+
+// Segments of a fixed size: a burst of a million next(cb) calls would otherwise grow one array
+// to a million slots, copying it on each growth, which costs more than answering the calls.
+const SEGMENT = 2048
+
+function segment() {
+  return { items: new Array(SEGMENT), read: 0, write: 0, next: null }
+}
+
+/** A first-in first-out queue of callbacks. */
+class Queue {
+  #head = segment()
+  #tail = this.#head
+  length = 0
+
+  /** Adds `item` at the end; returns the new length. */
+  push(item) {
+    let tail = this.#tail
+    if (tail.write === SEGMENT) {
+      tail = tail.next = segment()
+      this.#tail = tail
+    }
+    tail.items[tail.write++] = item
+    return ++this.length
+  }
+
+  /** Removes and returns the first item (the queue must not be empty). */
+  shift() {
+    let head = this.#head
+    if (head.read === SEGMENT) {
+      head = this.#head = head.next
+    }
+    const item = head.items[head.read]
+    head.items[head.read++] = undefined
+    if (--this.length === 0) {
+      // Start over in the one segment left, so a queue that keeps emptying never allocates.
+      head.read = head.write = 0
+      head.next = null
+      this.#tail = head
+    }
+    return item
+  }
+}
+
+module.exports = Queue
