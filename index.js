@@ -190,9 +190,11 @@ class FlakeId {
   #schedule(wait) {
     if (this.#scheduled) return
     this.#scheduled = true
+    // A clock of the user's may stand still (a fake one in tests): no busy polling on it.
+    if (this.#clock !== undefined) setTimeout(this.#answerLater, wait)
     // Overflow clears within the millisecond: poll with setImmediate, not setTimeout(1), which
     // waits 1-2 ms and would cap a burst far below the 4,096 ids per ms available.
-    if (wait <= 1) setImmediate(this.#answerLater)
+    else if (wait <= 1) setImmediate(this.#answerLater)
     else setTimeout(this.#answerLater, wait - 1)
   }
 }

@@ -116,3 +116,74 @@ test('a callback that is not a function is a TypeError; a falsy one means no cal
   }
   for (const cb of [undefined, null, 0, false]) assert.ok(Buffer.isBuffer(generator.next(cb)))
 })
+
+test('a callback may call next(cb) again: still asynchronous, still in call order', async () => {
+  let now = 5000
+  const generator = new FlakeId({ seqMask: 1, clock: () => now })
+  generator.next()
+  generator.next()
+  const order = []
+  const done = new Promise((resolve) => {
+    generator.next((error, id) => {
+      order.push(['first', decode(id).time])
+      let returned = false
+      generator.next((error, id) => {
+        order.push(['nested', returned, decode(id).time])
+        resolve()
+      })
+      returned = true
+    })
+    generator.next((error, id) => {
+      order.push(['second', decode(id).time])
+      now = 5002
+    })
+  })
+  setTimeout(() => (now = 5001), 5)
+  await done
+  // seqMask 1: two ids in 5001; the nested call, queued behind the second, gets 5002.
+  assert.deepEqual(order, [['first', 5001], ['second', 5001], ['nested', true, 5002]])
+})
+
+test('a callback that throws does not strand the calls queued behind it', () => {
+  // In a child process: the throw is an uncaught exception, which would fail this test file.
+  const script = `
+    const FlakeId = require(${JSON.stringify(require.resolve('..'))})
+    let now = 5000
+    const generator = new FlakeId({ seqMask: 1, clock: () => now })
+    generator.next(); generator.next()
+    const answered = []
+    process.on('uncaughtException', (error) => answered.push('threw ' + error.message))
+    generator.next(() => { throw new Error('boom') })
+    generator.next((error, id) => { answered.push(id.length); now = 5003 })
+    generator.next((error, id) => { answered.push(id.length); console.log(JSON.stringify(answered)) })
+    setTimeout(() => { now = 5002 }, 5)
+  `
+  const { execFileSync } = require('node:child_process')
+  const output = execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' })
+  assert.deepEqual(JSON.parse(output), ['threw boom', 8, 8])
+})
+
+test('a synchronous burst is answered while it runs, not only after it', async () => {
+  const generator = new FlakeId({ id: 902 })
+  const count = 200_000
+  let answeredDuringBurst = 0
+  let bursting = true
+  const all = new Promise((resolve) => {
+    let left = count
+    for (let i = 0; i < count; i++) {
+      generator.next(() => {
+        if (bursting) answeredDuringBurst++
+        if (--left === 0) resolve()
+      })
+    }
+  })
+  // Callbacks run on nextTick at the earliest, so none has run yet; count how many ids the
+  // burst took meanwhile.
+  bursting = false
+  const issuedDuringBurst = generator.stats().ids
+  await all
+  assert.equal(answeredDuringBurst, 0)
+  // 200,000 calls take well over a millisecond: ids were issued in more than the first one.
+  const firstMillisecond = 4096
+  assert.ok(issuedDuringBurst > firstMillisecond, `${issuedDuringBurst} ids issued during the burst`)
+})
