@@ -1,6 +1,6 @@
 'use strict'
 
-const { createGenerator, scratch } = require('./binding.js')
+const { createGenerator, scratch } = require('./load.js')
 
 // Each id function of this thread writes its id into this one Buffer; `next()` copies it out
 // into a Buffer of its own (own 8-byte ArrayBuffer, as flake-idgen's are), so no id is shared.
