@@ -1,6 +1,6 @@
 'use strict'
 
-const { createGenerator, scratch, decompose, fromTime } = require('./binding.js')
+const { createGenerator, scratch, decompose, fromTime } = require('./load.js')
 const Queue = require('./queue.js')
 
 // Each id function of this thread writes its id into this one Buffer; `next()` copies it out
