@@ -186,10 +186,16 @@ test('installed from the tarballs: require, ESM default and named imports, TypeS
   // Only the loader, the entry points and their types ship with the main package; the binary
   // ships alone in the platform package.
   const shipped = listFiles(installed)
-  assert.deepEqual(
-    shipped.filter((file) => !file.startsWith('bin/')).sort(),
-    ['README.md', 'binding.js', 'index.d.ts', 'index.js', 'load.js', 'package.json'],
-  )
+  assert.deepEqual(shipped.sort(), [
+    'README.md',
+    path.join('bin', 'flake-idgen.js'),
+    'binding.js',
+    'index.d.ts',
+    'index.js',
+    'load.js',
+    'package.json',
+    'queue.js',
+  ])
   const { exports } = manifest
   for (const entry of [manifest.main, manifest.types, ...Object.values(exports['.']), exports['./package.json']]) {
     assert.ok(shipped.includes(path.normalize(entry)), `${entry} ships`)
@@ -214,6 +220,12 @@ test('installed from the tarballs: require, ESM default and named imports, TypeS
     since = Date.now()
     assertIds(report(dir, path.join('out', script)), generatorId, since)
   }
+
+  // The command is linked where npm puts the bins of dependencies.
+  const bin = path.join(dir, 'node_modules', '.bin', process.platform === 'win32' ? 'flake-idgen.cmd' : 'flake-idgen')
+  since = Date.now()
+  const printed = run(bin, ['-n', '3', '--format', 'hex', '--id', '77'], dir, {}).trim().split('\n')
+  assertIds({ buffers: true, ids: printed.map((hex) => hex.slice(2)) }, 77, since)
 })
 
 test('`npm install flake-idgen@npm:flake-idgen-rs`: code written for flake-idgen runs on this package', () => {
