@@ -72,17 +72,16 @@ impl Sequencer {
       let (delta, first, high) = if last == NOTHING_ISSUED || now > last >> DELTA_SHIFT {
         (now, 0, now)
       } else {
-        let (delta, lead) = (last >> DELTA_SHIFT, (last >> LEAD_SHIFT) & lead_mask());
+        let last_delta = last >> DELTA_SHIFT;
+        let high = last_delta - ((last >> LEAD_SHIFT) & lead_mask());
         // Masked per call: generators that share this state may have different `seqMask`s.
         let sequence = (last & u64::from(MAX_SEQUENCE)) as u16;
-        let high = delta - lead;
         let (delta, first) = if sequence < seq_mask {
-          (delta, sequence + 1)
+          (last_delta, sequence + 1)
         } else {
-          (delta + 1, 0)
+          (last_delta + 1, 0)
         };
         if delta > now + allowed || delta > MAX_DELTA {
-          let last_delta = last >> DELTA_SHIFT;
           return Err(if delta > MAX_DELTA {
             Refusal::PastMaxDelta { delta }
           } else if now < high {

@@ -88,7 +88,7 @@ unsafe extern "C" fn drop_source(_env: sys::napi_env, source: *mut c_void, _hint
 /// `fill(now?)`: see `id_functions`.
 unsafe extern "C" fn fill(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
   unsafe {
-    issue(env, info, |source, err| {
+    issue(env, info, false, |source, err| {
       source.generator.stats().refused(&err);
       throw(env, &err);
       ptr::null_mut()
@@ -102,7 +102,7 @@ unsafe extern "C" fn try_fill(
   info: sys::napi_callback_info,
 ) -> sys::napi_value {
   unsafe {
-    issue(env, info, |source, err| match err.wait_ms() {
+    issue(env, info, true, |source, err| match err.wait_ms() {
       Some(ms) => {
         source.generator.stats().waiting(&err);
         let mut wait = ptr::null_mut();
@@ -120,11 +120,13 @@ unsafe extern "C" fn try_fill(
 }
 
 /// Writes the next id into the scratch and returns `undefined` (a null `napi_value`), or hands
-/// the error to `refused`.
+/// the error to `refused`. `waited_for` is set for `tryFill`, whose caller may be the call
+/// waiting at the head of `next(cb)`'s queue.
 #[inline(always)]
 unsafe fn issue(
   env: sys::napi_env,
   info: sys::napi_callback_info,
+  waited_for: bool,
   refused: impl FnOnce(&IdSource, FlakeError) -> sys::napi_value,
 ) -> sys::napi_value {
   let (mut argc, mut now, mut source) = (1, ptr::null_mut(), ptr::null_mut());
@@ -144,7 +146,9 @@ unsafe fn issue(
   match issued {
     Ok(ids) => {
       generator.stats().issued(&ids);
-      generator.stats().answered();
+      if waited_for {
+        generator.stats().answered();
+      }
       unsafe {
         source
           .scratch
