@@ -35,6 +35,12 @@ function takeId() {
 
 const readOnly = (value) => ({ value, enumerable: true })
 
+/** Answers a next(cb) call: `cb(value)` if it failed, else `cb(null, value)`. */
+function call(cb, failed, value) {
+  if (failed) cb(value)
+  else cb(null, value)
+}
+
 class FlakeId {
   #fill
   #tryFill
@@ -137,24 +143,25 @@ class FlakeId {
     const queued = this.#pending.push(cb)
     // Only a call that finds nobody waiting may be answered now; the others queue behind. In a
     // long synchronous burst the timer cannot fire, so every 256th call also answers what the
-    // clock allows by now: otherwise each millisecond of the burst would go unused.
-    if ((queued === 1 || (queued & 255) === 0) && !this.#answering) this.#answer(false)
+    // system clock allows by now: otherwise each millisecond of the burst would go unused. (A
+    // user's clock is not read for it: a scripted one would lose readings to it.)
+    const answerNow = queued === 1 || ((queued & 255) === 0 && this.#clock === undefined)
+    if (answerNow && !this.#answering) this.#answer(false)
   }
 
   #answer(later) {
     const pending = this.#pending
-    // A call answered on a later turn than its own needs no nextTick: it is asynchronous
-    // already. There, on the system clock, a whole run of ids is taken in one native call.
-    const byRuns = later && this.#clock === undefined
     this.#answering = true
     try {
       while (pending.length > 0) {
+        // On the system clock, several waiting calls take a run of ids in one native call.
+        const run = pending.length > 1 && this.#clock === undefined
         let wait
         let ids = 1
         let failed = false
         let error
         try {
-          if (byRuns) {
+          if (run) {
             ids = this.#handle.tryFillRun(runBytes, pending.length)
             if (ids < 0) wait = -ids
           } else {
@@ -169,21 +176,42 @@ class FlakeId {
           this.#schedule(wait)
           return
         }
-        if (failed) {
-          if (later) pending.shift()(error)
-          else process.nextTick(pending.shift(), error)
-        } else if (byRuns) {
-          for (let offset = 0; offset < ids * 8; offset += 8) pending.shift()(null, copyId(runBytes, offset))
-        } else if (later) {
-          pending.shift()(null, takeId())
-        } else {
-          process.nextTick(pending.shift(), null, takeId())
-        }
+        // A call answered on a later turn than its own is asynchronous already: answer it
+        // directly. Otherwise through the outbox, on the nextTick queue.
+        const answer = later ? call : this.#post
+        if (failed) answer(pending.shift(), true, error)
+        else if (!run) answer(pending.shift(), false, takeId())
+        else for (let offset = 0; offset < ids * 8; offset += 8) answer(pending.shift(), false, copyId(runBytes, offset))
       }
     } finally {
       this.#answering = false
       // A callback threw out of a direct answer: the rest are answered on a later turn.
       if (pending.length > 0) this.#schedule(1)
+    }
+  }
+
+  // Answers for the nextTick queue, in call order: one tick delivers all that are ready, which
+  // costs less than a tick each in a burst, and keeps the order should a callback throw.
+  #outbox = new Queue()
+  #delivering = false
+  #post = (cb, failed, value) => {
+    this.#outbox.push(cb)
+    this.#outbox.push(failed)
+    this.#outbox.push(value)
+    if (!this.#delivering) {
+      this.#delivering = true
+      process.nextTick(this.#deliver)
+    }
+  }
+
+  #deliver = () => {
+    const outbox = this.#outbox
+    try {
+      while (outbox.length > 0) call(outbox.shift(), outbox.shift(), outbox.shift())
+    } finally {
+      // Should a callback throw, the rest are delivered on the next tick, still first.
+      if (outbox.length > 0) process.nextTick(this.#deliver)
+      else this.#delivering = false
     }
   }
 

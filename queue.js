@@ -10,14 +10,17 @@ function segment() {
 
 /** A first-in first-out queue of callbacks. */
 class Queue {
-  #head = segment()
-  #tail = this.#head
+  // Made on the first push: most generators never queue a callback.
+  #head = null
+  #tail = null
   length = 0
 
   /** Adds `item` at the end; returns the new length. */
   push(item) {
     let tail = this.#tail
-    if (tail.write === SEGMENT) {
+    if (tail === null) {
+      tail = this.#head = this.#tail = segment()
+    } else if (tail.write === SEGMENT) {
       tail = tail.next = segment()
       this.#tail = tail
     }

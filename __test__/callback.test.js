@@ -187,3 +187,20 @@ test('a synchronous burst is answered while it runs, not only after it', async (
   const firstMillisecond = 4096
   assert.ok(issuedDuringBurst > firstMillisecond, `${issuedDuringBurst} ids issued during the burst`)
 })
+
+test('a callback that throws on the nextTick queue does not strand or reorder the rest', () => {
+  const script = `
+    const FlakeId = require(${JSON.stringify(require.resolve('..'))})
+    const generator = new FlakeId({ id: 3 })
+    const answered = []
+    process.on('uncaughtException', (error) => answered.push(error.message))
+    generator.next(() => { throw new Error('boom') })
+    generator.next((error, id) => answered.push(['second', id.readBigUInt64BE().toString()]))
+    generator.next((error, id) => answered.push(['third', id.readBigUInt64BE().toString()]))
+    setImmediate(() => console.log(JSON.stringify(answered)))
+  `
+  const { execFileSync } = require('node:child_process')
+  const answered = JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }))
+  assert.deepEqual(answered.map((entry) => (Array.isArray(entry) ? entry[0] : entry)), ['boom', 'second', 'third'])
+  assert.ok(BigInt(answered[1][1]) < BigInt(answered[2][1]))
+})
