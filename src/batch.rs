@@ -40,6 +40,8 @@ pub fn count(got: &Input) -> Result<u32, FlakeError> {
 
 /// Fills `out` (a multiple of 8 bytes) with ascending ids, big-endian. A refusal goes to
 /// `wait` with the clock reading it was refused for; `wait` gives up by returning an error.
+/// Counts overflows, step backs and waits, not the ids: that is for the JS thread to do once
+/// it hands them out (`Stats::add_ids`), since this may run on another thread.
 pub fn fill<E: From<FlakeError>>(
   generator: &Generator,
   out: &mut [u8],
@@ -54,7 +56,7 @@ pub fn fill<E: From<FlakeError>>(
     let max = left.min(usize::from(MAX_SEQUENCE) + 1) as u16;
     match generator.take(now, max) {
       Ok(ids) => {
-        stats.issued(&ids);
+        stats.met(ids.met);
         for (id, slot) in (ids.first..).zip(slots.by_ref().take(usize::from(ids.count))) {
           slot.copy_from_slice(&id.to_be_bytes());
         }

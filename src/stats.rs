@@ -1,5 +1,5 @@
-//! Counters of one generator instance (`stats()` in JS). Relaxed atomics: a batch may count
-//! on a worker thread while the JS thread issues single ids.
+//! Counters of one generator instance (`stats()` in JS). Relaxed atomics: a batch on libuv's
+//! pool may count overflows and waits while the JS thread issues single ids.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
@@ -32,10 +32,21 @@ pub struct Counts {
 }
 
 impl Stats {
-  /// Counts ids taken, and what they met if they were borrowed ahead of the clock.
+  /// Counts ids handed out on the instance's JS thread, the one thread that adds to `ids`: a
+  /// plain load and store, not a locked add, on the per-id path.
   pub fn issued(&self, ids: &Ids) {
-    self.ids.fetch_add(u64::from(ids.count), Relaxed);
-    match ids.met {
+    self.add_ids(u64::from(ids.count));
+    self.met(ids.met);
+  }
+
+  /// Adds to `ids`; on the instance's JS thread only (see `issued`).
+  pub fn add_ids(&self, count: u64) {
+    self.ids.store(self.ids.load(Relaxed) + count, Relaxed);
+  }
+
+  /// Counts what borrowed ids met, from any thread.
+  pub fn met(&self, met: Option<Met>) {
+    match met {
       None => {}
       Some(Met::Overflow) => _ = self.overflows.fetch_add(1, Relaxed),
       Some(Met::ClockBehind) => _ = self.clock_backwards.fetch_add(1, Relaxed),

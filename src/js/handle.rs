@@ -84,6 +84,7 @@ impl GeneratorHandle {
       }
     };
     filled.map_err(|failure| failure.into_napi(&env))?;
+    self.generator.stats().add_ids(count as u64);
     Ok(out.into())
   }
 
@@ -207,7 +208,11 @@ impl Task for BatchTask {
 
   fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {
     let value = match output {
-      Ok(out) => unsafe { Buffer::to_napi_value(env.raw(), out.into()) }?,
+      Ok(out) => {
+        // Here, on the JS thread, which alone adds to `ids`.
+        self.generator.stats().add_ids(self.count as u64);
+        unsafe { Buffer::to_napi_value(env.raw(), out.into()) }?
+      }
       Err(err) => unsafe { error_value(env.raw(), &err) },
     };
     Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), value) })
