@@ -39,8 +39,9 @@ export declare class GeneratorHandle {
 /**
  * Validates `options` (throwing a `TypeError`/`RangeError` with code `ERR_FLAKE_INVALID_OPTION`
  * that names the option and the value) and returns the native half of a `FlakeId`: its
- * configuration and its two id functions. Generators on the system clock with the same `id`
- * and `epoch` share one state process-wide, across worker threads too.
+ * configuration, its two id functions and the handle for batches and stats. Generators on the
+ * system clock with the same `id` and `epoch` share one state process-wide, across worker
+ * threads too.
  */
 export declare function createGenerator(options?: unknown): { id: number; datacenter?: number; worker?: number; epoch: number; seqMask: number; allowedFutureMs: number; fill: (now?: number) => void; tryFill: (now?: number) => number | undefined; handle: GeneratorHandle }
 

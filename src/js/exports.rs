@@ -22,8 +22,9 @@ pub fn scratch(env: Env) -> Result<Unknown<'static>> {
 
 /// Validates `options` (throwing a `TypeError`/`RangeError` with code `ERR_FLAKE_INVALID_OPTION`
 /// that names the option and the value) and returns the native half of a `FlakeId`: its
-/// configuration and its two id functions. Generators on the system clock with the same `id`
-/// and `epoch` share one state process-wide, across worker threads too.
+/// configuration, its two id functions and the handle for batches and stats. Generators on the
+/// system clock with the same `id` and `epoch` share one state process-wide, across worker
+/// threads too.
 #[napi(
   ts_args_type = "options?: unknown",
   ts_return_type = "{ id: number; datacenter?: number; worker?: number; epoch: number; seqMask: number; allowedFutureMs: number; fill: (now?: number) => void; tryFill: (now?: number) => number | undefined; handle: GeneratorHandle }"
