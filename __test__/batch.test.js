@@ -46,6 +46,18 @@ test('a clock that stands still is not waited for forever', () => {
   assert.throws(() => generator.nextBatch(3), { code: 'ERR_FLAKE_SEQUENCE_OVERFLOW' })
 })
 
+test("what the clock option throws or returns wrong ends the batch with that error", () => {
+  const thrown = new Error('clock is broken')
+  const throwing = new FlakeId({
+    clock: () => {
+      throw thrown
+    },
+  })
+  assert.throws(() => throwing.nextBatch(2), (error) => error === thrown)
+  assert.throws(() => new FlakeId({ clock: () => NaN }).nextBatch(2), { name: 'RangeError', code: 'ERR_FLAKE_INVALID_CLOCK' })
+  assert.throws(() => new FlakeId({ clock: () => '5' }).nextBatch(2), { name: 'TypeError', code: 'ERR_FLAKE_INVALID_CLOCK' })
+})
+
 test('a clock step back throws, as next() does', () => {
   const readings = [5000, 4000]
   const generator = new FlakeId({ clock: () => readings.shift() ?? 4000 })

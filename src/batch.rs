@@ -1,6 +1,7 @@
 //! Many ids at once: one Buffer of `count * 8` bytes, filled a millisecond at a time (one
 //! compare-and-swap per run of up to 4,096 ids), waiting for the clock where the caller says.
 
+use crate::clock;
 use crate::error::FlakeError;
 use crate::generator::Generator;
 use crate::input::Input;
@@ -49,18 +50,15 @@ pub fn fill<E: From<FlakeError>>(
   mut wait: impl FnMut(&FlakeError, u64) -> Result<Waited, E>,
 ) -> Result<(), E> {
   let stats = generator.stats();
-  let mut slots = out.chunks_exact_mut(8);
-  let mut left = slots.len();
-  while left > 0 {
+  let mut filled = 0;
+  while filled < out.len() {
     let now = read_clock()?;
-    let max = left.min(usize::from(MAX_SEQUENCE) + 1) as u16;
+    let max = ((out.len() - filled) / 8).min(usize::from(MAX_SEQUENCE) + 1) as u16;
     match generator.take(now, max) {
       Ok(ids) => {
         stats.met(ids.met);
-        for (id, slot) in (ids.first..).zip(slots.by_ref().take(usize::from(ids.count))) {
-          slot.copy_from_slice(&id.to_be_bytes());
-        }
-        left -= usize::from(ids.count);
+        ids.write_be(&mut out[filled..]);
+        filled += usize::from(ids.count) * 8;
       }
       Err(err) => match wait(&err, now) {
         Ok(Waited::Yes) => {
@@ -76,4 +74,24 @@ pub fn fill<E: From<FlakeError>>(
     }
   }
   Ok(())
+}
+
+/// The waiter for batches on the system clock: waits out an overflow, and with
+/// `through_step_back` a clock step back (or a time before the epoch) too; gives up otherwise.
+pub fn system_clock_waiter<E: From<FlakeError>>(
+  through_step_back: bool,
+) -> impl FnMut(&FlakeError, u64) -> Result<Waited, E> {
+  move |err, now| match (err, err.wait_ms()) {
+    // Another thread took later ids between our reading and our turn: read again.
+    (FlakeError::ClockBackwards { .. }, Some(_)) if clock::system_now_ms() > now => Ok(Waited::No),
+    (FlakeError::SequenceOverflow { wait_ms }, _) => {
+      clock::wait_until(now + wait_ms);
+      Ok(Waited::Yes)
+    }
+    (_, Some(wait_ms)) if through_step_back => {
+      clock::wait_until(now + wait_ms);
+      Ok(Waited::Yes)
+    }
+    _ => Err(err.clone().into()),
+  }
 }

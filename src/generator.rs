@@ -30,6 +30,15 @@ pub struct Ids {
   pub met: Option<Met>,
 }
 
+impl Ids {
+  /// Writes the ids big-endian into the first `count * 8` bytes of `out`.
+  pub fn write_be(&self, out: &mut [u8]) {
+    for (id, slot) in (self.first..).zip(out.chunks_exact_mut(8).take(usize::from(self.count))) {
+      slot.copy_from_slice(&id.to_be_bytes());
+    }
+  }
+}
+
 impl Generator {
   /// Generators on the system clock share their state process-wide; one with its own clock
   /// keeps a private state, since its time is not the process's time.

@@ -56,15 +56,7 @@ impl GeneratorHandle {
         &self.generator,
         &mut out,
         || Ok::<_, Failure>(clock::system_now_ms()),
-        |err, now| match err {
-          FlakeError::SequenceOverflow { wait_ms } => {
-            clock::wait_until(now + wait_ms);
-            Ok(Waited::Yes)
-          }
-          // Another thread took later ids between our reading and our turn: read again.
-          FlakeError::ClockBackwards { .. } if clock::system_now_ms() > now => Ok(Waited::No),
-          _ => Err(err.clone().into()),
-        },
+        batch::system_clock_waiter(false),
       ),
       Some(clock) => {
         let read = || unsafe { call_clock(&env, clock.raw()) };
@@ -119,9 +111,7 @@ impl GeneratorHandle {
       Ok(ids) => {
         stats.issued(&ids);
         stats.answered();
-        for (id, slot) in (ids.first..).zip(out.chunks_exact_mut(8).take(usize::from(ids.count))) {
-          slot.copy_from_slice(&id.to_be_bytes());
-        }
+        ids.write_be(&mut out);
         Ok(f64::from(ids.count))
       }
       Err(err) => match err.wait_ms() {
@@ -189,19 +179,7 @@ impl Task for BatchTask {
       &self.generator,
       &mut out,
       || Ok(clock::system_now_ms()),
-      |err, now| match err.wait_ms() {
-        // Another thread took later ids between our reading and our turn: read again.
-        Some(_)
-          if matches!(err, FlakeError::ClockBackwards { .. }) && clock::system_now_ms() > now =>
-        {
-          Ok(Waited::No)
-        }
-        Some(wait_ms) => {
-          clock::wait_until(now + wait_ms);
-          Ok(Waited::Yes)
-        }
-        None => Err(err.clone()),
-      },
+      batch::system_clock_waiter(true),
     );
     Ok(filled.map(|()| out))
   }

@@ -22,11 +22,15 @@ pub fn decompose(env: Env, id: Unknown, options: Option<Unknown>) -> Result<Obje
   let epoch = epoch_option(&env, options)?;
   let got = unsafe { describe(env.raw(), id.raw()) }?;
   let number = match &got {
-    Input::Bytes(8) => {
-      let bytes = unsafe { bytes(env.raw(), id.raw()) }?.unwrap_or_default();
-      let bytes: [u8; 8] = bytes.try_into().unwrap_or_default();
-      Ok(u64::from_be_bytes(bytes))
-    }
+    Input::Bytes(8) => match unsafe { bytes(env.raw(), id.raw()) }?.map(<[u8; 8]>::try_from) {
+      Some(Ok(bytes)) => Ok(u64::from_be_bytes(bytes)),
+      // `describe` saw 8 bytes of a Uint8Array: not reached, but never read as a zero id.
+      _ => Err(FlakeError::ArgumentType {
+        argument: "id",
+        expected: ID_EXPECTED.into(),
+        got: got.clone(),
+      }),
+    },
     Input::String(text) => decompose::parse(text),
     Input::BigInt(digits) => digits.parse().map_err(|_| FlakeError::ArgumentRange {
       argument: "id",

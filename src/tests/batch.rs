@@ -3,7 +3,7 @@
 use std::cell::Cell;
 
 use super::{decode, private, NOW};
-use crate::batch::{count, fill, Waited, MAX_COUNT};
+use crate::batch::{count, fill, system_clock_waiter, Waited, MAX_COUNT};
 use crate::error::{ErrorKind, FlakeError};
 use crate::input::Input;
 use crate::options::RawOptions;
@@ -126,4 +126,32 @@ fn count_is_an_integer_from_1_to_max() {
     err.to_string(),
     "The \"count\" argument must be an integer from 1 to 16777216, got \"5\""
   );
+}
+
+#[test]
+fn the_system_clock_waiter_waits_for_what_it_may() {
+  // Readings long past, so no wait takes any time.
+  let past = 1_000;
+  let overflow = FlakeError::SequenceOverflow { wait_ms: 1 };
+  let behind = FlakeError::ClockBackwards { ms: 5, wait_ms: 5 };
+  let before_epoch = FlakeError::ClockBeforeEpoch {
+    now: past,
+    epoch: past + 5,
+  };
+  let broken = FlakeError::ClockRange {
+    got: Input::Number(-1.0),
+  };
+  for through_step_back in [false, true] {
+    let mut wait = system_clock_waiter::<FlakeError>(through_step_back);
+    assert_eq!(wait(&overflow, past), Ok(Waited::Yes));
+    // Behind a reading the system clock has long passed: stale, read again.
+    assert_eq!(wait(&behind, past), Ok(Waited::No));
+    assert_eq!(wait(&broken, past), Err(broken.clone()));
+    let expected = if through_step_back {
+      Ok(Waited::Yes)
+    } else {
+      Err(before_epoch.clone())
+    };
+    assert_eq!(wait(&before_epoch, past), expected);
+  }
 }
