@@ -1,5 +1,8 @@
 'use strict'
 
+// From the module, not the global: the global `Buffer` is an accessor, which costs a few ns on
+// every next().
+const { Buffer } = require('node:buffer')
 const { createGenerator, scratch, decompose, fromTime } = require('./load.js')
 const Queue = require('./queue.js')
 

@@ -12,7 +12,9 @@ pub const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
 pub fn system_now_ms() -> u64 {
   SystemTime::now()
     .duration_since(UNIX_EPOCH)
-    .map_or(0, |since| since.as_millis() as u64)
+    .map_or(0, |since| {
+      since.as_secs() * 1000 + u64::from(since.subsec_millis())
+    })
 }
 
 /// Validates what a `clock` function returned. Fractions are dropped, so a clock built on

@@ -73,26 +73,46 @@ impl Generator {
   /// clock and taking its turn at a shared state can find that other threads have since issued
   /// ids in later milliseconds: its reading is stale, not the clock wrong. So a refusal is
   /// retried with a fresh reading for as long as the clock has moved on since the refused one.
+  #[inline]
   pub fn take_by(
     &self,
     mut read_clock: impl FnMut() -> Result<u64, FlakeError>,
     max: u16,
   ) -> Result<Ids, FlakeError> {
-    let mut now_ms = read_clock()?;
+    let now_ms = read_clock()?;
+    match self.take(now_ms, max) {
+      Err(refusal @ (FlakeError::ClockBackwards { .. } | FlakeError::SequenceOverflow { .. })) => {
+        self.retake(read_clock, max, now_ms, refusal)
+      }
+      taken_or_final => taken_or_final,
+    }
+  }
+
+  /// `take_by` after a refusal for a reading of `now_ms`; out of line, off the per-id path.
+  #[cold]
+  #[inline(never)]
+  fn retake(
+    &self,
+    mut read_clock: impl FnMut() -> Result<u64, FlakeError>,
+    max: u16,
+    mut now_ms: u64,
+    mut refusal: FlakeError,
+  ) -> Result<Ids, FlakeError> {
     loop {
-      let refusal = match self.take(now_ms, max) {
-        Err(err @ (FlakeError::ClockBackwards { .. } | FlakeError::SequenceOverflow { .. })) => err,
-        taken_or_final => return taken_or_final,
-      };
       let fresh = read_clock()?;
       if fresh <= now_ms {
         return Err(refusal);
       }
       now_ms = fresh;
+      refusal = match self.take(now_ms, max) {
+        Err(err @ (FlakeError::ClockBackwards { .. } | FlakeError::SequenceOverflow { .. })) => err,
+        taken_or_final => return taken_or_final,
+      };
     }
   }
 
   /// Up to `max` (≥ 1) consecutive ids, all in one millisecond, for a clock reading of `now_ms`.
+  #[inline]
   pub fn take(&self, now_ms: u64, max: u16) -> Result<Ids, FlakeError> {
     let delta = now_ms
       .checked_sub(self.epoch)
