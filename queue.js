@@ -1,11 +1,14 @@
 'use strict'
 
-// Segments of a fixed size: a burst of a million next(cb) calls would otherwise grow one array
-// to a million slots, copying it on each growth, which costs more than answering the calls.
+// Segments: a burst of a million next(cb) calls would otherwise grow one array to a million
+// slots, copying it on each growth, which costs more than answering the calls. The first is
+// small and each next one twice as big up to SEGMENT: most queues hold a call or two, and a
+// short-lived generator should not carry 2,048 slots.
+const FIRST = 8
 const SEGMENT = 2048
 
-function segment() {
-  return { items: new Array(SEGMENT), read: 0, write: 0, next: null }
+function segment(size) {
+  return { items: new Array(size), read: 0, write: 0, next: null }
 }
 
 /** A first-in first-out queue of callbacks. */
@@ -19,9 +22,9 @@ class Queue {
   push(item) {
     let tail = this.#tail
     if (tail === null) {
-      tail = this.#head = this.#tail = segment()
-    } else if (tail.write === SEGMENT) {
-      tail = tail.next = segment()
+      tail = this.#head = this.#tail = segment(FIRST)
+    } else if (tail.write === tail.items.length) {
+      tail = tail.next = segment(Math.min(tail.items.length * 2, SEGMENT))
       this.#tail = tail
     }
     tail.items[tail.write++] = item
@@ -31,7 +34,7 @@ class Queue {
   /** Removes and returns the first item (the queue must not be empty). */
   shift() {
     let head = this.#head
-    if (head.read === SEGMENT) {
+    if (head.read === head.items.length) {
       head = this.#head = head.next
     }
     const item = head.items[head.read]
