@@ -9,41 +9,38 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
-/** Batches and statistics of one `FlakeId`. */
+/** Batches of one generator. */
 export declare class GeneratorHandle {
   /**
    * `count` ascending ids in one Buffer, synchronously: a full millisecond waits (spinning)
-   * for the next; anything else throws as `next()` does. With `clock`, that function is the
+   * for the next; anything else fails as `next()` does. With `clock`, that function is the
    * clock, read once a millisecond and again while waiting, for at most 2 ms of real time
-   * past the wait (a clock that stands still cannot be waited for).
+   * past the wait (a clock that stands still cannot be waited for). Returns the outcome (see
+   * `outcome`); throws what `clock` throws.
    */
-  batch(count: unknown, clock?: () => number): Buffer
+  batch(count: unknown, clock?: () => number): { ids?: Buffer; error?: Error; overflows: number; clockBackwards: number; waits: number }
   /**
    * `count` ascending ids in one Buffer, made on a thread of the libuv pool, which waits for
-   * the clock both past a full millisecond and through a step back. Resolves with the Buffer,
-   * or with the error (for the JS layer to throw) when waiting cannot help.
+   * the clock both past a full millisecond and through a step back. Resolves with the
+   * outcome (see `outcome`).
    */
-  batchAsync(count: unknown): Promise<Buffer | Error>
-  /**
-   * For `next(cb)` on the system clock: up to `max` (at most `out.length / 8`) ids of one
-   * millisecond, big-endian into `out`. Returns how many, or minus the ms to wait when the
-   * clock must move on first.
-   */
-  tryFillRun(out: Buffer, max: number): number
+  batchAsync(count: unknown): Promise<{ ids?: Buffer; error?: Error; overflows: number; clockBackwards: number; waits: number }>
   /** Validates a batch size (an integer from 1 to 2^24) and returns it. */
   checkCount(count: unknown): number
-  /** This instance's counters. */
-  stats(): FlakeStats
 }
 
 /**
- * Validates `options` (throwing a `TypeError`/`RangeError` with code `ERR_FLAKE_INVALID_OPTION`
- * that names the option and the value) and returns the native half of a `FlakeId`: its
- * configuration, its two id functions and the handle for batches and stats. Generators on the
- * system clock with the same `id` and `epoch` share one state process-wide, across worker
- * threads too.
+ * Validates `options`, throwing a `TypeError`/`RangeError` with code `ERR_FLAKE_INVALID_OPTION`
+ * that names the option and the value.
  */
-export declare function createGenerator(options?: unknown): { id: number; datacenter?: number; worker?: number; epoch: number; seqMask: number; allowedFutureMs: number; fill: (now?: number) => void; tryFill: (now?: number) => number | undefined; handle: GeneratorHandle }
+export declare function createGenerator(options?: unknown): GeneratorConfig
+
+/**
+ * The id functions of a generator of `config` (see `hot::id_source`). On the system clock,
+ * generators with the same `id` and `epoch` share one state process-wide, across worker
+ * threads too; with a custom clock, each call makes a new state.
+ */
+export declare function createSource(config: GeneratorConfig): { fill: (now?: number) => number | undefined; tryFill: (now?: number) => number | undefined; fillRun: (max: number) => number; batches: GeneratorHandle }
 
 /**
  * The parts of an id given as a Buffer of 8 bytes, a bigint, a decimal string or a
@@ -52,23 +49,29 @@ export declare function createGenerator(options?: unknown): { id: number; datace
  */
 export declare function decompose(id: unknown, options?: unknown): { timestamp: number; date: Date; datacenter: number; worker: number; id: number; sequence: number }
 
-/** The counters of one `FlakeId`. */
-export interface FlakeStats {
-  /** Ids issued. */
-  ids: number
-  /** Calls that found every id of the clock's millisecond used (and threw, waited or borrowed). */
-  overflows: number
-  /** Calls that found the clock behind an earlier reading (and threw, waited or borrowed). */
-  clockBackwards: number
-  /** Calls that waited for the clock. */
-  waits: number
-}
-
 /**
  * The smallest id of the millisecond `time` (ms since 1970, or a `Date`), as a bigint: for
  * `WHERE id >= ...` range queries.
  */
 export declare function fromTime(time: unknown, options?: unknown): bigint
 
-/** The 8-byte Buffer that this thread's id functions write each id into, big-endian. */
+/** A validated configuration: what `createGenerator` returns and `createSource` takes. */
+export interface GeneratorConfig {
+  /** The 10-bit generator id. */
+  id: number
+  /** Set when the options gave `datacenter`/`worker` rather than `id`, as in flake-idgen. */
+  datacenter?: number
+  worker?: number
+  /** Ms since 1970 that timestamps count from. */
+  epoch: number
+  seqMask: number
+  allowedFutureMs: number
+  /** The instance reads its own `clock` function, not the system clock. */
+  customClock: boolean
+}
+
+/**
+ * The Buffer that this thread's id functions write ids into, big-endian: one id at offset 0,
+ * or a run of up to 4,096 from offset 0.
+ */
 export declare function scratch(): Buffer

@@ -837,6 +837,7 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.GeneratorHandle = nativeBinding.GeneratorHandle
 module.exports.createGenerator = nativeBinding.createGenerator
+module.exports.createSource = nativeBinding.createSource
 module.exports.decompose = nativeBinding.decompose
 module.exports.fromTime = nativeBinding.fromTime
 module.exports.scratch = nativeBinding.scratch

@@ -3,17 +3,39 @@
 // From the module, not the global: the global `Buffer` is an accessor, which costs a few ns on
 // every next().
 const { Buffer } = require('node:buffer')
-const { createGenerator, scratch, decompose, fromTime } = require('./load.js')
+const { createGenerator, createSource, scratch, decompose, fromTime } = require('./load.js')
 const Queue = require('./queue.js')
 
-// Each id function of this thread writes its id into this one Buffer; `next()` copies it out
-// into a Buffer of its own (own 8-byte ArrayBuffer, as flake-idgen's are), so no id is shared.
+// The id functions of this thread write their ids into this one Buffer; `next()` copies each
+// out into a Buffer of its own (own 8-byte ArrayBuffer, as flake-idgen's are), so no id is
+// shared.
 const idBytes = scratch()
 const idView = new DataView(idBytes.buffer, idBytes.byteOffset, 8)
 
-// Where runs of ids for queued next(cb) calls are written: one millisecond's worth at most.
-// Allocated off the V8 heap so it never moves and native code can fill it in place.
-const runBytes = Buffer.allocUnsafeSlow(4096 * 8)
+// What the id functions report besides the ids (src/js/report.rs): `count * 4 + met` when
+// ids were issued, `-(waitMs * 4 + met)` when none was yet; `met` says what the call met.
+const OVERFLOW = 1
+const CLOCK_BEHIND = 2
+
+// Instances of one configuration on the system clock share their id functions, so that an
+// instance costs no native memory. Held weakly: a configuration no instance uses is let go.
+const sources = new Map()
+const forget = new FinalizationRegistry((key) => {
+  if (sources.get(key)?.deref() === undefined) sources.delete(key)
+})
+
+function sourceOf(config) {
+  // A clock of the instance's own comes with a state of its own.
+  if (config.customClock) return createSource(config)
+  const key = `${config.id} ${config.epoch} ${config.seqMask} ${config.allowedFutureMs}`
+  let source = sources.get(key)?.deref()
+  if (source === undefined) {
+    source = createSource(config)
+    sources.set(key, new WeakRef(source))
+    forget.register(source, key)
+  }
+  return source
+}
 
 /** A Buffer of its own holding the id at `offset` of `bytes`. */
 function copyId(bytes, offset) {
@@ -45,10 +67,17 @@ function call(cb, failed, value) {
 }
 
 class FlakeId {
+  #source
   #fill
   #tryFill
-  #handle
   #clock
+  // This instance's counters (see stats()): the native side is shared, so it reports to these.
+  #ids = 0
+  #overflows = 0
+  #clockBackwards = 0
+  #waits = 0
+  // The call at the head of the next(cb) queue waits, and is counted already.
+  #waitCounted = false
   // Callbacks of next(cb) waiting for an id, answered strictly in call order.
   #pending = new Queue()
   // True while #answer runs: a callback it calls may call next(cb), which then only queues.
@@ -63,12 +92,13 @@ class FlakeId {
   constructor(options) {
     const native = createGenerator(options)
     const clock = options == null ? undefined : options.clock
-    this.#handle = native.handle
+    const source = sourceOf(native)
+    this.#source = source
     if (clock == null) {
-      this.#fill = native.fill
-      this.#tryFill = native.tryFill
+      this.#fill = source.fill
+      this.#tryFill = source.tryFill
     } else {
-      const { fill, tryFill } = native
+      const { fill, tryFill } = source
       this.#clock = clock
       this.#fill = () => fill(clock())
       this.#tryFill = () => tryFill(clock())
@@ -93,12 +123,12 @@ class FlakeId {
   }
 
   nextBigInt() {
-    this.#fill()
+    this.#take()
     return idView.getBigUint64(0)
   }
 
   nextString() {
-    this.#fill()
+    this.#take()
     return idView.getBigUint64(0).toString()
   }
 
@@ -113,29 +143,55 @@ class FlakeId {
   }
 
   nextBatch(count) {
-    return this.#handle.batch(count, this.#clock)
+    return this.#counted(this.#source.batches.batch(count, this.#clock))
   }
 
   async nextBatchAsync(count) {
-    if (this.#clock === undefined) {
-      const ids = await this.#handle.batchAsync(count)
-      if (!Buffer.isBuffer(ids)) throw ids
-      return ids
-    }
+    if (this.#clock === undefined) return this.#counted(await this.#source.batches.batchAsync(count))
     // The user's clock can only be read on this thread: take the ids one by one, waiting
     // between milliseconds as nextAsync() does.
-    const ids = Buffer.alloc(this.#handle.checkCount(count) * 8)
+    const ids = Buffer.alloc(this.#source.batches.checkCount(count) * 8)
     for (let offset = 0; offset < ids.length; offset += 8) ids.set(await this.nextAsync(), offset)
     return ids
   }
 
+  /** The ids of a batch, counted with what it met; or throws why it failed. */
+  #counted({ ids, error, overflows, clockBackwards, waits }) {
+    this.#overflows += overflows
+    this.#clockBackwards += clockBackwards
+    this.#waits += waits
+    if (ids === undefined) throw error
+    this.#ids += ids.length / 8
+    return ids
+  }
+
   stats() {
-    return this.#handle.stats()
+    return { ids: this.#ids, overflows: this.#overflows, clockBackwards: this.#clockBackwards, waits: this.#waits }
+  }
+
+  /** One id into idBytes, counted. */
+  #take() {
+    let report
+    try {
+      report = this.#fill()
+    } catch (error) {
+      const code = error == null ? undefined : error.code
+      if (code === 'ERR_FLAKE_SEQUENCE_OVERFLOW') this.#overflows++
+      else if (code === 'ERR_FLAKE_CLOCK_BACKWARDS') this.#clockBackwards++
+      throw error
+    }
+    this.#ids++
+    if (report !== undefined) this.#met(report & 3)
+  }
+
+  #met(met) {
+    if (met === OVERFLOW) this.#overflows++
+    else if (met === CLOCK_BEHIND) this.#clockBackwards++
   }
 
   next(cb) {
     if (!cb) {
-      this.#fill()
+      this.#take()
       return takeId()
     }
     if (typeof cb !== 'function') {
@@ -159,32 +215,47 @@ class FlakeId {
       while (pending.length > 0) {
         // On the system clock, several waiting calls take a run of ids in one native call.
         const run = pending.length > 1 && this.#clock === undefined
-        let wait
-        let ids = 1
+        let report
         let failed = false
         let error
         try {
-          if (run) {
-            ids = this.#handle.tryFillRun(runBytes, pending.length)
-            if (ids < 0) wait = -ids
-          } else {
-            wait = this.#tryFill()
-          }
+          report = run ? this.#source.fillRun(pending.length) : this.#tryFill()
         } catch (thrown) {
           // A flag, not `if (error)`: a clock may throw a falsy value, and no id was issued.
           failed = true
           error = thrown
         }
-        if (wait !== undefined) {
-          this.#schedule(wait)
+        if (report < 0) {
+          const met = -report % 4
+          // Counted once per waiting call, however often it polls.
+          if (!this.#waitCounted) {
+            this.#waitCounted = true
+            this.#waits++
+            this.#met(met)
+          }
+          this.#schedule((-report - met) / 4)
           return
         }
+        this.#waitCounted = false
         // A call answered on a later turn than its own is asynchronous already: answer it
         // directly. Otherwise through the outbox, on the nextTick queue.
         const answer = later ? call : this.#post
-        if (failed) answer(pending.shift(), true, error)
-        else if (!run) answer(pending.shift(), false, takeId())
-        else for (let offset = 0; offset < ids * 8; offset += 8) answer(pending.shift(), false, copyId(runBytes, offset))
+        if (failed) {
+          answer(pending.shift(), true, error)
+          continue
+        }
+        if (report !== undefined) this.#met(report & 3)
+        if (!run) {
+          this.#ids++
+          answer(pending.shift(), false, takeId())
+          continue
+        }
+        const count = report >>> 2
+        this.#ids += count
+        // All out of the scratch before any callback runs: one may take ids of its own.
+        const ids = new Array(count)
+        for (let i = 0; i < count; i++) ids[i] = copyId(idBytes, i * 8)
+        for (let i = 0; i < count; i++) answer(pending.shift(), false, ids[i])
       }
     } finally {
       this.#answering = false

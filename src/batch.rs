@@ -6,6 +6,7 @@ use crate::error::FlakeError;
 use crate::generator::Generator;
 use crate::input::Input;
 use crate::layout::MAX_SEQUENCE;
+use crate::stats::Counts;
 
 /// The most ids one batch may ask for: 128 MiB, over 4 s of one generator's capacity.
 pub const MAX_COUNT: u32 = 1 << 24;
@@ -41,33 +42,32 @@ pub fn count(got: &Input) -> Result<u32, FlakeError> {
 
 /// Fills `out` (a multiple of 8 bytes) with ascending ids, big-endian. A refusal goes to
 /// `wait` with the clock reading it was refused for; `wait` gives up by returning an error.
-/// Counts overflows, step backs and waits, not the ids: that is for the JS thread to do once
-/// it hands them out (`Stats::add_ids`), since this may run on another thread.
+/// Adds to `counts` the overflows, step backs and waits met on the way.
 pub fn fill<E: From<FlakeError>>(
   generator: &Generator,
   out: &mut [u8],
   mut read_clock: impl FnMut() -> Result<u64, E>,
   mut wait: impl FnMut(&FlakeError, u64) -> Result<Waited, E>,
+  counts: &mut Counts,
 ) -> Result<(), E> {
-  let stats = generator.stats();
   let mut filled = 0;
   while filled < out.len() {
     let now = read_clock()?;
     let max = ((out.len() - filled) / 8).min(usize::from(MAX_SEQUENCE) + 1) as u16;
     match generator.take(now, max) {
       Ok(ids) => {
-        stats.met(ids.met);
+        counts.met(ids.met);
         ids.write_be(&mut out[filled..]);
         filled += usize::from(ids.count) * 8;
       }
       Err(err) => match wait(&err, now) {
         Ok(Waited::Yes) => {
-          stats.refused(&err);
-          stats.waited();
+          counts.refused(&err);
+          counts.waited();
         }
         Ok(Waited::No) => {}
         Err(given_up) => {
-          stats.refused(&err);
+          counts.refused(&err);
           return Err(given_up);
         }
       },

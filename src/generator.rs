@@ -7,10 +7,9 @@ use crate::layout::{compose, MAX_DELTA};
 use crate::options::Config;
 use crate::registry;
 use crate::sequencer::{Met, Refusal, Run, Sequencer};
-use crate::stats::Stats;
 
-/// A generator's configuration, the (possibly shared) state it issues from and its own
-/// statistics. Clones are the same generator.
+/// A generator's configuration and the (possibly shared) state it issues from. Clones are the
+/// same generator.
 #[derive(Debug, Clone)]
 pub struct Generator {
   node: u16,
@@ -18,7 +17,6 @@ pub struct Generator {
   seq_mask: u16,
   allowed_future_ms: u64,
   sequencer: Arc<Sequencer>,
-  stats: Arc<Stats>,
 }
 
 /// Consecutive ids: `first ..= first + count - 1`.
@@ -54,13 +52,7 @@ impl Generator {
       seq_mask: config.seq_mask,
       allowed_future_ms: config.allowed_future_ms,
       sequencer,
-      stats: Arc::default(),
     }
-  }
-
-  /// This generator's counters.
-  pub fn stats(&self) -> &Stats {
-    &self.stats
   }
 
   /// The next id for a clock reading of `now_ms` milliseconds since 1970.

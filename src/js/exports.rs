@@ -1,56 +1,101 @@
 //! The functions the JS layer (`index.js`) calls. None of them is on the per-id path.
 
 use napi::bindgen_prelude::{Object, Unknown};
-use napi::{sys, Env, Result};
+use napi::{Env, Result};
 use napi_derive::napi;
 
 use super::error::thrown;
-use super::handle::GeneratorHandle;
-use super::hot::id_functions;
+use super::hot::id_source;
 use super::input::read_options;
 use super::scratch::Scratch;
 use crate::clock;
+use crate::error::FlakeError;
 use crate::generator::Generator;
-use crate::options;
+use crate::input::Input;
+use crate::layout::{MAX_NODE, MAX_SEQUENCE};
+use crate::options::{self, Config};
+use crate::sequencer::MAX_LEAD;
 
-/// The 8-byte Buffer that this thread's id functions write each id into, big-endian.
+/// The Buffer that this thread's id functions write ids into, big-endian: one id at offset 0,
+/// or a run of up to 4,096 from offset 0.
 #[napi(ts_return_type = "Buffer")]
 pub fn scratch(env: Env) -> Result<Unknown<'static>> {
   let buffer = Scratch::of(&env)?.buffer(&env)?;
   Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), buffer) })
 }
 
-/// Validates `options` (throwing a `TypeError`/`RangeError` with code `ERR_FLAKE_INVALID_OPTION`
-/// that names the option and the value) and returns the native half of a `FlakeId`: its
-/// configuration, its two id functions and the handle for batches and stats. Generators on the
-/// system clock with the same `id` and `epoch` share one state process-wide, across worker
-/// threads too.
-#[napi(
-  ts_args_type = "options?: unknown",
-  ts_return_type = "{ id: number; datacenter?: number; worker?: number; epoch: number; seqMask: number; allowedFutureMs: number; fill: (now?: number) => void; tryFill: (now?: number) => number | undefined; handle: GeneratorHandle }"
-)]
-pub fn create_generator(env: Env, options: Unknown) -> Result<Object<'static>> {
-  let raw = read_options(&env, options)?;
-  let config = options::parse(&raw, clock::system_now_ms()).map_err(|e| thrown(&env, e))?;
-  let generator = Generator::new(&config);
-  let (fill, try_fill) = id_functions(&env, &generator)?;
-
-  let mut native = Object::new(&env)?;
-  native.set("id", u32::from(config.id))?;
-  if let (Some(datacenter), Some(worker)) = (config.datacenter, config.worker) {
-    native.set("datacenter", u32::from(datacenter))?;
-    native.set("worker", u32::from(worker))?;
-  }
-  native.set("epoch", config.epoch as f64)?;
-  native.set("seqMask", u32::from(config.seq_mask))?;
-  native.set("fill", raw_value(&env, fill))?;
-  native.set("tryFill", raw_value(&env, try_fill))?;
-  native.set("allowedFutureMs", config.allowed_future_ms as f64)?;
-  native.set("handle", GeneratorHandle::new(generator))?;
-  Ok(native)
+/// A validated configuration: what `createGenerator` returns and `createSource` takes.
+#[napi(object)]
+pub struct GeneratorConfig {
+  /// The 10-bit generator id.
+  pub id: u32,
+  /// Set when the options gave `datacenter`/`worker` rather than `id`, as in flake-idgen.
+  pub datacenter: Option<u32>,
+  pub worker: Option<u32>,
+  /// Ms since 1970 that timestamps count from.
+  pub epoch: f64,
+  pub seq_mask: u32,
+  pub allowed_future_ms: u32,
+  /// The instance reads its own `clock` function, not the system clock.
+  pub custom_clock: bool,
 }
 
-/// A value created through raw N-API, in the form napi-rs sets as a property.
-fn raw_value(env: &Env, value: sys::napi_value) -> Unknown<'static> {
-  unsafe { Unknown::from_raw_unchecked(env.raw(), value) }
+/// Validates `options`, throwing a `TypeError`/`RangeError` with code `ERR_FLAKE_INVALID_OPTION`
+/// that names the option and the value.
+#[napi(ts_args_type = "options?: unknown")]
+pub fn create_generator(env: Env, options: Unknown) -> Result<GeneratorConfig> {
+  let raw = read_options(&env, options)?;
+  let config = options::parse(&raw, clock::system_now_ms()).map_err(|e| thrown(&env, e))?;
+  Ok(GeneratorConfig {
+    id: u32::from(config.id),
+    datacenter: config.datacenter.map(u32::from),
+    worker: config.worker.map(u32::from),
+    epoch: config.epoch as f64,
+    seq_mask: u32::from(config.seq_mask),
+    allowed_future_ms: config.allowed_future_ms as u32,
+    custom_clock: config.custom_clock,
+  })
+}
+
+/// The id functions of a generator of `config` (see `hot::id_source`). On the system clock,
+/// generators with the same `id` and `epoch` share one state process-wide, across worker
+/// threads too; with a custom clock, each call makes a new state.
+#[napi(
+  ts_return_type = "{ fill: (now?: number) => number | undefined; tryFill: (now?: number) => number | undefined; fillRun: (max: number) => number; batches: GeneratorHandle }"
+)]
+pub fn create_source(env: Env, config: GeneratorConfig) -> Result<Object<'static>> {
+  let config = checked(&config).map_err(|e| thrown(&env, e))?;
+  id_source(&env, Generator::new(&config))
+}
+
+/// `config` as `createGenerator` made it: anything else is refused, never masked.
+fn checked(config: &GeneratorConfig) -> std::result::Result<Config, FlakeError> {
+  let field = |name: &'static str, value: f64, max: f64| {
+    if value.fract() == 0.0 && (0.0..=max).contains(&value) {
+      Ok(value as u64)
+    } else {
+      Err(FlakeError::ArgumentRange {
+        argument: name,
+        expected: "a value from createGenerator()".to_string(),
+        got: Input::Number(value),
+      })
+    }
+  };
+  Ok(Config {
+    id: field("config.id", config.id.into(), MAX_NODE.into())? as u16,
+    datacenter: None,
+    worker: None,
+    epoch: field("config.epoch", config.epoch, clock::MAX_SAFE_INTEGER)?,
+    seq_mask: field(
+      "config.seqMask",
+      config.seq_mask.into(),
+      MAX_SEQUENCE.into(),
+    )? as u16,
+    allowed_future_ms: field(
+      "config.allowedFutureMs",
+      config.allowed_future_ms.into(),
+      MAX_LEAD as f64,
+    )?,
+    custom_clock: config.custom_clock,
+  })
 }

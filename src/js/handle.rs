@@ -1,9 +1,10 @@
-//! The half of a `FlakeId` that is not on the per-id path: batches and statistics, as a
-//! napi-rs class (its ~400 ns per call is nothing next to a batch).
+//! The half of a generator that is not on the per-id path: batches, as a napi-rs class (its
+//! ~400 ns per call is nothing next to a batch). One per set of id functions, shared as they
+//! are, so each batch reports what it met for `index.js` to count.
 
 use std::ptr;
 
-use napi::bindgen_prelude::{AsyncTask, Buffer, BufferSlice, ToNapiValue, Unknown};
+use napi::bindgen_prelude::{AsyncTask, Buffer, Object, Unknown};
 use napi::{sys, Env, JsValue, Result, Status, Task};
 use napi_derive::napi;
 
@@ -14,25 +15,12 @@ use crate::batch::{self, Waited};
 use crate::clock;
 use crate::error::FlakeError;
 use crate::generator::Generator;
-use crate::layout::MAX_SEQUENCE;
+use crate::stats::Counts;
 
-/// Batches and statistics of one `FlakeId`.
+/// Batches of one generator.
 #[napi]
 pub struct GeneratorHandle {
   generator: Generator,
-}
-
-/// The counters of one `FlakeId`.
-#[napi(object)]
-pub struct FlakeStats {
-  /// Ids issued.
-  pub ids: f64,
-  /// Calls that found every id of the clock's millisecond used (and threw, waited or borrowed).
-  pub overflows: f64,
-  /// Calls that found the clock behind an earlier reading (and threw, waited or borrowed).
-  pub clock_backwards: f64,
-  /// Calls that waited for the clock.
-  pub waits: f64,
 }
 
 impl GeneratorHandle {
@@ -44,48 +32,63 @@ impl GeneratorHandle {
 #[napi]
 impl GeneratorHandle {
   /// `count` ascending ids in one Buffer, synchronously: a full millisecond waits (spinning)
-  /// for the next; anything else throws as `next()` does. With `clock`, that function is the
+  /// for the next; anything else fails as `next()` does. With `clock`, that function is the
   /// clock, read once a millisecond and again while waiting, for at most 2 ms of real time
-  /// past the wait (a clock that stands still cannot be waited for).
-  #[napi(ts_args_type = "count: unknown, clock?: () => number")]
-  pub fn batch(&self, env: Env, count: Unknown, clock: Option<Unknown>) -> Result<Buffer> {
+  /// past the wait (a clock that stands still cannot be waited for). Returns the outcome (see
+  /// `outcome`); throws what `clock` throws.
+  #[napi(
+    ts_args_type = "count: unknown, clock?: () => number",
+    ts_return_type = "{ ids?: Buffer; error?: Error; overflows: number; clockBackwards: number; waits: number }"
+  )]
+  pub fn batch(&self, env: Env, count: Unknown, clock: Option<Unknown>) -> Result<Object<'static>> {
     let count = batch_count(&env, count)?;
     let mut out = vec![0; count * 8];
+    let mut counts = Counts::default();
     let filled = match clock {
       None => batch::fill(
         &self.generator,
         &mut out,
         || Ok::<_, Failure>(clock::system_now_ms()),
         batch::system_clock_waiter(false),
+        &mut counts,
       ),
       Some(clock) => {
         let read = || unsafe { call_clock(&env, clock.raw()) };
-        batch::fill(&self.generator, &mut out, read, |err, now| match err {
-          FlakeError::SequenceOverflow { wait_ms } => {
-            let give_up = clock::system_now_ms() + wait_ms + 2;
-            while read()? < now + wait_ms {
-              if clock::system_now_ms() > give_up {
-                return Err(err.clone().into());
+        batch::fill(
+          &self.generator,
+          &mut out,
+          read,
+          |err, now| match err {
+            FlakeError::SequenceOverflow { wait_ms } => {
+              let give_up = clock::system_now_ms() + wait_ms + 2;
+              while read()? < now + wait_ms {
+                if clock::system_now_ms() > give_up {
+                  return Err(err.clone().into());
+                }
+                std::hint::spin_loop();
               }
-              std::hint::spin_loop();
+              Ok(Waited::Yes)
             }
-            Ok(Waited::Yes)
-          }
-          _ => Err(err.clone().into()),
-        })
+            _ => Err(err.clone().into()),
+          },
+          &mut counts,
+        )
       }
     };
-    filled.map_err(|failure| failure.into_napi(&env))?;
-    self.generator.stats().add_ids(count as u64);
-    Ok(out.into())
+    let filled = match filled {
+      Ok(()) => Ok(out),
+      Err(Failure::Flake(err)) => Err(err),
+      Err(failure) => return Err(failure.into_napi(&env)),
+    };
+    outcome(&env, filled, counts)
   }
 
   /// `count` ascending ids in one Buffer, made on a thread of the libuv pool, which waits for
-  /// the clock both past a full millisecond and through a step back. Resolves with the Buffer,
-  /// or with the error (for the JS layer to throw) when waiting cannot help.
+  /// the clock both past a full millisecond and through a step back. Resolves with the
+  /// outcome (see `outcome`).
   #[napi(
     ts_args_type = "count: unknown",
-    ts_return_type = "Promise<Buffer | Error>"
+    ts_return_type = "Promise<{ ids?: Buffer; error?: Error; overflows: number; clockBackwards: number; waits: number }>"
   )]
   pub fn batch_async(&self, env: Env, count: Unknown) -> Result<AsyncTask<BatchTask>> {
     let count = batch_count(&env, count)?;
@@ -95,51 +98,10 @@ impl GeneratorHandle {
     }))
   }
 
-  /// For `next(cb)` on the system clock: up to `max` (at most `out.length / 8`) ids of one
-  /// millisecond, big-endian into `out`. Returns how many, or minus the ms to wait when the
-  /// clock must move on first.
-  #[napi]
-  pub fn try_fill_run(&self, env: Env, mut out: BufferSlice, max: u32) -> Result<f64> {
-    let max = max
-      .min(u32::from(MAX_SEQUENCE) + 1)
-      .min((out.len() / 8) as u32) as u16;
-    if max == 0 {
-      return Ok(0.0);
-    }
-    let stats = self.generator.stats();
-    match self.generator.take_by(|| Ok(clock::system_now_ms()), max) {
-      Ok(ids) => {
-        stats.issued(&ids);
-        stats.answered();
-        ids.write_be(&mut out);
-        Ok(f64::from(ids.count))
-      }
-      Err(err) => match err.wait_ms() {
-        Some(ms) => {
-          stats.waiting(&err);
-          Ok(-(ms as f64))
-        }
-        None => Err(thrown(&env, err)),
-      },
-    }
-  }
-
   /// Validates a batch size (an integer from 1 to 2^24) and returns it.
   #[napi(ts_args_type = "count: unknown")]
   pub fn check_count(&self, env: Env, count: Unknown) -> Result<u32> {
     Ok(batch_count(&env, count)? as u32)
-  }
-
-  /// This instance's counters.
-  #[napi]
-  pub fn stats(&self) -> FlakeStats {
-    let counts = self.generator.stats().counts();
-    FlakeStats {
-      ids: counts.ids as f64,
-      overflows: counts.overflows as f64,
-      clock_backwards: counts.clock_backwards as f64,
-      waits: counts.waits as f64,
-    }
   }
 }
 
@@ -170,29 +132,46 @@ pub struct BatchTask {
 }
 
 impl Task for BatchTask {
-  type Output = std::result::Result<Vec<u8>, FlakeError>;
-  type JsValue = Unknown<'static>;
+  type Output = (std::result::Result<Vec<u8>, FlakeError>, Counts);
+  type JsValue = Object<'static>;
 
   fn compute(&mut self) -> Result<Self::Output> {
     let mut out = vec![0; self.count * 8];
+    let mut counts = Counts::default();
     let filled = batch::fill(
       &self.generator,
       &mut out,
       || Ok(clock::system_now_ms()),
       batch::system_clock_waiter(true),
+      &mut counts,
     );
-    Ok(filled.map(|()| out))
+    Ok((filled.map(|()| out), counts))
   }
 
-  fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {
-    let value = match output {
-      Ok(out) => {
-        // Here, on the JS thread, which alone adds to `ids`.
-        self.generator.stats().add_ids(self.count as u64);
-        unsafe { Buffer::to_napi_value(env.raw(), out.into()) }?
-      }
-      Err(err) => unsafe { error_value(env.raw(), &err) },
-    };
-    Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), value) })
+  fn resolve(&mut self, env: Env, (filled, counts): Self::Output) -> Result<Self::JsValue> {
+    outcome(&env, filled, counts)
   }
+}
+
+/// What a batch returns to `index.js`: `{ ids }` (the Buffer) or `{ error }` (for it to throw),
+/// with `overflows`, `clockBackwards` and `waits` met on the way (for `stats()`).
+fn outcome(
+  env: &Env,
+  filled: std::result::Result<Vec<u8>, FlakeError>,
+  counts: Counts,
+) -> Result<Object<'static>> {
+  let mut outcome = Object::new(env)?;
+  match filled {
+    Ok(out) => outcome.set("ids", Buffer::from(out))?,
+    Err(err) => {
+      let error = unsafe { error_value(env.raw(), &err) };
+      outcome.set("error", unsafe {
+        Unknown::from_raw_unchecked(env.raw(), error)
+      })?
+    }
+  }
+  outcome.set("overflows", counts.overflows as f64)?;
+  outcome.set("clockBackwards", counts.clock_backwards as f64)?;
+  outcome.set("waits", counts.waits as f64)?;
+  Ok(outcome)
 }

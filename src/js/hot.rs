@@ -1,56 +1,76 @@
 //! The per-id path. napi-rs class methods cost ~400 ns a call and a native Buffer ~1-2 µs
-//! (DESIGN §5), more than flake-idgen spends on a whole id, so each generator gets two plain
-//! N-API functions instead: no `this` to unwrap, at most one number to read, and the id written
-//! big-endian into the env's scratch Buffer for JS to copy into a Buffer of its own.
+//! (DESIGN §5), more than flake-idgen spends on a whole id, so ids come from plain N-API
+//! functions instead: no `this` to unwrap, at most one number to read, and the ids written
+//! big-endian into the env's scratch Buffer for JS to copy into Buffers of their own.
 //!
-//! Both take the clock reading as an optional argument: none means the system clock.
+//! The functions belong to a generator, not to a `FlakeId`: `index.js` shares them between
+//! instances of the same configuration, so that an instance costs no native memory, and keeps
+//! each instance's counters itself from what the functions report (`report`).
 
 use std::ffi::{c_void, CStr};
 use std::ptr;
 
+use napi::bindgen_prelude::{Object, Unknown};
 use napi::sys;
 use napi::{check_status, Env, Result};
 
 use super::error::throw;
+use super::handle::GeneratorHandle;
 use super::input::describe;
-use super::scratch::Scratch;
+use super::report;
+use super::scratch::{Scratch, RUN_IDS};
 use crate::clock;
 use crate::error::FlakeError;
-use crate::generator::Generator;
+use crate::generator::{Generator, Ids};
 use crate::input::Input;
 
-/// What each id function holds: its generator and where to write.
+/// What each function holds: its generator and where to write.
 struct IdSource {
   generator: Generator,
   scratch: *mut u8,
 }
 
-/// Creates `[fill, tryFill]` for `generator`:
-/// - `fill(now?)` writes the next id into the scratch Buffer or throws;
+/// The functions of `generator`, as an object:
+/// - `fill(now?)` writes the next id into the scratch Buffer or throws; returns `undefined`, or
+///   a report when the id was borrowed ahead of the clock;
 /// - `tryFill(now?)` does the same but, where waiting would help (overflow, clock behind),
-///   returns how many ms the clock must advance instead of throwing.
-pub(crate) fn id_functions(
-  env: &Env,
-  generator: &Generator,
-) -> Result<(sys::napi_value, sys::napi_value)> {
+///   reports how long to wait instead of throwing;
+/// - `fillRun(max)` (system clock only): as `tryFill`, for up to `max` ids of one millisecond;
+/// - `batches`: the generator's `GeneratorHandle`.
+///
+/// `now` is a reading of the instance's own clock; none means the system clock.
+pub(crate) fn id_source(env: &Env, generator: Generator) -> Result<Object<'static>> {
   let scratch = Scratch::of(env)?.bytes;
-  let source = || IdSource {
-    generator: generator.clone(),
-    scratch,
-  };
-  Ok((
-    create(env, c"fill", fill, source())?,
-    create(env, c"tryFill", try_fill, source())?,
-  ))
+  let functions: [(&CStr, Callback); 3] = [
+    (c"fill", fill),
+    (c"tryFill", try_fill),
+    (c"fillRun", fill_run),
+  ];
+  let mut source = Object::new(env)?;
+  for (name, callback) in functions {
+    let data = IdSource {
+      generator: generator.clone(),
+      scratch,
+    };
+    let function = create(env, name, callback, data)?;
+    source.set(
+      name.to_str().expect("ASCII names"),
+      raw_value(env, function),
+    )?;
+  }
+  source.set("batches", GeneratorHandle::new(generator))?;
+  Ok(source)
+}
+
+type Callback = unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> sys::napi_value;
+
+/// A value created through raw N-API, in the form napi-rs sets as a property.
+fn raw_value(env: &Env, value: sys::napi_value) -> Unknown<'static> {
+  unsafe { Unknown::from_raw_unchecked(env.raw(), value) }
 }
 
 /// A named N-API function running `callback` with `source`, which is freed with the function.
-fn create(
-  env: &Env,
-  name: &CStr,
-  callback: unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> sys::napi_value,
-  source: IdSource,
-) -> Result<sys::napi_value> {
+fn create(env: &Env, name: &CStr, callback: Callback, source: IdSource) -> Result<sys::napi_value> {
   let source = Box::into_raw(Box::new(source)).cast::<c_void>();
   let mut function = ptr::null_mut();
   let created = check_status!(unsafe {
@@ -85,48 +105,30 @@ unsafe extern "C" fn drop_source(_env: sys::napi_env, source: *mut c_void, _hint
   drop(unsafe { Box::from_raw(source.cast::<IdSource>()) });
 }
 
-/// `fill(now?)`: see `id_functions`.
+/// `fill(now?)`: see `id_source`.
 unsafe extern "C" fn fill(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
   unsafe {
-    issue(env, info, false, |source, err| {
-      source.generator.stats().refused(&err);
+    issue(env, info, |_, err| {
       throw(env, &err);
       ptr::null_mut()
     })
   }
 }
 
-/// `tryFill(now?)`: see `id_functions`.
+/// `tryFill(now?)`: see `id_source`.
 unsafe extern "C" fn try_fill(
   env: sys::napi_env,
   info: sys::napi_callback_info,
 ) -> sys::napi_value {
-  unsafe {
-    issue(env, info, true, |source, err| match err.wait_ms() {
-      Some(ms) => {
-        source.generator.stats().waiting(&err);
-        let mut wait = ptr::null_mut();
-        if sys::napi_create_double(env, ms as f64, &mut wait) != sys::Status::napi_ok {
-          return unusable_call(env);
-        }
-        wait
-      }
-      None => {
-        throw(env, &err);
-        ptr::null_mut()
-      }
-    })
-  }
+  unsafe { issue(env, info, |_, err| wait_or_throw(env, err)) }
 }
 
-/// Writes the next id into the scratch and returns `undefined` (a null `napi_value`), or hands
-/// the error to `refused`. `waited_for` is set for `tryFill`, whose caller may be the call
-/// waiting at the head of `next(cb)`'s queue.
+/// Writes the next id into the scratch and returns `undefined` (a null `napi_value`), or its
+/// report if it was borrowed; or hands the error to `refused`.
 #[inline(always)]
 unsafe fn issue(
   env: sys::napi_env,
   info: sys::napi_callback_info,
-  waited_for: bool,
   refused: impl FnOnce(&IdSource, FlakeError) -> sys::napi_value,
 ) -> sys::napi_value {
   let (mut argc, mut now, mut source) = (1, ptr::null_mut(), ptr::null_mut());
@@ -145,20 +147,71 @@ unsafe fn issue(
   };
   match issued {
     Ok(ids) => {
-      generator.stats().issued(&ids);
-      if waited_for {
-        generator.stats().answered();
-      }
       unsafe {
         source
           .scratch
           .cast::<[u8; 8]>()
           .write(ids.first.to_be_bytes())
       };
-      ptr::null_mut()
+      match ids.met {
+        None => ptr::null_mut(),
+        Some(_) => unsafe { reported(env, &ids) },
+      }
     }
     Err(err) => refused(source, err),
   }
+}
+
+/// `fillRun(max)`: see `id_source`.
+unsafe extern "C" fn fill_run(
+  env: sys::napi_env,
+  info: sys::napi_callback_info,
+) -> sys::napi_value {
+  let (mut argc, mut max, mut source) = (1, ptr::null_mut(), ptr::null_mut());
+  let mut max_ids = 0;
+  let read = unsafe {
+    sys::napi_get_cb_info(env, info, &mut argc, &mut max, ptr::null_mut(), &mut source)
+      == sys::Status::napi_ok
+      && argc == 1
+      && sys::napi_get_value_uint32(env, max, &mut max_ids) == sys::Status::napi_ok
+  };
+  if !read || max_ids == 0 {
+    return unsafe { unusable_call(env) };
+  }
+  let source = unsafe { &*source.cast::<IdSource>() };
+  let max = max_ids.min(RUN_IDS as u32) as u16;
+  match source.generator.take_by(|| Ok(clock::system_now_ms()), max) {
+    Ok(ids) => {
+      let run = unsafe { std::slice::from_raw_parts_mut(source.scratch, RUN_IDS * 8) };
+      ids.write_be(run);
+      unsafe { reported(env, &ids) }
+    }
+    Err(err) => unsafe { wait_or_throw(env, err) },
+  }
+}
+
+/// The report of `ids`, as a JS number.
+unsafe fn reported(env: sys::napi_env, ids: &Ids) -> sys::napi_value {
+  unsafe { number(env, report::issued(ids.count, ids.met)) }
+}
+
+/// The report of the wait for `err`, or throws it when waiting cannot help.
+unsafe fn wait_or_throw(env: sys::napi_env, err: FlakeError) -> sys::napi_value {
+  match err.wait_ms() {
+    Some(ms) => unsafe { number(env, report::waits(&err, ms)) },
+    None => {
+      unsafe { throw(env, &err) };
+      ptr::null_mut()
+    }
+  }
+}
+
+unsafe fn number(env: sys::napi_env, value: f64) -> sys::napi_value {
+  let mut number = ptr::null_mut();
+  if unsafe { sys::napi_create_double(env, value, &mut number) } != sys::Status::napi_ok {
+    return unsafe { unusable_call(env) };
+  }
+  number
 }
 
 /// Throws for an N-API failure. Returning `undefined` instead would read as success, and JS

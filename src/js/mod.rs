@@ -7,4 +7,5 @@ mod handle;
 mod hot;
 mod input;
 mod parts;
+mod report;
 mod scratch;

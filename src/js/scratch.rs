@@ -1,10 +1,13 @@
-//! One 8-byte Buffer per JS environment (main thread or worker) that the id functions write
-//! into and JS copies from. Created on the native side once, so its memory never moves, and
+//! One Buffer per JS environment (main thread or worker) that the id functions write into and
+//! JS copies from: room for one millisecond's ids, for `fillRun`. Created on the native side once, so its memory never moves, and
 //! held by a strong reference in the env's instance data, so it lives as long as the env does.
 
 use std::ptr;
 
 use napi::{check_status, sys, Env, Result};
+
+/// The most ids of one millisecond (12 sequence bits).
+pub(crate) const RUN_IDS: usize = 4096;
 
 pub(crate) struct Scratch {
   pub bytes: *mut u8,
@@ -19,7 +22,9 @@ impl Scratch {
     }
     let (mut bytes, mut buffer, mut reference) =
       (ptr::null_mut(), ptr::null_mut(), ptr::null_mut());
-    check_status!(unsafe { sys::napi_create_buffer(env.raw(), 8, &mut bytes, &mut buffer) })?;
+    check_status!(unsafe {
+      sys::napi_create_buffer(env.raw(), RUN_IDS * 8, &mut bytes, &mut buffer)
+    })?;
     check_status!(unsafe { sys::napi_create_reference(env.raw(), buffer, 1, &mut reference) })?;
     // The reference is released with the env; nothing to do when the instance data goes.
     env.set_instance_data(
