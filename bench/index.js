@@ -79,12 +79,18 @@ async function main() {
   if (process.stderr.isTTY) process.stderr.write('\n')
 
   const cpus = os.cpus()
-  console.log(
-    `flake-idgen-rs ${versionOf('flake-idgen-rs')}, node ${process.version}, ${cpus[0].model}, ` +
-      `${cpus.length} cores, ${new Date().toISOString()}; per call: ${plural(ROUNDS, 'round')} of ` +
-      `${perCall.BATCHES} × ${format(perCall.BATCH)} calls; bursts: ${plural(BURST_ROUNDS, 'round')} of ` +
-      `n = ${format(BURST)} ids; medians, ratios taken within each round\n`,
-  )
+  const header = [
+    `flake-idgen-rs ${versionOf('flake-idgen-rs')}`,
+    `node ${process.version}`,
+    `${process.platform}-${process.arch}`,
+    cpus[0].model,
+    `${cpus.length} cores`,
+    new Date().toISOString(),
+    `per call: ${plural(ROUNDS, 'round')} of ${perCall.BATCHES} × ${format(perCall.BATCH)} calls`,
+    `bursts: ${plural(BURST_ROUNDS, 'round')} of n = ${format(BURST)} ids`,
+    'medians, ratios taken within each round',
+  ]
+  console.log(`${header.join(', ')}\n`)
 
   const share = (key) => BURST / median(ms[key]) / LIMIT_PER_MS
   const percent = (x) => `${(x * 100).toFixed(0)} %`
