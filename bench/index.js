@@ -1,0 +1,140 @@
+'use strict'
+// `npm run bench`: this package against flake-idgen, other snowflake generators and the floor,
+// all in one process: interleaved rounds, the order rotated each round, medians, ratios.
+//
+// Shorter runs: BENCH_ROUNDS (per-call rounds, default 31), BENCH_BURST_ROUNDS (default 7),
+// BENCH_BURST (ids per burst, default 1,000,000).
+
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const perCall = require('./per-call.js')
+const bursts = require('./bursts.js')
+
+const ROUNDS = setting('BENCH_ROUNDS', 31)
+const BURST_ROUNDS = setting('BENCH_BURST_ROUNDS', 7)
+const BURST = setting('BENCH_BURST', 1_000_000)
+const LIMIT_PER_MS = 4096 // the 12-bit counter's ids per millisecond
+
+function setting(name, fallback) {
+  const value = Number(process.env[name] || fallback)
+  if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer`)
+  return value
+}
+
+/** The version in a package's own package.json, which its `exports` may not let us require. */
+function versionOf(name) {
+  if (name === 'flake-idgen-rs') return require('../package.json').version
+  for (let dir = path.dirname(require.resolve(name)); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    const file = path.join(dir, 'package.json')
+    if (!fs.existsSync(file)) continue
+    const manifest = JSON.parse(fs.readFileSync(file, 'utf8'))
+    if (manifest.name === name) return manifest.version
+  }
+  return '?'
+}
+
+const label = (candidate) => (candidate.pkg ? `${candidate.pkg} ${versionOf(candidate.pkg)} ` : '') + candidate.call
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
+const format = (n) => n.toLocaleString('en')
+const plural = (n, what) => `${format(n)} ${what}${n === 1 ? '' : 's'}`
+const progress = () => process.stderr.isTTY && process.stderr.write('.')
+
+/** samples[key][round]: `measure(candidate)` for each round, the order rotated each round. */
+async function rounds(candidates, count, measure) {
+  const samples = Object.fromEntries(candidates.map((candidate) => [candidate.key, []]))
+  for (let round = 0; round < count; round++) {
+    for (let i = 0; i < candidates.length; i++) {
+      const candidate = candidates[(i + round) % candidates.length]
+      samples[candidate.key].push(await measure(candidate))
+    }
+    progress()
+  }
+  return samples
+}
+
+// Ratios are taken within each round, then the median: on a shared machine, candidates timed
+// seconds apart may see a different machine, neighbours timed side by side see the same one.
+const ratio = (samples, a, b) => median(samples[a].map((x, round) => x / samples[b][round]))
+
+async function main() {
+  // Timing garbage is worse than no bench: check every candidate's ids once, first.
+  const checks = []
+  for (const candidate of perCall.candidates) checks.push([candidate, perCall.check(candidate)])
+  for (const candidate of bursts.candidates) checks.push([candidate, await bursts.check(candidate)])
+  const failed = checks.filter(([, why]) => why !== null)
+  for (const [candidate, why] of failed) console.error(`sanity check failed: ${label(candidate)}: ${why}`)
+  if (failed.length > 0) {
+    process.exitCode = 1
+    return
+  }
+
+  const sample = perCall.sample
+  const run = (count) => (candidate) => candidate.run(candidate.make(), count)
+  // One round untimed, so that no candidate's first round pays for compiling it.
+  await rounds(perCall.candidates, 1, sample)
+  const calls = await rounds(perCall.candidates, ROUNDS, sample)
+  await rounds(bursts.candidates, 1, run(Math.ceil(BURST / 10)))
+  const ms = await rounds(bursts.candidates, BURST_ROUNDS, run(BURST))
+  if (process.stderr.isTTY) process.stderr.write('\n')
+
+  const cpus = os.cpus()
+  const header = [
+    `flake-idgen-rs ${versionOf('flake-idgen-rs')}`,
+    `node ${process.version}`,
+    `${process.platform}-${process.arch}`,
+    cpus[0].model,
+    `${cpus.length} cores`,
+    new Date().toISOString(),
+    `per call: ${plural(ROUNDS, 'round')} of ${perCall.BATCHES} × ${format(perCall.BATCH)} calls`,
+    `bursts: ${plural(BURST_ROUNDS, 'round')} of n = ${format(BURST)} ids`,
+    'medians, ratios taken within each round',
+  ]
+  console.log(`${header.join(', ')}\n`)
+
+  const share = (key) => BURST / median(ms[key]) / LIMIT_PER_MS
+  const percent = (x) => `${(x * 100).toFixed(0)} %`
+  const rows = [
+    ['what', 'ns/call or ms', '× flake-idgen', '× floor or share of 4.096 M ids/s'],
+    ...perCall.candidates.map((c) => [
+      label(c),
+      `${median(calls[c.key]).toFixed(1)} ns`,
+      ratio(calls, c.key, 'flakeIdgen').toFixed(2),
+      ratio(calls, c.key, 'floor').toFixed(2),
+    ]),
+    ...bursts.candidates.map((c) => [
+      label(c),
+      `${median(ms[c.key]).toFixed(0)} ms`,
+      ratio(ms, c.key, 'flakeIdgenBurst').toFixed(2),
+      percent(share(c.key)),
+    ]),
+  ]
+  printTable(rows)
+
+  const targets = [
+    ['`next()` ≤ 0.65 × flake-idgen `next()`', ratio(calls, 'next', 'flakeIdgen'), 0.65, 'max'],
+    ['`next()` ≤ 1.25 × the floor', ratio(calls, 'next', 'floor'), 1.25, 'max'],
+    ['`nextBigInt()` ≤ 0.6 × @sapphire/snowflake `generate()`', ratio(calls, 'nextBigInt', 'sapphire'), 0.6, 'max'],
+    ['`next(cb)` burst ≥ 75 % of 4.096 M ids/s', share('burst'), 0.75, 'min'],
+    ['`nextBatch(n)` ≥ 95 % of 4.096 M ids/s', share('batch'), 0.95, 'min'],
+  ]
+  console.log()
+  for (const [what, value, target, kind] of targets) {
+    const met = kind === 'max' ? value <= target : value >= target
+    const shown = kind === 'max' ? value.toFixed(2) : percent(value)
+    console.log(`target: ${what}: ${shown} ${met ? 'met' : 'MISSED'}`)
+  }
+}
+
+/** A markdown table, padded so that it reads as well in a terminal; numbers to the right. */
+function printTable(rows) {
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)))
+  const line = (cells) => `| ${cells.join(' | ')} |`
+  console.log(line(rows[0].map((cell, column) => cell.padEnd(widths[column]))))
+  console.log(line(widths.map((width, column) => (column === 0 ? '-'.repeat(width) : `${'-'.repeat(width - 1)}:`))))
+  for (const row of rows.slice(1)) {
+    console.log(line(row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column])))))
+  }
+}
+
+main()

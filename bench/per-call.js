@@ -1,0 +1,115 @@
+'use strict'
+// Candidates that return one id per call, and how one sample of them is timed.
+//
+// Our next() throws past 4,096 ids in one millisecond, so every timed batch starts on a fresh
+// millisecond (the wait is not timed) and stays well under that; every candidate gets the same
+// batches.
+
+// The floor takes Buffer from the module, as index.js does: the global `Buffer` is an accessor
+// in Node 20 that costs a few ns on each use.
+const { Buffer } = require('node:buffer')
+const FlakeIdgen = require('flake-idgen')
+const { Snowflake: Sapphire } = require('@sapphire/snowflake')
+const { Snowflake: WasmSnowflake } = require('nodejs-snowflake')
+const Snowflakify = require('snowflakify').default
+const hyperid = require('hyperid')
+const FlakeId = require('..')
+const freshMillisecond = require('./millisecond.js')
+
+// 1,000 calls also stay under nodejs-snowflake's 1,024 ids per millisecond, past which it spins.
+const BATCH = 1000
+// 200,000 calls per sample: a young-generation GC (up to ~1 ms here) that falls in a sample or
+// not then moves it by a few ns per call, not by tens as with 40,000.
+const BATCHES = 200
+
+// Distinct generator ids: each has its own 4,096 ids per millisecond, shared process-wide.
+const ours = new FlakeId({ id: 1 })
+const oursBigInt = new FlakeId({ id: 2 })
+const oursString = new FlakeId({ id: 3 })
+const theirs = new FlakeIdgen({ id: 4 })
+const sapphire = new Sapphire(0)
+const wasm = new WasmSnowflake({ instance_id: 5 })
+const snowflakify = new Snowflakify()
+const hyper = hyperid()
+
+// `genId`: the id has flake-idgen's layout (epoch 0), so its time and generator id are checked.
+const candidates = [
+  { key: 'next', pkg: 'flake-idgen-rs', call: '`next()`', fn: () => ours.next(), kind: 'buffer', genId: 1 },
+  { key: 'nextBigInt', pkg: 'flake-idgen-rs', call: '`nextBigInt()`', fn: () => oursBigInt.nextBigInt(), kind: 'bigint', genId: 2 },
+  { key: 'nextString', pkg: 'flake-idgen-rs', call: '`nextString()`', fn: () => oursString.nextString(), kind: 'decimal', genId: 3 },
+  { key: 'flakeIdgen', pkg: 'flake-idgen', call: '`next()`', fn: () => theirs.next(), kind: 'buffer', genId: 4 },
+  { key: 'sapphire', pkg: '@sapphire/snowflake', call: '`generate()`', fn: () => sapphire.generate(), kind: 'bigint' },
+  { key: 'wasm', pkg: 'nodejs-snowflake', call: '`getUniqueID()`', fn: () => wasm.getUniqueID(), kind: 'bigint' },
+  { key: 'snowflakify', pkg: 'snowflakify', call: '`nextId()`', fn: () => snowflakify.nextId(), kind: 'bigint' },
+  { key: 'hyperid', pkg: 'hyperid', call: '`hyperid()()`, not a snowflake: reference', fn: () => hyper(), kind: 'text' },
+  {
+    key: 'floor',
+    call: 'floor: `Date.now()` + `Buffer.alloc(8)`',
+    fn: () => {
+      Date.now()
+      return Buffer.alloc(8)
+    },
+    kind: 'buffer',
+  },
+]
+
+for (const [index, candidate] of candidates.entries()) {
+  // A loop compiled for each candidate (the comment makes each source unique, so V8 caches
+  // none): its call site then sees one function and inlines it, as a user's code would. One
+  // shared loop would go megamorphic and add a real call to every candidate. The last result
+  // is returned, which keeps every result alive through the loop at no cost.
+  candidate.loop = new Function(
+    'fn',
+    'n',
+    `'use strict' // ${index} ${candidate.key}
+    let last
+    for (let i = 0; i < n; i++) last = fn()
+    return last`,
+  )
+}
+
+// Where each batch's last id goes, so that nothing of the loop is dead code.
+let sink
+
+/** Nanoseconds per call over BATCHES batches of BATCH calls, each on a fresh millisecond. */
+function sample(candidate) {
+  let ns = 0
+  for (let b = 0; b < BATCHES; b++) {
+    freshMillisecond()
+    const t0 = process.hrtime.bigint()
+    sink = candidate.loop(candidate.fn, BATCH)
+    ns += Number(process.hrtime.bigint() - t0)
+  }
+  return ns / (BATCHES * BATCH)
+}
+
+const U64 = 2n ** 64n
+// What each kind of id must be, and how to read it as something to compare with the next one.
+const kinds = {
+  buffer: ['an 8-byte Buffer', (v) => (Buffer.isBuffer(v) && v.length === 8 ? v.readBigUInt64BE(0) : undefined)],
+  bigint: ['a positive 64-bit bigint', (v) => (typeof v === 'bigint' && v > 0n && v < U64 ? v : undefined)],
+  // The format of BigInt's toString(): nextBigInt() in decimal.
+  decimal: [
+    'a decimal string as BigInt gives it',
+    (v) => (typeof v === 'string' && /^[1-9][0-9]*$/.test(v) && BigInt(v) < U64 ? BigInt(v) : undefined),
+  ],
+  text: ['a non-empty string', (v) => (typeof v === 'string' && v.length > 0 ? v : undefined)],
+}
+
+/** Why the candidate's ids are garbage, or null if two calls in a row look right. */
+function check(candidate) {
+  const [what, read] = kinds[candidate.kind]
+  const before = Date.now()
+  const first = read(candidate.fn())
+  const second = read(candidate.fn())
+  if (first === undefined || second === undefined) return `does not return ${what}`
+  if (candidate.key === 'floor') return null
+  if (candidate.kind === 'text' ? first === second : !(second > first)) return 'returned ids out of order'
+  if (candidate.genId === undefined) return null
+  const time = Number(second >> 22n)
+  if (time < before - 1 || time > Date.now() + 1) return `returned an id of time ${time}, not now`
+  if (Number((second >> 12n) & 1023n) !== candidate.genId) return `returned an id not of generator ${candidate.genId}`
+  return null
+}
+
+module.exports = { candidates, sample, check, BATCHES, BATCH }
