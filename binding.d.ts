@@ -71,7 +71,8 @@ export interface GeneratorConfig {
 }
 
 /**
- * The Buffer that this thread's id functions write ids into, big-endian: one id at offset 0,
- * or a run of up to 4,096 from offset 0.
+ * The Buffer that this thread's id functions write ids into: one id big-endian at offset 0
+ * and in the platform's byte order at offset 8, or a run of up to 4,096 ids big-endian from
+ * offset 0.
  */
 export declare function scratch(): Buffer

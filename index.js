@@ -8,9 +8,10 @@ const Queue = require('./queue.js')
 
 // The id functions of this thread write their ids into this one Buffer; `next()` copies each
 // out into a Buffer of its own (own 8-byte ArrayBuffer, as flake-idgen's are), so no id is
-// shared.
+// shared. A single id is also written in the platform's byte order at offset 8, where a
+// BigUint64Array reads it as a bigint in half the time a DataView takes for big-endian.
 const idBytes = scratch()
-const idView = new DataView(idBytes.buffer, idBytes.byteOffset, 8)
+const idNumbers = new BigUint64Array(idBytes.buffer, idBytes.byteOffset, 2)
 
 // What the id functions report besides the ids (src/js/report.rs): `count * 4 + met` when
 // ids were issued, `-(waitMs * 4 + met)` when none was yet; `met` says what the call met.
@@ -124,12 +125,12 @@ class FlakeId {
 
   nextBigInt() {
     this.#take()
-    return idView.getBigUint64(0)
+    return idNumbers[1]
   }
 
   nextString() {
     this.#take()
-    return idView.getBigUint64(0).toString()
+    return idNumbers[1].toString()
   }
 
   nextAsync() {

@@ -16,8 +16,9 @@ use crate::layout::{MAX_NODE, MAX_SEQUENCE};
 use crate::options::{self, Config};
 use crate::sequencer::MAX_LEAD;
 
-/// The Buffer that this thread's id functions write ids into, big-endian: one id at offset 0,
-/// or a run of up to 4,096 from offset 0.
+/// The Buffer that this thread's id functions write ids into: one id big-endian at offset 0
+/// and in the platform's byte order at offset 8, or a run of up to 4,096 ids big-endian from
+/// offset 0.
 #[napi(ts_return_type = "Buffer")]
 pub fn scratch(env: Env) -> Result<Unknown<'static>> {
   let buffer = Scratch::of(&env)?.buffer(&env)?;

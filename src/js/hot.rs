@@ -123,7 +123,7 @@ unsafe extern "C" fn try_fill(
   unsafe { issue(env, info, |_, err| wait_or_throw(env, err)) }
 }
 
-/// Writes the next id into the scratch and returns `undefined` (a null `napi_value`), or its
+/// Writes the next id into the scratch (see `Scratch`) and returns `undefined` (a null `napi_value`), or its
 /// report if it was borrowed; or hands the error to `refused`.
 #[inline(always)]
 unsafe fn issue(
@@ -147,12 +147,10 @@ unsafe fn issue(
   };
   match issued {
     Ok(ids) => {
-      unsafe {
-        source
-          .scratch
-          .cast::<[u8; 8]>()
-          .write(ids.first.to_be_bytes())
-      };
+      // Big-endian for the Buffers, and again in the platform's order for `nextBigInt()`: a
+      // BigUint64Array reads that faster than a DataView reads big-endian.
+      let [be, ne] = [ids.first.to_be_bytes(), ids.first.to_ne_bytes()];
+      unsafe { source.scratch.cast::<[[u8; 8]; 2]>().write([be, ne]) };
       match ids.met {
         None => ptr::null_mut(),
         Some(_) => unsafe { reported(env, &ids) },

@@ -1,5 +1,6 @@
 //! One Buffer per JS environment (main thread or worker) that the id functions write into and
-//! JS copies from: room for one millisecond's ids, for `fillRun`. Created on the native side once, so its memory never moves, and
+//! JS copies from: one id big-endian at offset 0 and in the platform's byte order at 8, or a
+//! run of up to a millisecond's ids big-endian from offset 0. Created on the native side once, so its memory never moves, and
 //! held by a strong reference in the env's instance data, so it lives as long as the env does.
 
 use std::ptr;
