@@ -71,32 +71,27 @@ pub fn create_source(env: Env, config: GeneratorConfig) -> Result<Object<'static
 
 /// `config` as `createGenerator` made it: anything else is refused, never masked.
 fn checked(config: &GeneratorConfig) -> std::result::Result<Config, FlakeError> {
-  let field = |name: &'static str, value: f64, max: f64| {
-    if value.fract() == 0.0 && (0.0..=max).contains(&value) {
-      Ok(value as u64)
-    } else {
-      Err(FlakeError::ArgumentRange {
-        argument: name,
-        expected: "a value from createGenerator()".to_string(),
-        got: Input::Number(value),
-      })
-    }
+  let refused = |argument: &'static str, got: f64| FlakeError::ArgumentRange {
+    argument,
+    expected: "a value from createGenerator()".to_string(),
+    got: Input::Number(got),
   };
+  let within = |argument, value: u32, max: u64| {
+    (u64::from(value) <= max)
+      .then_some(u64::from(value))
+      .ok_or_else(|| refused(argument, value.into()))
+  };
+  let epoch = config.epoch;
+  if epoch.fract() != 0.0 || !(0.0..=clock::MAX_SAFE_INTEGER).contains(&epoch) {
+    return Err(refused("config.epoch", epoch));
+  }
   Ok(Config {
-    id: field("config.id", config.id.into(), MAX_NODE.into())? as u16,
+    id: within("config.id", config.id, MAX_NODE.into())? as u16,
     datacenter: None,
     worker: None,
-    epoch: field("config.epoch", config.epoch, clock::MAX_SAFE_INTEGER)?,
-    seq_mask: field(
-      "config.seqMask",
-      config.seq_mask.into(),
-      MAX_SEQUENCE.into(),
-    )? as u16,
-    allowed_future_ms: field(
-      "config.allowedFutureMs",
-      config.allowed_future_ms.into(),
-      MAX_LEAD as f64,
-    )?,
+    epoch: epoch as u64,
+    seq_mask: within("config.seqMask", config.seq_mask, MAX_SEQUENCE.into())? as u16,
+    allowed_future_ms: within("config.allowedFutureMs", config.allowed_future_ms, MAX_LEAD)?,
     custom_clock: config.custom_clock,
   })
 }
