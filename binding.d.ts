@@ -9,38 +9,34 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
-/** Batches of one generator. */
-export declare class GeneratorHandle {
-  /**
-   * `count` ascending ids in one Buffer, synchronously: a full millisecond waits (spinning)
-   * for the next; anything else fails as `next()` does. With `clock`, that function is the
-   * clock, read once a millisecond and again while waiting, for at most 2 ms of real time
-   * past the wait (a clock that stands still cannot be waited for). Returns the outcome (see
-   * `outcome`); throws what `clock` throws.
-   */
-  batch(count: unknown, clock?: () => number): { ids?: Buffer; error?: Error; overflows: number; clockBackwards: number; waits: number }
-  /**
-   * `count` ascending ids in one Buffer, made on a thread of the libuv pool, which waits for
-   * the clock both past a full millisecond and through a step back. Resolves with the
-   * outcome (see `outcome`).
-   */
-  batchAsync(count: unknown): Promise<{ ids?: Buffer; error?: Error; overflows: number; clockBackwards: number; waits: number }>
-  /** Validates a batch size (an integer from 1 to 2^24) and returns it. */
-  checkCount(count: unknown): number
-}
+/**
+ * `count` ascending ids in one Buffer from the generator in `slot`, synchronously: a full
+ * millisecond waits (spinning) for the next; anything else fails as `next()` does. With
+ * `clock`, that function is the clock, read once a millisecond and again while waiting, for
+ * at most 2 ms of real time past the wait (a clock that stands still cannot be waited for).
+ * Returns the outcome (see `outcome`); throws what `clock` throws.
+ */
+export declare function batch(slot: number, count: unknown, clock?: () => number): { ids?: Buffer; error?: Error; overflows: number; clockBackwards: number; waits: number }
 
 /**
- * Validates `options`, throwing a `TypeError`/`RangeError` with code `ERR_FLAKE_INVALID_OPTION`
- * that names the option and the value.
+ * `count` ascending ids in one Buffer from the generator in `slot`, made on a thread of the
+ * libuv pool, which waits for the clock both past a full millisecond and through a step back.
+ * Resolves with the outcome (see `outcome`).
  */
-export declare function createGenerator(options?: unknown): GeneratorConfig
+export declare function batchAsync(slot: number, count: unknown): Promise<{ ids?: Buffer; error?: Error; overflows: number; clockBackwards: number; waits: number }>
+
+/** Validates a batch size (an integer from 1 to 2^24) and returns it. */
+export declare function checkCount(count: unknown): number
 
 /**
- * The id functions of a generator of `config` (see `hot::id_source`). On the system clock,
- * generators with the same `id` and `epoch` share one state process-wide, across worker
- * threads too; with a custom clock, each call makes a new state.
+ * Validates `options`, each read once, and returns the generator they configure: `slot`, where
+ * this thread keeps it (shared by every configuration alike on the system clock, since one
+ * state per generator id and epoch serves them all; a fresh one with a `clock`, which keeps a
+ * private state), the properties of the instance, and the `clock` function, if given. Throws a
+ * `TypeError`/`RangeError` with code `ERR_FLAKE_INVALID_OPTION` that names the option and the
+ * value. The caller owns the slot until it calls `release`.
  */
-export declare function createSource(config: GeneratorConfig): { fill: (now?: number) => number | undefined; tryFill: (now?: number) => number | undefined; fillRun: (max: number) => number; batches: GeneratorHandle }
+export declare function configure(options?: unknown): { slot: number; id: number; datacenter?: number; worker?: number; epoch: number; seqMask: number; allowedFutureMs: number; clock?: () => number }
 
 /**
  * The parts of an id given as a Buffer of 8 bytes, a bigint, a decimal string or a
@@ -55,24 +51,23 @@ export declare function decompose(id: unknown, options?: unknown): { timestamp: 
  */
 export declare function fromTime(time: unknown, options?: unknown): bigint
 
-/** A validated configuration: what `createGenerator` returns and `createSource` takes. */
-export interface GeneratorConfig {
-  /** The 10-bit generator id. */
-  id: number
-  /** Set when the options gave `datacenter`/`worker` rather than `id`, as in flake-idgen. */
-  datacenter?: number
-  worker?: number
-  /** Ms since 1970 that timestamps count from. */
-  epoch: number
-  seqMask: number
-  allowedFutureMs: number
-  /** The instance reads its own `clock` function, not the system clock. */
-  customClock: boolean
-}
+/** This thread's id functions, `fill`, `tryFill` and `fillRun` (see `id_functions`). */
+export declare function idFunctions(): { fill: (slot: number, now?: number) => number | undefined; tryFill: (slot: number, now?: number) => number | undefined; fillRun: (slot: number, max: number) => number }
 
-/**
- * The Buffer that this thread's id functions write ids into: one id big-endian at offset 0
- * and in the platform's byte order at offset 8, or a run of up to 4,096 ids big-endian from
- * offset 0.
- */
+/** `met`: the clock reads earlier than ids already issued. */
+export declare const MET_CLOCK_BEHIND: number
+
+/** `met`: nothing; the ids are of the clock's own millisecond. */
+export declare const MET_NONE: number
+
+/** `met`: the clock's millisecond had no id left. */
+export declare const MET_OVERFLOW: number
+
+/** Releases `slot`, which no instance holds any longer. Returns whether it held a generator. */
+export declare function release(slot: number): boolean
+
+/** A report's `count` (or `wait_ms`) is scaled by this; the remainder is `met`. */
+export declare const REPORT_UNIT: number
+
+/** The Buffer that this thread's id functions write ids into (see `protocol`). */
 export declare function scratch(): Buffer

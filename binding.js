@@ -835,9 +835,16 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
-module.exports.GeneratorHandle = nativeBinding.GeneratorHandle
-module.exports.createGenerator = nativeBinding.createGenerator
-module.exports.createSource = nativeBinding.createSource
+module.exports.batch = nativeBinding.batch
+module.exports.batchAsync = nativeBinding.batchAsync
+module.exports.checkCount = nativeBinding.checkCount
+module.exports.configure = nativeBinding.configure
 module.exports.decompose = nativeBinding.decompose
 module.exports.fromTime = nativeBinding.fromTime
+module.exports.idFunctions = nativeBinding.idFunctions
+module.exports.MET_CLOCK_BEHIND = nativeBinding.MET_CLOCK_BEHIND
+module.exports.MET_NONE = nativeBinding.MET_NONE
+module.exports.MET_OVERFLOW = nativeBinding.MET_OVERFLOW
+module.exports.release = nativeBinding.release
+module.exports.REPORT_UNIT = nativeBinding.REPORT_UNIT
 module.exports.scratch = nativeBinding.scratch

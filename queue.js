@@ -31,6 +31,12 @@ class Queue {
     return ++this.length
   }
 
+  /** The first item (the queue must not be empty). */
+  peek() {
+    const head = this.#head
+    return head.read === head.items.length ? head.next.items[0] : head.items[head.read]
+  }
+
   /** Removes and returns the first item (the queue must not be empty). */
   shift() {
     let head = this.#head

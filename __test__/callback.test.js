@@ -5,7 +5,7 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const FlakeIdgen = require('flake-idgen')
 const FlakeId = require('..')
-const { decode } = require('./helpers')
+const { decode, scriptedClock } = require('./helpers')
 
 /** Calls next(cb) `count` times; resolves with [error, id] pairs in the order callbacks ran. */
 function collect(generator, count) {
@@ -203,4 +203,36 @@ test('a callback that throws on the nextTick queue does not strand or reorder th
   const answered = JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }))
   assert.deepEqual(answered.map((entry) => (Array.isArray(entry) ? entry[0] : entry)), ['boom', 'second', 'third'])
   assert.ok(BigInt(answered[1][1]) < BigInt(answered[2][1]))
+})
+
+test('calls still waiting when their instance is collected are answered', async () => {
+  // Only the waiting calls hold what they need: nothing else keeps the instance.
+  require('node:v8').setFlagsFromString('--expose-gc')
+  const gc = require('node:vm').runInNewContext('gc')
+  const clock = scriptedClock(Date.parse('2030-01-01'))
+  const answers = []
+  const answered = new Promise((resolve) => {
+    // Two ids a millisecond, and a clock that stands still: four of the six calls wait.
+    const generator = new FlakeId({ id: 611, seqMask: 1, clock: clock.read })
+    for (let i = 0; i < 6; i++) {
+      generator.next((error, id) => {
+        answers.push(error ?? decode(id))
+        if (answers.length === 6) resolve()
+      })
+    }
+  })
+  for (let turn = 0; turn < 5; turn++) {
+    gc()
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+  assert.equal(answers.length, 2)
+  for (let ms = 1; ms <= 2; ms++) {
+    clock.now += 1
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+  await answered
+  assert.deepEqual(
+    answers.map(({ time, sequence }) => [time - Date.parse('2030-01-01'), sequence]),
+    [0, 0, 1, 1, 2, 2].map((ms, i) => [ms, i % 2]),
+  )
 })

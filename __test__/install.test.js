@@ -190,9 +190,12 @@ test('installed from the tarballs: require, ESM default and named imports, TypeS
     'README.md',
     path.join('bin', 'flake-idgen.js'),
     'binding.js',
+    'callbacks.js',
+    'counts.js',
     'index.d.ts',
     'index.js',
     'load.js',
+    'native.js',
     'package.json',
     'queue.js',
   ])

@@ -27,6 +27,12 @@ const ours = new FlakeId({ id: 1 })
 const oursBigInt = new FlakeId({ id: 2 })
 const oursString = new FlakeId({ id: 3 })
 const theirs = new FlakeIdgen({ id: 4 })
+// Many generators called from one place, as a service with one per table or tenant does
+// (ids 10–12 and 20–83; a batch of 1,000 calls stays far below their 4,096 ids per ms each).
+const three = [10, 11, 12].map((id) => new FlakeId({ id }))
+const sixtyFour = Array.from({ length: 64 }, (_, i) => new FlakeId({ id: 20 + i }))
+let turn3 = 0
+let turn64 = 0
 const sapphire = new Sapphire(0)
 const wasm = new WasmSnowflake({ instance_id: 5 })
 const snowflakify = new Snowflakify()
@@ -35,6 +41,20 @@ const hyper = hyperid()
 // `genId`: the id has flake-idgen's layout (epoch 0), so its time and generator id are checked.
 const candidates = [
   { key: 'next', pkg: 'flake-idgen-rs', call: '`next()`', fn: () => ours.next(), kind: 'buffer', genId: 1 },
+  {
+    key: 'next3',
+    pkg: 'flake-idgen-rs',
+    call: '`next()`, 3 generators round-robin',
+    fn: () => three[(turn3 = turn3 === 2 ? 0 : turn3 + 1)].next(),
+    kind: 'buffer',
+  },
+  {
+    key: 'next64',
+    pkg: 'flake-idgen-rs',
+    call: '`next()`, 64 generators round-robin',
+    fn: () => sixtyFour[turn64++ & 63].next(),
+    kind: 'buffer',
+  },
   { key: 'nextBigInt', pkg: 'flake-idgen-rs', call: '`nextBigInt()`', fn: () => oursBigInt.nextBigInt(), kind: 'bigint', genId: 2 },
   { key: 'nextString', pkg: 'flake-idgen-rs', call: '`nextString()`', fn: () => oursString.nextString(), kind: 'decimal', genId: 3 },
   { key: 'flakeIdgen', pkg: 'flake-idgen', call: '`next()`', fn: () => theirs.next(), kind: 'buffer', genId: 4 },

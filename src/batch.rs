@@ -95,3 +95,29 @@ pub fn system_clock_waiter<E: From<FlakeError>>(
     _ => Err(err.clone().into()),
   }
 }
+
+/// Real milliseconds a batch on a clock of the user's waits for that clock past the wait an
+/// overflow asks for, before it gives up: a clock that stands still cannot be waited for.
+pub const CUSTOM_CLOCK_GRACE_MS: u64 = 2;
+
+/// The waiter for batches on a clock of the user's (`read_clock`): waits out an overflow by
+/// reading that clock again, spinning, for at most `CUSTOM_CLOCK_GRACE_MS` of real time (by
+/// `real_now_ms`) past the wait; gives up on anything else, since such a clock may never move.
+pub fn custom_clock_waiter<E: From<FlakeError>>(
+  mut read_clock: impl FnMut() -> Result<u64, E>,
+  mut real_now_ms: impl FnMut() -> u64,
+) -> impl FnMut(&FlakeError, u64) -> Result<Waited, E> {
+  move |err, now| match err {
+    FlakeError::SequenceOverflow { wait_ms } => {
+      let give_up = real_now_ms() + wait_ms + CUSTOM_CLOCK_GRACE_MS;
+      while read_clock()? < now + wait_ms {
+        if real_now_ms() > give_up {
+          return Err(err.clone().into());
+        }
+        std::hint::spin_loop();
+      }
+      Ok(Waited::Yes)
+    }
+    _ => Err(err.clone().into()),
+  }
+}

@@ -18,6 +18,7 @@ mod layout;
 mod options;
 mod registry;
 mod sequencer;
+mod slots;
 mod stats;
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ use napi::sys::{self, ValueType};
 use napi::{check_status, Env, JsValue, Result};
 
 use super::error::thrown;
+use crate::clock;
 use crate::error::FlakeError;
 use crate::input::Input;
 use crate::options::RawOptions;
@@ -91,30 +92,72 @@ pub(crate) unsafe fn bytes<'a>(
 /// # Safety
 /// `object` must belong to the current call.
 pub(crate) unsafe fn property(env: &Env, object: sys::napi_value, name: &CStr) -> Result<Input> {
+  let value = unsafe { property_value(env, object, name) }?;
+  unsafe { describe(env.raw(), value) }
+}
+
+/// # Safety
+/// `object` must belong to the current call.
+unsafe fn property_value(
+  env: &Env,
+  object: sys::napi_value,
+  name: &CStr,
+) -> Result<sys::napi_value> {
   let mut value = ptr::null_mut();
   // A getter on the user's object may throw: the status carries the pending exception.
   check_status!(unsafe {
     sys::napi_get_named_property(env.raw(), object, name.as_ptr(), &mut value)
   })?;
-  unsafe { describe(env.raw(), value) }
+  Ok(value)
 }
 
-/// Reads the options argument of the constructor. `undefined` and `null` are no options.
-pub(crate) fn read_options(env: &Env, options: Unknown) -> Result<RawOptions> {
+/// Reads the options argument of the constructor, each option once (a getter may answer
+/// differently each time: the value checked is the value used). `undefined` and `null` are no
+/// options. Also returns the `clock` function, if one was given.
+pub(crate) fn read_options<'env>(
+  env: &Env,
+  options: Unknown<'env>,
+) -> Result<(RawOptions, Option<Unknown<'env>>)> {
   let options = options.raw();
   match unsafe { describe(env.raw(), options) }? {
-    unset if unset.is_unset() => return Ok(RawOptions::default()),
+    unset if unset.is_unset() => return Ok((RawOptions::default(), None)),
     Input::Object => {}
     got => return Err(thrown(env, FlakeError::OptionsNotObject { got })),
   }
   let property = |name| unsafe { property(env, options, name) };
-  Ok(RawOptions {
-    id: property(c"id")?,
-    datacenter: property(c"datacenter")?,
-    worker: property(c"worker")?,
-    epoch: property(c"epoch")?,
-    seq_mask: property(c"seqMask")?,
-    clock: property(c"clock")?,
+  let (id, datacenter, worker) = (
+    property(c"id")?,
+    property(c"datacenter")?,
+    property(c"worker")?,
+  );
+  let (epoch, seq_mask) = (property(c"epoch")?, property(c"seqMask")?);
+  let clock = unsafe { property_value(env, options, c"clock") }?;
+  let raw = RawOptions {
+    id,
+    datacenter,
+    worker,
+    epoch,
+    seq_mask,
+    clock: unsafe { describe(env.raw(), clock) }?,
     allowed_future_ms: property(c"allowedFutureMs")?,
-  })
+  };
+  let clock = (raw.clock == Input::Function)
+    .then(|| unsafe { Unknown::from_raw_unchecked(env.raw(), clock) });
+  Ok((raw, clock))
+}
+
+/// What a `clock` function returned, as ms since 1970.
+///
+/// # Safety
+/// `env` and `value` must belong to the current call.
+pub(crate) unsafe fn clock_reading(
+  env: sys::napi_env,
+  value: sys::napi_value,
+) -> std::result::Result<u64, FlakeError> {
+  let mut ms = 0.0;
+  if unsafe { sys::napi_get_value_double(env, value, &mut ms) } == sys::Status::napi_ok {
+    return clock::from_js_ms(ms);
+  }
+  let got = unsafe { describe(env, value) }.unwrap_or(Input::Other("an unreadable value"));
+  Err(FlakeError::ClockType { got })
 }

@@ -1,11 +1,11 @@
 //! Everything that touches N-API: reading JS values, throwing errors, the exported functions and
 //! the raw functions on the per-id path.
 
+mod batches;
+mod decompose;
 mod error;
 mod exports;
-mod handle;
-mod hot;
+mod id_functions;
 mod input;
-mod parts;
-mod report;
-mod scratch;
+pub(crate) mod protocol;
+mod thread;

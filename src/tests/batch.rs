@@ -3,7 +3,9 @@
 use std::cell::Cell;
 
 use super::{decode, private, NOW};
-use crate::batch::{count, fill, system_clock_waiter, Waited, MAX_COUNT};
+use crate::batch::{
+  count, custom_clock_waiter, fill, system_clock_waiter, Waited, CUSTOM_CLOCK_GRACE_MS, MAX_COUNT,
+};
 use crate::error::{ErrorKind, FlakeError};
 use crate::input::Input;
 use crate::options::RawOptions;
@@ -164,4 +166,71 @@ fn the_system_clock_waiter_waits_for_what_it_may() {
     };
     assert_eq!(wait(&before_epoch, past), expected);
   }
+}
+
+#[test]
+fn a_custom_clock_is_read_again_until_it_passes_an_overflow() {
+  let (clock, real) = (Cell::new(NOW), Cell::new(0u64));
+  let mut wait = custom_clock_waiter(
+    || {
+      // The user's clock moves a millisecond every third reading.
+      clock.set(clock.get() + u64::from(real.get() % 3 == 2));
+      real.set(real.get() + 1);
+      Ok::<_, FlakeError>(clock.get())
+    },
+    || 0,
+  );
+  let overflow = FlakeError::SequenceOverflow { wait_ms: 1 };
+  assert_eq!(wait(&overflow, NOW), Ok(Waited::Yes));
+  assert_eq!(clock.get(), NOW + 1);
+}
+
+#[test]
+fn a_custom_clock_that_stands_still_is_given_up_on_after_the_grace() {
+  let real = Cell::new(0u64);
+  let mut wait = custom_clock_waiter(
+    || Ok::<_, FlakeError>(NOW),
+    || {
+      real.set(real.get() + 1);
+      real.get()
+    },
+  );
+  let overflow = FlakeError::SequenceOverflow { wait_ms: 1 };
+  assert_eq!(wait(&overflow, NOW), Err(overflow));
+  // Given up once real time passed the wait and the grace, not before.
+  assert_eq!(real.get(), 1 + 1 + CUSTOM_CLOCK_GRACE_MS + 1);
+}
+
+#[test]
+fn a_custom_clock_never_waits_out_a_step_back() {
+  let reads = Cell::new(0);
+  let mut wait = custom_clock_waiter(
+    || {
+      reads.set(reads.get() + 1);
+      Ok::<_, FlakeError>(NOW)
+    },
+    || 0,
+  );
+  let back = FlakeError::ClockBackwards { ms: 5, wait_ms: 5 };
+  assert_eq!(wait(&back, NOW), Err(back));
+  assert_eq!(reads.get(), 0);
+}
+
+#[test]
+fn what_the_custom_clock_throws_ends_the_wait() {
+  let mut wait = custom_clock_waiter(
+    || {
+      Err::<u64, _>(FlakeError::ClockRange {
+        got: Input::Number(-1.0),
+      })
+    },
+    || 0,
+  );
+  let overflow = FlakeError::SequenceOverflow { wait_ms: 1 };
+  assert_eq!(
+    wait(&overflow, NOW),
+    Err(FlakeError::ClockRange {
+      got: Input::Number(-1.0)
+    })
+  );
 }

@@ -4,6 +4,8 @@ mod batch;
 mod decompose;
 mod generator;
 mod options;
+mod protocol;
+mod slots;
 mod state_machine;
 mod vectors;
 

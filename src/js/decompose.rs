@@ -1,4 +1,4 @@
-//! `FlakeId.decompose` and `FlakeId.fromTime`: reading ids back.
+//! `FlakeId.decompose` and `FlakeId.fromTime`: reading ids back into their parts.
 
 use napi::bindgen_prelude::{BigInt, Object, Unknown};
 use napi::{Env, JsValue, Result};

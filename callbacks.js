@@ -1,0 +1,167 @@
+'use strict'
+
+// next(cb): callbacks answered strictly in call order, each asynchronously, with ids that
+// increase in that order; a call that finds no id waits for the clock instead of failing.
+
+const { tryFill, fillRun, Run, decode } = require('./native.js')
+const Queue = require('./queue.js')
+
+/** An id-less answer: what the clock threw, say. A class, since a clock may throw anything. */
+class Failure {
+  constructor(error) {
+    this.error = error
+  }
+}
+
+/** The next(cb) calls of one instance. */
+class Callbacks {
+  // Holds the generator's slot while calls wait: their instance may be gone meanwhile.
+  #source
+  #clock
+  #counts
+  // Every call not yet called back, in call order; the first #answered of them have their
+  // answers in #answers, in the same order: a Run per run of ids, a Failure per failed call.
+  #calls = new Queue()
+  #answered = 0
+  #answers = new Queue()
+  // A timer is set for when the clock may allow an id.
+  #waiting = false
+  // The first unanswered call waits, and is counted already.
+  #waitCounted = false
+  // True while the native side is asked for ids: a clock of the user's may call next(cb).
+  #taking = false
+  // A nextTick is queued to deliver the answers.
+  #tickQueued = false
+  // True while answers are delivered: a call a callback makes is delivered by the same loop.
+  #delivering = false
+
+  constructor(source, clock, counts) {
+    this.#source = source
+    this.#clock = clock
+    this.#counts = counts
+  }
+
+  push(cb) {
+    const calls = this.#calls.push(cb)
+    // Only a call that finds nobody ahead of it is answered at once. The others queue behind,
+    // and are answered when the queue is delivered. In a long synchronous burst nothing is
+    // delivered until it ends, so every 256th waiting call also takes the ids that the system
+    // clock allows by now: otherwise each millisecond of the burst would go unused. (A user's
+    // clock is not read for it: a scripted one would lose readings to it.)
+    const answerNow = calls === 1 || ((calls - this.#answered) % 256 === 0 && this.#clock === undefined)
+    if (!answerNow || this.#taking) return
+    this.#take()
+    if (this.#answered > 0 && !this.#tickQueued) {
+      // Answered in the turn of the call itself: delivered on the nextTick queue, as flake-idgen
+      // does. One tick delivers everything ready, which in a burst costs less than a tick each.
+      this.#tickQueued = true
+      process.nextTick(this.#onTick)
+    }
+  }
+
+  #onTick = () => {
+    this.#tickQueued = false
+    this.#deliver()
+  }
+
+  #onClock = () => {
+    this.#waiting = false
+    this.#deliver()
+  }
+
+  /** Answers the unanswered calls as far as the clock allows; sets a timer for the rest. */
+  #take() {
+    const { slot } = this.#source
+    const clock = this.#clock
+    const counts = this.#counts
+    this.#taking = true
+    try {
+      let unanswered
+      while ((unanswered = this.#calls.length - this.#answered) > 0) {
+        let report
+        try {
+          // On the system clock, several waiting calls take a run of ids in one native call.
+          if (clock !== undefined) report = tryFill(slot, clock())
+          else report = unanswered > 1 ? fillRun(slot, unanswered) : tryFill(slot)
+        } catch (error) {
+          this.#answers.push(new Failure(error))
+          this.#answered++
+          continue
+        }
+        const waitMs = decode.waitMs(report)
+        if (waitMs > 0) {
+          // Counted once per waiting call, however often it polls.
+          if (!this.#waitCounted) {
+            this.#waitCounted = true
+            counts.waits++
+            counts.met(report)
+          }
+          this.#wait(waitMs)
+          return
+        }
+        this.#waitCounted = false
+        const count = decode.count(report)
+        counts.ids += count
+        counts.met(report)
+        this.#answers.push(new Run(count))
+        this.#answered += count
+      }
+    } finally {
+      this.#taking = false
+    }
+  }
+
+  /**
+   * Calls back every answered call, and takes ids for the others while the clock allows: all
+   * of them were made on an earlier turn, so they are asynchronous already.
+   */
+  #deliver() {
+    if (this.#delivering) return
+    this.#delivering = true
+    const calls = this.#calls
+    const answers = this.#answers
+    try {
+      for (let delivered = 1; ; ) {
+        while (this.#answered > 0) {
+          // Delivering takes time too: every 256 calls, take the ids its milliseconds allow.
+          if (delivered++ % 256 === 0 && this.#clock === undefined && calls.length > this.#answered) this.#take()
+          const answer = answers.peek()
+          const cb = calls.shift()
+          this.#answered--
+          if (answer instanceof Failure) {
+            answers.shift()
+            cb(answer.error)
+            continue
+          }
+          const id = answer.take()
+          if (answer.left === 0) answers.shift()
+          cb(null, id)
+        }
+        if (calls.length === 0) break
+        this.#take()
+        if (this.#answered === 0) break
+      }
+    } finally {
+      this.#delivering = false
+      // Should a callback throw, the rest are delivered on the next tick, still first.
+      const more = this.#answered > 0 || (calls.length > 0 && !this.#waiting)
+      if (more && !this.#tickQueued) {
+        this.#tickQueued = true
+        process.nextTick(this.#onTick)
+      }
+    }
+  }
+
+  #wait(ms) {
+    if (this.#waiting) return
+    this.#waiting = true
+    // A clock of the user's may stand still (a fake one in tests): no busy polling on it.
+    if (this.#clock !== undefined) setTimeout(this.#onClock, ms)
+    // Overflow clears within the millisecond: poll with setImmediate, not setTimeout(1), which
+    // waits 1-2 ms and would cap a burst far below the 4,096 ids per ms available.
+    else if (ms <= 1) setImmediate(this.#onClock)
+    else setTimeout(this.#onClock, ms - 1)
+  }
+}
+
+module.exports = Callbacks
