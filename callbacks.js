@@ -3,7 +3,7 @@
 // next(cb): callbacks answered strictly in call order, each asynchronously, with ids that
 // increase in that order; a call that finds no id waits for the clock instead of failing.
 
-const { tryFill, fillRun, Run, decode } = require('./native.js')
+const { tryFill, tryFillAt, fillRun, Run, decode } = require('./native.js')
 const Queue = require('./queue.js')
 
 /** An id-less answer: what the clock threw, say. A class, since a clock may throw anything. */
@@ -81,7 +81,7 @@ class Callbacks {
         let report
         try {
           // On the system clock, several waiting calls take a run of ids in one native call.
-          if (clock !== undefined) report = tryFill(slot, clock())
+          if (clock !== undefined) report = tryFillAt(slot, clock())
           else report = unanswered > 1 ? fillRun(slot, unanswered) : tryFill(slot)
         } catch (error) {
           this.#answers.push(new Failure(error))

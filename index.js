@@ -6,7 +6,7 @@ const native = require('./native.js')
 const Counts = require('./counts.js')
 const Callbacks = require('./callbacks.js')
 
-const { fill, takeId, takeBigInt } = native
+const { fill, fillAt, takeId, takeBigInt } = native
 const readOnly = (value) => ({ value, enumerable: true })
 
 class FlakeId {
@@ -107,7 +107,7 @@ class FlakeId {
     try {
       // One native function for every generator, told apart by slot: the call site stays
       // monomorphic however many generators it serves.
-      report = clock === undefined ? fill(this.#slot) : fill(this.#slot, clock())
+      report = clock === undefined ? fill(this.#slot) : fillAt(this.#slot, clock())
     } catch (error) {
       this.#counts.refused(error)
       throw error

@@ -6,12 +6,48 @@
 const { Buffer } = require('node:buffer')
 const binding = require('./load.js')
 
-const { fill, tryFill, fillRun } = binding.idFunctions()
 const { REPORT_UNIT, MET_OVERFLOW, MET_CLOCK_BEHIND } = binding
 
-// The thread's scratch: the id big-endian at offset 0, in the platform's byte order at 8.
+// The thread's scratch: the id big-endian at offset 0, in the platform's byte order at 8, and
+// at 16 the slot of the generator that the next call is for.
 const scratch = binding.scratch()
 const idNumbers = new BigUint64Array(scratch.buffer, scratch.byteOffset, 2)
+const calledSlot = new Uint32Array(scratch.buffer, scratch.byteOffset + 16, 1)
+
+// The id functions, each for the generator in `slot` (see src/js/id_functions.rs). The slot
+// goes through the scratch, not as an argument: reading an argument costs the native side a
+// `napi_get_value_uint32` per call, a store here costs nothing measurable.
+const { fill: nativeFill, fillAt: nativeFillAt, tryFill: nativeTryFill, tryFillAt: nativeTryFillAt, fillRun: nativeFillRun } = binding.idFunctions()
+
+/** One id into the scratch by the system clock; returns the report, or throws. */
+function fill(slot) {
+  calledSlot[0] = slot
+  return nativeFill()
+}
+
+/** As fill(), for what a generator's own clock read: `now`, whatever it is. */
+function fillAt(slot, now) {
+  calledSlot[0] = slot
+  return nativeFillAt(now)
+}
+
+/** As fill(), but reports a wait instead of throwing when waiting would help. */
+function tryFill(slot) {
+  calledSlot[0] = slot
+  return nativeTryFill()
+}
+
+/** As tryFill(), for what a generator's own clock read. */
+function tryFillAt(slot, now) {
+  calledSlot[0] = slot
+  return nativeTryFillAt(now)
+}
+
+/** Up to `max` ids of one millisecond by the system clock; reports their count or a wait. */
+function fillRun(slot, max) {
+  calledSlot[0] = slot
+  return nativeFillRun(max)
+}
 
 /** A Buffer of its own (own 8-byte ArrayBuffer, as flake-idgen's are) holding the id just issued. */
 function takeId() {
@@ -103,7 +139,9 @@ function configure(options) {
 
 module.exports = {
   fill,
+  fillAt,
   tryFill,
+  tryFillAt,
   fillRun,
   takeId,
   takeBigInt,

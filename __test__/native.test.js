@@ -79,8 +79,9 @@ test('one id is in the scratch both ways: takeId() and takeBigInt() agree', () =
 })
 
 test('a slot no generator holds is refused, never read as an id', () => {
-  for (const slot of [2 ** 31, -1, 'x']) {
+  for (const slot of [2 ** 31, 2 ** 32 - 1, 12345]) {
     assert.throws(() => native.fill(slot), /no id issued/)
+    assert.throws(() => native.tryFillAt(slot, Date.now()), /no id issued/)
     assert.throws(() => native.fillRun(slot, 5), /no id issued/)
   }
   const { slot } = native.configure({ id: 1003 })

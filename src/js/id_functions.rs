@@ -4,9 +4,11 @@
 //! numbers to read, and the id written into the thread's scratch for JS to copy into a Buffer
 //! of its own (see `protocol`).
 //!
-//! One set of functions per thread serves every generator, which JS names by its slot: a call
-//! site that sees a single native function is faster than one that sees several, so a service
-//! calling `next()` on many generators from one place pays nothing for their number.
+//! One set of functions per thread serves every generator, which JS names by writing its slot
+//! into the scratch: a call site that sees a single native function is faster than one that
+//! sees several, so a service calling `next()` on many generators from one place pays nothing
+//! for their number; and a slot in the scratch costs a memory read, where one passed as an
+//! argument costs a `napi_get_value_uint32` (~2 ns, 5 % of `next()`).
 
 use std::ffi::{c_void, CStr};
 use std::ptr;
@@ -21,21 +23,23 @@ use super::protocol;
 use super::thread::Thread;
 use crate::clock;
 use crate::error::FlakeError;
-use crate::generator::Generator;
+use crate::generator::{Generator, Ids};
 use crate::layout::MAX_SEQUENCE;
 
-/// The thread's id functions, as an object (`now`: a reading of the generator's own clock;
-/// none means the system clock; each returns a report, see `protocol`):
-/// - `fill(slot, now?)` writes the next id into the scratch, or throws;
-/// - `tryFill(slot, now?)` does the same but, where waiting would help (overflow, clock
-///   behind), reports how long to wait instead of throwing;
-/// - `fillRun(slot, max)` (system clock only): as `tryFill`, for up to `max` ids of one
-///   millisecond.
+/// The thread's id functions, as an object. Each serves the generator whose slot JS wrote into
+/// the scratch just before the call (see `protocol`), and returns a report:
+/// - `fill()` writes the next id by the system clock into the scratch, or throws;
+/// - `fillAt(now)`: the same for `now`, a reading of the generator's own clock;
+/// - `tryFill()`, `tryFillAt(now)` do the same but, where waiting would help (overflow, clock
+///   behind), report how long to wait instead of throwing;
+/// - `fillRun(max)`: as `tryFill`, for up to `max` ids of one millisecond.
 pub(crate) fn id_functions(env: &Env) -> Result<Object<'static>> {
   let thread = Thread::of(env)?;
-  let functions: [(&CStr, Callback); 3] = [
+  let functions: [(&CStr, Callback); 5] = [
     (c"fill", fill),
+    (c"fillAt", fill_at),
     (c"tryFill", try_fill),
+    (c"tryFillAt", try_fill_at),
     (c"fillRun", fill_run),
   ];
   let mut object = Object::new(env)?;
@@ -62,20 +66,23 @@ pub(crate) fn id_functions(env: &Env) -> Result<Object<'static>> {
 
 type Callback = unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> sys::napi_value;
 
-/// `fill(slot, now?)`: see `id_functions`.
+/// `fill()`: see `id_functions`.
 ///
 /// # Safety
 /// Called by N-API only, as the callback of a function made by `id_functions`.
 unsafe extern "C" fn fill(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
-  unsafe {
-    issue(env, info, |err| {
-      throw(env, &err);
-      ptr::null_mut()
-    })
-  }
+  unsafe { issue_now(env, info, |err| throw_error(env, err)) }
 }
 
-/// `tryFill(slot, now?)`: see `id_functions`.
+/// `fillAt(now)`: see `id_functions`.
+///
+/// # Safety
+/// As `fill`.
+unsafe extern "C" fn fill_at(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+  unsafe { issue_at(env, info, |err| throw_error(env, err)) }
+}
+
+/// `tryFill()`: see `id_functions`.
 ///
 /// # Safety
 /// As `fill`.
@@ -83,10 +90,73 @@ unsafe extern "C" fn try_fill(
   env: sys::napi_env,
   info: sys::napi_callback_info,
 ) -> sys::napi_value {
-  unsafe { issue(env, info, |err| wait_or_throw(env, err)) }
+  unsafe { issue_now(env, info, |err| wait_or_throw(env, err)) }
 }
 
-/// The arguments of a call: the thread, the slot and the second argument, if given.
+/// `tryFillAt(now)`: see `id_functions`.
+///
+/// # Safety
+/// As `fill`.
+unsafe extern "C" fn try_fill_at(
+  env: sys::napi_env,
+  info: sys::napi_callback_info,
+) -> sys::napi_value {
+  unsafe { issue_at(env, info, |err| wait_or_throw(env, err)) }
+}
+
+/// Throws `err`; for `fill`'s refusals.
+///
+/// # Safety
+/// `env` must be the env of the current call.
+unsafe fn throw_error(env: sys::napi_env, err: FlakeError) -> sys::napi_value {
+  unsafe { throw(env, &err) };
+  ptr::null_mut()
+}
+
+/// The next id by the system clock: see `issue`.
+///
+/// # Safety
+/// As `fill`.
+#[inline(always)]
+unsafe fn issue_now(
+  env: sys::napi_env,
+  info: sys::napi_callback_info,
+  refused: impl FnOnce(FlakeError) -> sys::napi_value,
+) -> sys::napi_value {
+  let thread = match Thread::current(env) {
+    Some(thread) => thread,
+    None => match unsafe { arguments(env, info) } {
+      Some((thread, _)) => thread,
+      None => return unsafe { unusable_call(env) },
+    },
+  };
+  let issued = with_generator(thread, |generator| {
+    generator.take_by(|| Ok(clock::system_now_ms()), 1)
+  });
+  unsafe { issue(env, thread, issued, refused) }
+}
+
+/// The next id for the reading passed: see `issue`.
+///
+/// # Safety
+/// As `fill`.
+unsafe fn issue_at(
+  env: sys::napi_env,
+  info: sys::napi_callback_info,
+  refused: impl FnOnce(FlakeError) -> sys::napi_value,
+) -> sys::napi_value {
+  let Some((thread, Some(now))) = (unsafe { arguments(env, info) }) else {
+    return unsafe { unusable_call(env) };
+  };
+  // A user's clock is read exactly once per id, by JS: a scripted clock loses no reading.
+  let issued = match unsafe { clock_reading(env, now) } {
+    Ok(now_ms) => with_generator(thread, |generator| generator.take(now_ms, 1)),
+    Err(err) => Some(Err(err)),
+  };
+  unsafe { issue(env, thread, issued, refused) }
+}
+
+/// The thread of a call and its one argument, if given.
 ///
 /// # Safety
 /// As `fill`.
@@ -94,58 +164,46 @@ unsafe extern "C" fn try_fill(
 unsafe fn arguments(
   env: sys::napi_env,
   info: sys::napi_callback_info,
-) -> Option<(&'static Thread, u32, Option<sys::napi_value>)> {
-  let (mut argc, mut argv, mut data) = (2, [ptr::null_mut(); 2], ptr::null_mut());
-  let mut slot = 0;
-  let read = unsafe {
+) -> Option<(&'static Thread, Option<sys::napi_value>)> {
+  let (mut argc, mut argument, mut data) = (1, ptr::null_mut(), ptr::null_mut());
+  let status = unsafe {
     sys::napi_get_cb_info(
       env,
       info,
       &mut argc,
-      argv.as_mut_ptr(),
+      &mut argument,
       ptr::null_mut(),
       &mut data,
-    ) == sys::Status::napi_ok
-      && argc >= 1
-      && sys::napi_get_value_uint32(env, argv[0], &mut slot) == sys::Status::napi_ok
+    )
   };
-  if !read || data.is_null() {
+  if status != sys::Status::napi_ok || data.is_null() {
     return None;
   }
   // `id_functions` made the function with the thread as its data.
   let thread = unsafe { &*data.cast::<Thread>() };
-  Some((thread, slot, (argc >= 2).then_some(argv[1])))
+  Some((thread, (argc >= 1).then_some(argument)))
 }
 
-/// Runs `take` on the generator of the call's slot, without keeping the slots borrowed past it.
+/// Runs `take` on the generator of the slot JS named in the scratch. The slots stay borrowed
+/// only for `take`, which calls no JS.
 #[inline(always)]
-fn with_generator<T>(thread: &Thread, slot: u32, take: impl FnOnce(&Generator) -> T) -> Option<T> {
+fn with_generator<T>(thread: &Thread, take: impl FnOnce(&Generator) -> T) -> Option<T> {
+  let slot = thread.scratch.slot();
   thread.slots.borrow().get(slot).map(take)
 }
 
-/// Writes the next id into the scratch and returns its report; or hands the error to `refused`.
+/// Writes the id `issued` into the scratch and returns its report; or hands the error to
+/// `refused`. `None`: the slot held no generator.
 ///
 /// # Safety
-/// As `fill`.
+/// `env` must be the env of the current call, and `thread` its thread.
 #[inline(always)]
 unsafe fn issue(
   env: sys::napi_env,
-  info: sys::napi_callback_info,
+  thread: &Thread,
+  issued: Option<std::result::Result<Ids, FlakeError>>,
   refused: impl FnOnce(FlakeError) -> sys::napi_value,
 ) -> sys::napi_value {
-  let Some((thread, slot, now)) = (unsafe { arguments(env, info) }) else {
-    return unsafe { unusable_call(env) };
-  };
-  let issued = match now {
-    None => with_generator(thread, slot, |generator| {
-      generator.take_by(|| Ok(clock::system_now_ms()), 1)
-    }),
-    // A user's clock is read exactly once per id, by JS: a scripted clock loses no reading.
-    Some(now) => match unsafe { clock_reading(env, now) } {
-      Ok(now_ms) => with_generator(thread, slot, |generator| generator.take(now_ms, 1)),
-      Err(err) => Some(Err(err)),
-    },
-  };
   match issued {
     Some(Ok(ids)) => unsafe {
       thread.scratch.write(&ids);
@@ -159,7 +217,7 @@ unsafe fn issue(
   }
 }
 
-/// `fillRun(slot, max)`: see `id_functions`.
+/// `fillRun(max)`: see `id_functions`.
 ///
 /// # Safety
 /// As `fill`.
@@ -169,13 +227,13 @@ unsafe extern "C" fn fill_run(
 ) -> sys::napi_value {
   let mut max = 0;
   let called = match unsafe { arguments(env, info) } {
-    Some((thread, slot, Some(max_value)))
+    Some((thread, Some(max_value)))
       if unsafe { sys::napi_get_value_uint32(env, max_value, &mut max) }
         == sys::Status::napi_ok
         && max > 0 =>
     {
       let max = max.min(u32::from(MAX_SEQUENCE) + 1) as u16;
-      with_generator(thread, slot, |generator| {
+      with_generator(thread, |generator| {
         generator.take_by(|| Ok(clock::system_now_ms()), max)
       })
       .map(|taken| (thread, taken))
@@ -217,7 +275,7 @@ unsafe fn number(env: sys::napi_env, value: f64) -> sys::napi_value {
 }
 
 /// Throws for a call that cannot be served: an N-API failure, or a slot or argument that only
-/// a caller other than `native.js` could pass. Returning `undefined` instead would read as
+/// a caller other than `native.js` could give. Returning `undefined` instead would read as
 /// success, and JS would hand out the id already in the scratch a second time.
 ///
 /// # Safety

@@ -1,10 +1,11 @@
 //! The protocol between the id functions and `native.js`, its counterpart: this module and that
 //! one are the only places that know it.
 //!
-//! **The scratch.** One Buffer per thread, 16 bytes, that the id functions write into and JS
+//! **The scratch.** One Buffer per thread, 24 bytes, that the id functions write into and JS
 //! reads from: the first (or only) id issued, big-endian at offset 0 and again in the
 //! platform's byte order at offset 8, where a `BigUint64Array` reads it as a bigint in half the
-//! time a big-endian `DataView` takes. A run of `count` ids is only its first id: the others
+//! time a big-endian `DataView` takes. Before each call, JS writes at offset 16 (`u32`, the
+//! platform's byte order) the slot of the generator it calls (see `slots`). A run of `count` ids is only its first id: the others
 //! are `first + 1 ..= first + count - 1`, all of one millisecond, so adding `k` to the id's low
 //! 32 bits never carries out of its 12 sequence bits.
 //!
@@ -42,8 +43,10 @@ pub const MET_OVERFLOW: u32 = 1;
 #[napi]
 pub const MET_CLOCK_BEHIND: u32 = 2;
 
-/// Bytes in the scratch: one id twice.
-pub(crate) const SCRATCH_BYTES: usize = 16;
+/// Bytes in the scratch: one id twice, then the slot.
+pub(crate) const SCRATCH_BYTES: usize = 24;
+/// Where the id's two forms end and the slot starts.
+const SLOT_OFFSET: usize = 16;
 
 /// The thread's scratch Buffer. Created on the native side once, so its memory never moves,
 /// and held by a strong reference, so it lives as long as the thread's env does.
@@ -74,7 +77,27 @@ impl Scratch {
   /// Only on the thread of the env the scratch belongs to, while that env lives.
   #[inline(always)]
   pub unsafe fn write(&self, ids: &Ids) {
-    unsafe { self.bytes.write(encode(ids.first)) }
+    unsafe {
+      self
+        .bytes
+        .cast::<[u8; SLOT_OFFSET]>()
+        .write(encode(ids.first))
+    }
+  }
+
+  /// The slot JS wrote for this call.
+  #[inline(always)]
+  pub fn slot(&self) -> u32 {
+    // Read while the thread's env lives (the scratch is part of its instance data), on its
+    // thread: the Buffer's memory is where `napi_create_buffer` put it.
+    u32::from_ne_bytes(unsafe {
+      self
+        .bytes
+        .cast::<u8>()
+        .add(SLOT_OFFSET)
+        .cast::<[u8; 4]>()
+        .read()
+    })
   }
 
   /// The Buffer itself, for JS to read ids from.
@@ -87,8 +110,8 @@ impl Scratch {
 
 /// The scratch's bytes for `id`.
 #[inline(always)]
-pub(crate) fn encode(id: u64) -> [u8; SCRATCH_BYTES] {
-  let mut bytes = [0; SCRATCH_BYTES];
+pub(crate) fn encode(id: u64) -> [u8; SLOT_OFFSET] {
+  let mut bytes = [0; SLOT_OFFSET];
   bytes[..8].copy_from_slice(&id.to_be_bytes());
   bytes[8..].copy_from_slice(&id.to_ne_bytes());
   bytes
