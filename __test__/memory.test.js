@@ -1,5 +1,5 @@
 'use strict'
-// Memory (DESIGN §5): what a long run leaves behind. Not timing, so it belongs in the tests.
+// Memory: what a long run leaves behind. Not timing, so it belongs in the tests.
 // Each scenario runs in a process of its own (__test__/rss.js), so none inherits another's.
 
 const test = require('node:test')

@@ -11,9 +11,10 @@ use super::thread::Thread;
 use crate::clock;
 use crate::options;
 
-/// This thread's id functions, `fill`, `tryFill` and `fillRun` (see `id_functions`).
+/// This thread's id functions, for the generator whose slot is in the scratch (see
+/// `id_functions`): `fill`, `fillAt`, `tryFill`, `tryFillAt` and `fillRun`.
 #[napi(
-  ts_return_type = "{ fill: (slot: number, now?: number) => number | undefined; tryFill: (slot: number, now?: number) => number | undefined; fillRun: (slot: number, max: number) => number }"
+  ts_return_type = "{ fill: () => number | undefined; fillAt: (now: unknown) => number | undefined; tryFill: () => number | undefined; tryFillAt: (now: unknown) => number | undefined; fillRun: (max: number) => number }"
 )]
 pub fn id_functions(env: Env) -> Result<Object<'static>> {
   id_functions::id_functions(&env)
