@@ -51,8 +51,11 @@ export declare function decompose(id: unknown, options?: unknown): { timestamp: 
  */
 export declare function fromTime(time: unknown, options?: unknown): bigint
 
-/** This thread's id functions, `fill`, `tryFill` and `fillRun` (see `id_functions`). */
-export declare function idFunctions(): { fill: (slot: number, now?: number) => number | undefined; tryFill: (slot: number, now?: number) => number | undefined; fillRun: (slot: number, max: number) => number }
+/**
+ * This thread's id functions, for the generator whose slot is in the scratch (see
+ * `id_functions`): `fill`, `fillAt`, `tryFill`, `tryFillAt` and `fillRun`.
+ */
+export declare function idFunctions(): { fill: () => number | undefined; fillAt: (now: unknown) => number | undefined; tryFill: () => number | undefined; tryFillAt: (now: unknown) => number | undefined; fillRun: (max: number) => number }
 
 /** `met`: the clock reads earlier than ids already issued. */
 export declare const MET_CLOCK_BEHIND: number
