@@ -27,6 +27,9 @@ pub struct HostFile {
   /// Kept open (one descriptor per file, not per generator) for its shared lock: a reset takes
   /// the exclusive one, so it is refused while any process has the file mapped.
   _lock: File,
+  /// The directory, held with a shared lock too: age-based cleaners of temporary directories
+  /// (systemd-tmpfiles) skip a locked directory, so they do not remove a file in use.
+  _dir_lock: Option<File>,
 }
 
 impl HostFile {
@@ -52,7 +55,11 @@ impl HostFile {
         .len(FILE_LEN)
         .map_raw(&file)
         .map_err(|err| error(&path, format!("cannot map it: {err}")))?;
-      return Ok(Self { map, _lock: file });
+      return Ok(Self {
+        map,
+        _lock: file,
+        _dir_lock: lock_dir(dir),
+      });
     }
     Err(error(&path, "it kept being replaced while it was opened"))
   }
@@ -209,6 +216,22 @@ fn lock_shared(path: &Path, file: &File) -> Result<(), FlakeError> {
     path,
     "another process has held it locked for over a second",
   ))
+}
+
+/// A shared lock on `dir`, if one can be had: a protection against cleaners only, so a failure
+/// is no reason to refuse.
+fn lock_dir(dir: &Path) -> Option<File> {
+  #[cfg(unix)]
+  {
+    let dir = File::open(dir).ok()?;
+    dir.try_lock_shared().ok()?;
+    Some(dir)
+  }
+  #[cfg(not(unix))]
+  {
+    let _ = dir;
+    None
+  }
 }
 
 /// Whether `path` still names the open `file`: a reset removes a file only under its exclusive

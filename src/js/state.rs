@@ -27,17 +27,24 @@ pub struct StateEntry {
 /// A state file: its entries, or why it cannot be read (`error`, `code`).
 #[napi(object)]
 pub struct StateFile {
+  /// The file's path.
   pub path: String,
+  /// The epoch it holds the state of, in ms since 1970.
   pub epoch: f64,
+  /// Every generator id that has issued an id from it.
   pub entries: Vec<StateEntry>,
+  /// Why it cannot be read, if it cannot.
   pub error: Option<String>,
+  /// The error's code (`ERR_FLAKE_STATE_FILE`), if it cannot be read.
   pub code: Option<String>,
 }
 
 /// What a reset did to one state file.
 #[napi(object)]
 pub struct StateReset {
+  /// The file's path.
   pub path: String,
+  /// The epoch it holds the state of, in ms since 1970.
   pub epoch: f64,
   /// The file held no other id's state, and was removed.
   pub removed: bool,
