@@ -100,10 +100,15 @@ export interface StateEntry {
 
 /** A state file: its entries, or why it cannot be read (`error`, `code`). */
 export interface StateFile {
+  /** The file's path. */
   path: string
+  /** The epoch it holds the state of, in ms since 1970. */
   epoch: number
+  /** Every generator id that has issued an id from it. */
   entries: Array<StateEntry>
+  /** Why it cannot be read, if it cannot. */
   error?: string
+  /** The error's code (`ERR_FLAKE_STATE_FILE`), if it cannot be read. */
   code?: string
 }
 
@@ -115,7 +120,9 @@ export declare function stateFiles(dir: string): Array<StateFile>
 
 /** What a reset did to one state file. */
 export interface StateReset {
+  /** The file's path. */
   path: string
+  /** The epoch it holds the state of, in ms since 1970. */
   epoch: number
   /** The file held no other id's state, and was removed. */
   removed: boolean
