@@ -79,6 +79,7 @@ function main(argv) {
       if (values[name] !== undefined) throw new Usage(`--${name} does not apply to state`)
     }
     if (positionals.length > 1) throw new Usage(`state takes no arguments, got '${positionals[1]}'`)
+    if (epoch !== undefined && values.reset === undefined) throw new Usage('--epoch applies to state --reset only')
     return state(values['state-dir'] ?? native.defaultStateDir(), values.reset, epoch)
   }
   if (values.reset !== undefined) throw new Usage('--reset applies to state only')

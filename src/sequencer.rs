@@ -88,7 +88,8 @@ impl Sequencer {
         (now, 0, now)
       } else {
         let last_delta = last >> DELTA_SHIFT;
-        let high = last_delta - ((last >> LEAD_SHIFT) & lead_mask());
+        // Saturating: a state file edited by hand may hold a lead no sequencer would write.
+        let high = last_delta.saturating_sub((last >> LEAD_SHIFT) & lead_mask());
         // Masked per call: generators that share this state may have different `seqMask`s.
         let sequence = (last & u64::from(MAX_SEQUENCE)) as u16;
         let (delta, first) = if sequence < seq_mask {

@@ -98,7 +98,15 @@ pub fn reset(dir: &Path, id: u16, epoch: Option<u64>) -> Result<Vec<Reset>, Flak
   let epochs: Vec<u64> = match epoch {
     Some(epoch) if dir.join(file_name(epoch)).exists() => vec![epoch],
     Some(_) => Vec::new(),
-    None => list(dir)?.into_iter().map(|file| file.epoch).collect(),
+    // A damaged file is left to the listing to report: it holds no state a reset could clear.
+    None => list(dir)?
+      .into_iter()
+      .filter(|file| {
+        let entries = file.entries.as_deref().unwrap_or_default();
+        entries.iter().any(|entry| entry.id == id)
+      })
+      .map(|file| file.epoch)
+      .collect(),
   };
   dir::check(dir)?;
   let mut locked = Vec::new();

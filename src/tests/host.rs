@@ -195,3 +195,38 @@ fn a_reset_clears_one_word_or_removes_a_file_left_empty() {
   assert!(admin::reset(&dir, 2, Some(0)).unwrap()[0].removed);
   assert!(!path.exists());
 }
+
+#[test]
+fn a_hand_edited_word_is_refused_or_passed_never_a_panic() {
+  let dir = temp_dir("hand-edited");
+  fs::create_dir(&*dir).unwrap();
+  fs::set_permissions(&*dir, fs::Permissions::from_mode(0o700)).unwrap();
+  let mut bytes = fresh(0);
+  // Delta 5 with a lead of 1,000: more than the delta, which no sequencer writes.
+  let word = (5u64 << 22) | (1000 << 12);
+  bytes[word_offset(1)..word_offset(1) + 8].copy_from_slice(&word.to_ne_bytes());
+  let path = dir.join(file_name(0));
+  fs::write(&path, bytes).unwrap();
+  fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
+  let file = mapped(&dir, 0);
+  // Refused while the clock is behind the state, issued above it once the clock passes it.
+  assert!(generator(file, 1).take(3, 1).is_err());
+  assert_eq!(decode(generator(file, 1).next_id(6).unwrap()), (6, 1, 0));
+}
+
+#[test]
+fn a_reset_skips_files_it_cannot_read() {
+  let dir = temp_dir("reset-skips");
+  fs::create_dir(&*dir).unwrap();
+  fs::set_permissions(&*dir, fs::Permissions::from_mode(0o700)).unwrap();
+  let mut bytes = fresh(0);
+  bytes[word_offset(1)..word_offset(1) + 8].copy_from_slice(&(9u64 << 22).to_ne_bytes());
+  for (epoch, content) in [(0, bytes), (1, vec![0; 10])] {
+    let path = dir.join(file_name(epoch));
+    fs::write(&path, content).unwrap();
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
+  }
+  let done = admin::reset(&dir, 1, None).unwrap();
+  assert_eq!((done.len(), done[0].epoch, done[0].removed), (1, 0, true));
+  assert!(dir.join(file_name(1)).exists());
+}

@@ -123,8 +123,9 @@ fn generator_follows_the_model() {
 
 #[test]
 fn mapped_generator_follows_the_model() {
-  // One file for the whole run, mapped for good (as the registry maps them); each case starts
-  // its generator id's word afresh, which a case replayed while shrinking needs too.
+  // One file for the whole run, mapped for good (as the registry maps them; its directory goes
+  // at once, the mapping outlives the name); each case starts its generator id's word afresh,
+  // which a case replayed while shrinking needs too.
   let file: &'static HostFile = Box::leak(Box::new(HostFile::open(&temp_dir("model"), 0).unwrap()));
   follows_the_model("mapped state", |raw| {
     let config = config(RawOptions {
