@@ -32,11 +32,14 @@ export declare function checkCount(count: unknown): number
  * Validates `options`, each read once, and returns the generator they configure: `slot`, where
  * this thread keeps it (shared by every configuration alike on the system clock, since one
  * state per generator id and epoch serves them all; a fresh one with a `clock`, which keeps a
- * private state), the properties of the instance, and the `clock` function, if given. Throws a
- * `TypeError`/`RangeError` with code `ERR_FLAKE_INVALID_OPTION` that names the option and the
- * value. The caller owns the slot until it calls `release`.
+ * private state), the properties of the instance, the `scope` it ended up with, the `clock`
+ * function, if given, and `warning`, the reason why host scope was unavailable, the first time
+ * in the process a generator falls back to process scope. Throws a `TypeError`/`RangeError`
+ * with code `ERR_FLAKE_INVALID_OPTION` that names the option and the value, or an `Error` with
+ * code `ERR_FLAKE_STATE_DIR`/`ERR_FLAKE_STATE_FILE` when host scope was asked for and cannot
+ * be had. The caller owns the slot until it calls `release`.
  */
-export declare function configure(options?: unknown): { slot: number; id: number; datacenter?: number; worker?: number; epoch: number; seqMask: number; allowedFutureMs: number; clock?: () => number }
+export declare function configure(options?: unknown): { slot: number; id: number; datacenter?: number; worker?: number; epoch: number; seqMask: number; allowedFutureMs: number; scope: 'host' | 'process'; clock?: () => number; warning?: string }
 
 /**
  * The parts of an id given as a Buffer of 8 bytes, a bigint, a decimal string or a
@@ -44,6 +47,12 @@ export declare function configure(options?: unknown): { slot: number; id: number
  * `datacenter`, `worker`, `id` (the 10-bit generator id) and `sequence`.
  */
 export declare function decompose(id: unknown, options?: unknown): { timestamp: number; date: Date; datacenter: number; worker: number; id: number; sequence: number }
+
+/**
+ * The state directory generators use by default: `$FLAKE_IDGEN_STATE_DIR`, else
+ * `$XDG_RUNTIME_DIR/flake-idgen`, else `flake-idgen-<uid>` in the temporary directory.
+ */
+export declare function defaultStateDir(): string
 
 /**
  * The smallest id of the millisecond `time` (ms since 1970, or a `Date`), as a bigint: for
@@ -72,5 +81,52 @@ export declare function release(slot: number): boolean
 /** A report's `count` (or `wait_ms`) is scaled by this; the remainder is `met`. */
 export declare const REPORT_UNIT: number
 
+/**
+ * Forgets generator `id`'s state in `dir`: in `epoch`'s file, or in every file that has one.
+ * A file left with no state is removed. Throws `ERR_FLAKE_STATE_IN_USE`, changing nothing,
+ * while a process has one of those files open.
+ */
+export declare function resetState(dir: string, id: number, epoch?: number | undefined | null): Array<StateReset>
+
 /** The Buffer that this thread's id functions write ids into (see `protocol`). */
 export declare function scratch(): Buffer
+
+/** A generator id's last id, as a state file records it. */
+export interface StateEntry {
+  /** The generator id. */
+  id: number
+  /** The last id's timestamp, in ms since 1970. */
+  time: number
+  /** The last id's sequence number. */
+  sequence: number
+}
+
+/** A state file: its entries, or why it cannot be read (`error`, `code`). */
+export interface StateFile {
+  /** The file's path. */
+  path: string
+  /** The epoch it holds the state of, in ms since 1970. */
+  epoch: number
+  /** Every generator id that has issued an id from it. */
+  entries: Array<StateEntry>
+  /** Why it cannot be read, if it cannot. */
+  error?: string
+  /** The error's code (`ERR_FLAKE_STATE_FILE`), if it cannot be read. */
+  code?: string
+}
+
+/**
+ * The state files in `dir` (none if it does not exist), by epoch. Throws `ERR_FLAKE_STATE_DIR`
+ * if the directory is not safe to use.
+ */
+export declare function stateFiles(dir: string): Array<StateFile>
+
+/** What a reset did to one state file. */
+export interface StateReset {
+  /** The file's path. */
+  path: string
+  /** The epoch it holds the state of, in ms since 1970. */
+  epoch: number
+  /** The file held no other id's state, and was removed. */
+  removed: boolean
+}

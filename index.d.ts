@@ -4,13 +4,18 @@
  * A generator of 64-bit k-ordered unique ids, returned as 8-byte big-endian Buffers:
  * 42-bit ms timestamp (minus `epoch`) | 5-bit datacenter | 5-bit worker | 12-bit counter.
  *
- * Instances on the system clock with the same `id` and `epoch` share one state per process,
- * worker threads included, so they never return the same id.
+ * Instances on the system clock with the same `id` and `epoch` share one state per host (every
+ * process of the user, through a state file; `scope: 'host'`, the default) or per process
+ * (worker threads included; `scope: 'process'`), so they never return the same id.
  */
 declare class FlakeId {
   /**
    * @throws {TypeError | RangeError} code `ERR_FLAKE_INVALID_OPTION`, naming the option and the
    *   value, for an option of the wrong type or out of range.
+   * @throws {Error} code `ERR_FLAKE_STATE_DIR` or `ERR_FLAKE_STATE_FILE` when `scope: 'host'` or
+   *   a `stateDir` was given and the state directory or file cannot be used safely. Without
+   *   either, the instance falls back to process scope instead, with one warning per process
+   *   (code `FLAKE_IDGEN_HOST_SCOPE_UNAVAILABLE`).
    */
   constructor(options?: FlakeId.Options | null)
 
@@ -26,6 +31,8 @@ declare class FlakeId {
   readonly seqMask: number
   /** How far ahead of the clock, in ms, ids may be borrowed instead of throwing. */
   readonly allowedFutureMs: number
+  /** Whose state it issues from: the host's processes', or this process's (also with a `clock`). */
+  readonly scope: 'host' | 'process'
   /** The options the instance was created with (`{}` if none). */
   readonly options: FlakeId.Options
 
@@ -108,6 +115,18 @@ declare namespace FlakeId {
      * the clock. Default 0: throw, as flake-idgen does.
      */
     allowedFutureMs?: number | string | null
+    /**
+     * `'host'` (default on the system clock): every process of the user on this host that uses
+     * the same state directory shares each generator id's state, so none repeats another's ids.
+     * `'process'`: this process's threads only. Refused with a `clock` option.
+     */
+    scope?: 'host' | 'process' | null
+    /**
+     * An absolute path: the directory of the state files (implies `scope: 'host'`). Default
+     * `$FLAKE_IDGEN_STATE_DIR`, else `$XDG_RUNTIME_DIR/flake-idgen`, else
+     * `flake-idgen-<uid>` in the temporary directory.
+     */
+    stateDir?: string | null
   }
 
   /** The epoch ids were made with; a `FlakeId` instance will do. */

@@ -31,6 +31,7 @@ class FlakeId {
       epoch: readOnly(configured.epoch),
       seqMask: readOnly(configured.seqMask),
       allowedFutureMs: readOnly(configured.allowedFutureMs),
+      scope: readOnly(configured.scope),
     })
   }
 

@@ -125,6 +125,12 @@ const forget = new FinalizationRegistry(({ slot, ref }) => {
 /** Validates `options` (each read once) and returns what it configures, with its `source`. */
 function configure(options) {
   const configured = binding.configure(options)
+  // Set on the process's first fallback only: one warning per process.
+  if (configured.warning !== undefined) {
+    process.emitWarning(`flake-idgen-rs: host scope unavailable, ids are unique per process only: ${configured.warning}`, {
+      code: 'FLAKE_IDGEN_HOST_SCOPE_UNAVAILABLE',
+    })
+  }
   const { slot } = configured
   let source = sources[slot]?.deref()
   if (source === undefined) {
@@ -155,4 +161,7 @@ module.exports = {
   checkCount: binding.checkCount,
   decompose: binding.decompose,
   fromTime: binding.fromTime,
+  defaultStateDir: binding.defaultStateDir,
+  stateFiles: binding.stateFiles,
+  resetState: binding.resetState,
 }

@@ -99,3 +99,38 @@ test('bad arguments: status 2, one line on stderr naming the problem, nothing on
   assert.equal(stdin.status, 2)
   assert.match(stdin.stderr, /^flake-idgen: line 2: The "id" argument/)
 })
+
+test('state lists the state files; --reset forgets an id, refused while a process has the file', () => {
+  const { stateDir, stateFile, word, plant } = require('./state-files.js')
+  const dir = stateDir('cli')
+  plant(dir, 0, stateFile(0, { 3: word(Date.parse('2026-01-02T03:04:05.678Z'), 9), 4: word(1) }))
+  plant(dir, 1000, stateFile(1000, { 3: word(0) }))
+  const listed = run(['state', '--state-dir', dir])
+  assert.equal(listed.status, 0, listed.stderr)
+  assert.deepEqual(listed.lines.slice(1).map((line) => line.split(/ {2,}/)), [
+    ['id', 'epoch', 'last id issued at', 'sequence', 'file'],
+    ['3', '0', '2026-01-02T03:04:05.678Z', '9', 'epoch-0.state'],
+    ['4', '0', '1970-01-01T00:00:00.001Z', '0', 'epoch-0.state'],
+    ['3', '1000 (1970-01-01T00:00:01.000Z)', '1970-01-01T00:00:01.000Z', '0', 'epoch-1000.state'],
+  ])
+
+  // A process holding the file (it has mapped it): the reset is refused and changes nothing.
+  const holder = spawnSync(
+    process.execPath,
+    ['-e', `new (require('.'))({ id: 4, stateDir: ${JSON.stringify(dir)} }).next(); process.stdout.write(JSON.stringify(require('node:child_process').spawnSync(process.execPath, ${JSON.stringify([BIN, 'state', '--reset', '3', '--state-dir', dir])}, { encoding: 'utf8' })))`],
+    { cwd: path.join(__dirname, '..'), encoding: 'utf8' },
+  )
+  const refused = JSON.parse(holder.stdout)
+  assert.equal(refused.status, 1)
+  assert.match(refused.stderr, /^flake-idgen: state file ".*epoch-0\.state" is in use by a running process; stop it first\n$/)
+  assert.equal(run(['state', '--state-dir', dir]).lines.length, 5)
+
+  const reset = run(['state', '--reset', '3', '--state-dir', dir])
+  assert.equal(reset.status, 0, reset.stderr)
+  assert.deepEqual(reset.lines, [`reset generator 3 in ${path.join(dir, 'epoch-0.state')}`, `removed ${path.join(dir, 'epoch-1000.state')}`])
+  assert.deepEqual(run(['state', '--state-dir', dir]).lines.slice(2).map((line) => line.split(/ {2,}/)[0]), ['4'])
+  const again = run(['state', '--reset', '3', '--state-dir', dir])
+  assert.equal(again.status, 1)
+  assert.match(again.stderr, /generator 3 has no state in/)
+  assert.equal(run(['state', '--reset', '1024']).status, 2)
+})

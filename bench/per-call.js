@@ -23,7 +23,9 @@ const BATCH = 1000
 const BATCHES = 200
 
 // Distinct generator ids: each has its own 4,096 ids per millisecond, shared process-wide.
+// Default options: host scope, the state in a mapped file shared by the host's processes.
 const ours = new FlakeId({ id: 1 })
+const oursProcess = new FlakeId({ id: 6, scope: 'process' })
 const oursBigInt = new FlakeId({ id: 2 })
 const oursString = new FlakeId({ id: 3 })
 const theirs = new FlakeIdgen({ id: 4 })
@@ -41,6 +43,14 @@ const hyper = hyperid()
 // `genId`: the id has flake-idgen's layout (epoch 0), so its time and generator id are checked.
 const candidates = [
   { key: 'next', pkg: 'flake-idgen-rs', call: '`next()`', fn: () => ours.next(), kind: 'buffer', genId: 1 },
+  {
+    key: 'nextProcess',
+    pkg: 'flake-idgen-rs',
+    call: "`next()`, scope: 'process'",
+    fn: () => oursProcess.next(),
+    kind: 'buffer',
+    genId: 6,
+  },
   {
     key: 'next3',
     pkg: 'flake-idgen-rs',

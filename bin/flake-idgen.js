@@ -3,12 +3,19 @@
 
 const { parseArgs } = require('node:util')
 const { createInterface } = require('node:readline')
+const path = require('node:path')
 const FlakeId = require('..')
+const native = require('../native.js')
 
 const USAGE = `Usage:
   flake-idgen [options]                print new ids, one per line
   flake-idgen decompose [ID...]        print the parts of each ID (or of each line of stdin)
                                        as one JSON object per line
+  flake-idgen state [--state-dir D]    list the host's state files: generator id, epoch and
+                                       the time of the last id each issued
+  flake-idgen state --reset ID [--epoch TIME] [--state-dir D]
+                                       forget generator ID's state (in every epoch's file, or
+                                       in TIME's); refused while a process has the file open
 
 Options:
   -n, --count N        how many ids to print (default 1)
@@ -19,6 +26,9 @@ Options:
   --worker N           worker id, 0-31 (default 0)
   --epoch TIME         ms since 1970, or a date such as 2020-01-01 (default 0); decompose
                        adds it back
+  --scope SCOPE        host (default: unique across the host's processes) or process
+  --state-dir D        the state directory (default: $FLAKE_IDGEN_STATE_DIR, else
+                       $XDG_RUNTIME_DIR/flake-idgen, else flake-idgen-<uid> in the temp dir)
   -h, --help           show this help
 
 Bad arguments exit with status 2 and the reason on stderr.`
@@ -30,6 +40,9 @@ const OPTIONS = {
   datacenter: { type: 'string' },
   worker: { type: 'string' },
   epoch: { type: 'string' },
+  scope: { type: 'string' },
+  'state-dir': { type: 'string' },
+  reset: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 }
 
@@ -45,6 +58,8 @@ const CHUNK = 65_536
 
 /** A bad argument: status 2 and one line on stderr. */
 class Usage extends Error {}
+/** Something the command could not do (a reset refused, a file unreadable): status 1, no stack. */
+class Failure extends Error {}
 
 function main(argv) {
   let parsed
@@ -59,8 +74,17 @@ function main(argv) {
     return
   }
   const epoch = values.epoch === undefined ? undefined : readEpoch(values.epoch)
+  if (positionals[0] === 'state') {
+    for (const name of ['count', 'format', 'id', 'datacenter', 'worker', 'scope']) {
+      if (values[name] !== undefined) throw new Usage(`--${name} does not apply to state`)
+    }
+    if (positionals.length > 1) throw new Usage(`state takes no arguments, got '${positionals[1]}'`)
+    if (epoch !== undefined && values.reset === undefined) throw new Usage('--epoch applies to state --reset only')
+    return state(values['state-dir'] ?? native.defaultStateDir(), values.reset, epoch)
+  }
+  if (values.reset !== undefined) throw new Usage('--reset applies to state only')
   if (positionals[0] === 'decompose') {
-    for (const name of ['count', 'format', 'id', 'datacenter', 'worker']) {
+    for (const name of ['count', 'format', 'id', 'datacenter', 'worker', 'scope', 'state-dir']) {
       if (values[name] !== undefined) throw new Usage(`--${name} does not apply to decompose`)
     }
     return decompose(positionals.slice(1), { epoch })
@@ -69,7 +93,14 @@ function main(argv) {
   const count = values.count === undefined ? 1 : readCount(values.count)
   const format = values.format ?? 'dec'
   if (!Object.hasOwn(FORMATS, format)) throw new Usage(`--format must be dec, hex, base64 or json, got '${format}'`)
-  const generator = construct({ id: values.id, datacenter: values.datacenter, worker: values.worker, epoch })
+  const generator = construct({
+    id: values.id,
+    datacenter: values.datacenter,
+    worker: values.worker,
+    epoch,
+    scope: values.scope,
+    stateDir: values['state-dir'],
+  })
   return print(generator, count, format)
 }
 
@@ -91,7 +122,8 @@ function construct(options) {
   try {
     return new FlakeId(options)
   } catch (error) {
-    if (error.code === 'ERR_FLAKE_INVALID_OPTION') throw new Usage(error.message.replace(/^option `(\w+)`/, '--$1'))
+    const flag = (option) => `--${option.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
+    if (error.code === 'ERR_FLAKE_INVALID_OPTION') throw new Usage(error.message.replace(/^option `(\w+)`/, (_, option) => flag(option)))
     throw error
   }
 }
@@ -111,6 +143,33 @@ async function print(generator, count, format) {
     out = ''
   }
 }
+
+/** Lists the state files of `dir`, or resets generator `reset`'s state in them. */
+async function state(dir, reset, epoch) {
+  if (!path.isAbsolute(dir)) throw new Usage(`--state-dir must be an absolute path, got '${dir}'`)
+  if (reset !== undefined) {
+    if (!/^[0-9]+$/.test(reset) || Number(reset) > 1023) throw new Usage(`--reset must be a generator id from 0 to 1023, got '${reset}'`)
+    const done = native.resetState(dir, Number(reset), epoch === undefined ? undefined : Number(epoch))
+    if (done.length === 0) throw new Failure(`generator ${reset} has no state in ${dir}${epoch === undefined ? '' : ` for epoch ${Number(epoch)}`}`)
+    const lines = done.map((file) => `${file.removed ? 'removed' : 'reset generator ' + reset + ' in'} ${file.path}`)
+    return write(lines.join('\n') + '\n')
+  }
+  const files = native.stateFiles(dir)
+  const rows = [['id', 'epoch', 'last id issued at', 'sequence', 'file']]
+  const problems = []
+  for (const file of files) {
+    if (file.error !== undefined) problems.push(`${file.error} [${file.code}]`)
+    for (const entry of file.entries) {
+      rows.push([String(entry.id), epochText(file.epoch), new Date(entry.time).toISOString(), String(entry.sequence), path.basename(file.path)])
+    }
+  }
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)))
+  const table = rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd())
+  await write(`state directory: ${dir}\n${rows.length > 1 ? table.join('\n') : '(no state)'}\n`)
+  if (problems.length > 0) throw new Failure(problems.join('\n'))
+}
+
+const epochText = (epoch) => (epoch === 0 ? '0' : `${epoch} (${new Date(epoch).toISOString()})`)
 
 async function decompose(ids, options) {
   const parts = (text, where) => {
@@ -150,6 +209,7 @@ process.stdout.on('error', (error) => {
 Promise.resolve()
   .then(() => main(process.argv.slice(2)))
   .catch((error) => {
-    process.stderr.write(`flake-idgen: ${error instanceof Usage ? error.message : error.stack}\n`)
+    const plain = error instanceof Usage || error instanceof Failure || /^ERR_FLAKE_STATE/.test(error.code)
+    process.stderr.write(`flake-idgen: ${plain ? error.message : error.stack}\n`)
     process.exitCode = error instanceof Usage ? 2 : 1
   })

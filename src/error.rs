@@ -88,6 +88,20 @@ pub enum FlakeError {
     "clock() must return a finite, non-negative number of milliseconds since 1970, got {got}"
   )]
   ClockRange { got: Input },
+
+  /// The host-scope state directory cannot be used safely (missing and not creatable, a
+  /// symlink, owned by another user, writable by others, not absolute).
+  #[error("state directory {dir:?} cannot be used: {reason}")]
+  StateDir { dir: String, reason: String },
+
+  /// A state file is not one this version wrote, or not safe to map (wrong size or header, a
+  /// symlink, owned by another user): refused rather than reset.
+  #[error("state file {path:?} cannot be used: {reason}")]
+  StateFile { path: String, reason: String },
+
+  /// A reset was asked for while a process has the state file open.
+  #[error("state file {path:?} is in use by a running process; stop it first")]
+  StateInUse { path: String },
 }
 
 impl FlakeError {
@@ -102,6 +116,9 @@ impl FlakeError {
         "ERR_FLAKE_INVALID_OPTION"
       }
       Self::ClockType { .. } | Self::ClockRange { .. } => "ERR_FLAKE_INVALID_CLOCK",
+      Self::StateDir { .. } => "ERR_FLAKE_STATE_DIR",
+      Self::StateFile { .. } => "ERR_FLAKE_STATE_FILE",
+      Self::StateInUse { .. } => "ERR_FLAKE_STATE_IN_USE",
       // Node's own codes for bad arguments.
       Self::ArgumentType { .. } => "ERR_INVALID_ARG_TYPE",
       Self::ArgumentValue { .. } => "ERR_INVALID_ARG_VALUE",
@@ -114,7 +131,10 @@ impl FlakeError {
     match self {
       Self::SequenceOverflow { .. }
       | Self::ClockBackwards { .. }
-      | Self::ClockBeforeEpoch { .. } => ErrorKind::Error,
+      | Self::ClockBeforeEpoch { .. }
+      | Self::StateDir { .. }
+      | Self::StateFile { .. }
+      | Self::StateInUse { .. } => ErrorKind::Error,
       Self::OptionsNotObject { .. }
       | Self::OptionType { .. }
       | Self::ClockType { .. }

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use crate::error::FlakeError;
 use crate::layout::{compose, MAX_DELTA};
-use crate::options::Config;
+use crate::options::{Config, Scope};
 use crate::registry;
 use crate::sequencer::{Met, Refusal, Run, Sequencer};
 
@@ -16,7 +16,26 @@ pub struct Generator {
   epoch: u64,
   seq_mask: u16,
   allowed_future_ms: u64,
-  sequencer: Arc<Sequencer>,
+  state: State,
+}
+
+/// Where a generator's state word lives.
+#[derive(Debug, Clone)]
+pub enum State {
+  /// In this process: shared by its threads, or private to a generator with its own clock.
+  Process(Arc<Sequencer>),
+  /// In a state file mapped for the rest of the process's life, shared by the host's processes.
+  Host(&'static Sequencer),
+}
+
+impl State {
+  #[inline(always)]
+  fn sequencer(&self) -> &Sequencer {
+    match self {
+      Self::Process(sequencer) => sequencer,
+      Self::Host(sequencer) => sequencer,
+    }
+  }
 }
 
 /// Consecutive ids: `first ..= first + count - 1`.
@@ -38,21 +57,40 @@ impl Ids {
 }
 
 impl Generator {
-  /// Generators on the system clock share their state process-wide; one with its own clock
-  /// keeps a private state, since its time is not the process's time.
-  pub fn new(config: &Config) -> Self {
-    let sequencer = if config.custom_clock {
-      Arc::new(Sequencer::new())
-    } else {
-      registry::shared(config.id, config.epoch)
+  /// Generators on the system clock share their state host-wide or process-wide, as their
+  /// scope says; one with its own clock keeps a private state, since its time is not the
+  /// process's time. A host scope that was not asked for falls back to the process's state when
+  /// its directory cannot be used (noted for the one warning); one that was asked for fails.
+  pub fn new(config: &Config) -> Result<Self, FlakeError> {
+    let state = match &config.scope {
+      _ if config.custom_clock => State::Process(Arc::new(Sequencer::new())),
+      Scope::Process => State::Process(registry::shared(config.id, config.epoch)),
+      Scope::Host { dir, required } => match registry::host(dir, config.id, config.epoch) {
+        Ok(sequencer) => State::Host(sequencer),
+        Err(err) if !required => {
+          registry::fell_back(&err);
+          State::Process(registry::shared(config.id, config.epoch))
+        }
+        Err(err) => return Err(err),
+      },
     };
+    Ok(Self::with_state(config, state))
+  }
+
+  /// A generator configured by `config` on `state`.
+  pub fn with_state(config: &Config, state: State) -> Self {
     Self {
       node: config.id,
       epoch: config.epoch,
       seq_mask: config.seq_mask,
       allowed_future_ms: config.allowed_future_ms,
-      sequencer,
+      state,
     }
+  }
+
+  /// Whether its state is shared with the host's other processes.
+  pub fn is_host(&self) -> bool {
+    matches!(self.state, State::Host(_))
   }
 
   /// The next id for a clock reading of `now_ms` milliseconds since 1970.
@@ -116,7 +154,8 @@ impl Generator {
       return Err(FlakeError::TimestampOverflow { delta });
     }
     match self
-      .sequencer
+      .state
+      .sequencer()
       .take(delta, self.seq_mask, max, self.allowed_future_ms)
     {
       Ok(Run {

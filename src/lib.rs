@@ -12,6 +12,7 @@ mod clock;
 mod decompose;
 mod error;
 mod generator;
+mod host;
 mod input;
 mod js;
 mod layout;

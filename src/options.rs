@@ -1,8 +1,11 @@
 //! The constructor options: flake-idgen's coercions (numeric strings, a `Date` epoch, unset
 //! meaning the default) without its silent masking: anything out of range is refused.
 
+use std::path::{Path, PathBuf};
+
 use crate::clock::MAX_SAFE_INTEGER;
 use crate::error::FlakeError;
+use crate::host::dir::default_dir;
 use crate::input::Input;
 use crate::layout::{node_id, MAX_NODE, MAX_PART, MAX_SEQUENCE};
 use crate::sequencer::MAX_LEAD;
@@ -17,6 +20,8 @@ pub struct RawOptions {
   pub seq_mask: Input,
   pub clock: Input,
   pub allowed_future_ms: Input,
+  pub scope: Input,
+  pub state_dir: Input,
 }
 
 impl Default for RawOptions {
@@ -29,6 +34,8 @@ impl Default for RawOptions {
       seq_mask: Input::Undefined,
       clock: Input::Undefined,
       allowed_future_ms: Input::Undefined,
+      scope: Input::Undefined,
+      state_dir: Input::Undefined,
     }
   }
 }
@@ -46,6 +53,22 @@ pub struct Config {
   pub custom_clock: bool,
   /// How far ahead of the clock ids may be borrowed instead of refusing; 0: never.
   pub allowed_future_ms: u64,
+  /// Which processes share the state (a generator with a `clock` has a private one anyway).
+  pub scope: Scope,
+}
+
+/// Which processes share a generator id's state.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Scope {
+  /// This process only: its threads.
+  Process,
+  /// Every process of the host (of the user) that uses the same state directory.
+  Host {
+    dir: PathBuf,
+    /// Asked for (`scope: 'host'` or a `stateDir`): an unusable directory is then an error,
+    /// not a fallback to `Process`.
+    required: bool,
+  },
 }
 
 /// Validates `raw`; `now_ms` (the system clock) bounds the epoch unless a custom clock is given.
@@ -113,6 +136,8 @@ pub fn parse(raw: &RawOptions, now_ms: u64) -> Result<Config, FlakeError> {
     )?
   };
 
+  let scope = scope(raw, custom_clock)?;
+
   Ok(Config {
     id,
     datacenter,
@@ -121,6 +146,71 @@ pub fn parse(raw: &RawOptions, now_ms: u64) -> Result<Config, FlakeError> {
     seq_mask,
     custom_clock,
     allowed_future_ms,
+    scope,
+  })
+}
+
+/// `scope` and `stateDir`: host scope by default on the system clock. Combinations that could
+/// not do what they say are refused rather than ignored.
+fn scope(raw: &RawOptions, custom_clock: bool) -> Result<Scope, FlakeError> {
+  let host = match &raw.scope {
+    unset if unset.is_unset() => None,
+    Input::String(name) if name == "host" => Some(true),
+    Input::String(name) if name == "process" => Some(false),
+    other => {
+      return Err(FlakeError::OptionType {
+        option: "scope",
+        expected: "'host' or 'process'".into(),
+        got: other.clone(),
+      })
+    }
+  };
+  let dir = match &raw.state_dir {
+    unset if unset.is_unset() => None,
+    Input::String(dir) if !dir.contains('\0') && Path::new(dir).is_absolute() => {
+      Some(PathBuf::from(dir))
+    }
+    other => {
+      return Err(FlakeError::OptionType {
+        option: "stateDir",
+        expected: "an absolute path".into(),
+        got: other.clone(),
+      })
+    }
+  };
+  let refuse = |option, expected: &str, got: &Input| FlakeError::OptionType {
+    option,
+    expected: expected.into(),
+    got: got.clone(),
+  };
+  if custom_clock && host == Some(true) {
+    return Err(refuse(
+      "scope",
+      "'process' or unset with a `clock` option (a clock of its own keeps a private state)",
+      &raw.scope,
+    ));
+  }
+  if custom_clock && dir.is_some() {
+    return Err(refuse(
+      "stateDir",
+      "unset with a `clock` option (a clock of its own keeps a private state)",
+      &raw.state_dir,
+    ));
+  }
+  if host == Some(false) && dir.is_some() {
+    return Err(refuse(
+      "stateDir",
+      "unset with scope 'process'",
+      &raw.state_dir,
+    ));
+  }
+  Ok(match host {
+    Some(false) => Scope::Process,
+    _ if custom_clock => Scope::Process,
+    _ => Scope::Host {
+      required: host.is_some() || dir.is_some(),
+      dir: dir.unwrap_or_else(default_dir),
+    },
   })
 }
 

@@ -14,8 +14,8 @@ pub const MAX_LEAD: u64 = 1000;
 const LEAD_SHIFT: u32 = SEQUENCE_BITS;
 const DELTA_SHIFT: u32 = SEQUENCE_BITS + LEAD_BITS;
 
-/// Before the first id.
-const NOTHING_ISSUED: u64 = u64::MAX;
+/// Before the first id; also what a fresh state file holds in every word.
+pub const NOTHING_ISSUED: u64 = u64::MAX;
 
 /// Consecutive ids taken in one step: sequences `first ..= first + count - 1` of `delta`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,7 +47,10 @@ pub enum Refusal {
   PastMaxDelta { delta: u64 },
 }
 
+/// One atomic word and nothing else (`repr(transparent)`), so that a word in a memory-mapped
+/// state file can be used as a `Sequencer` in place, by every process that maps it.
 #[derive(Debug)]
+#[repr(transparent)]
 pub struct Sequencer {
   /// `delta << 22 | lead << 12 | sequence` of the last id issued. Its top bits only ever grow,
   /// which is what makes every id issued from it unique and increasing.
@@ -62,6 +65,18 @@ impl Sequencer {
     }
   }
 
+  /// The sequencer whose state is `word`.
+  pub fn from_word(word: &AtomicU64) -> &Self {
+    // SAFETY: `Sequencer` is `repr(transparent)` over `AtomicU64`.
+    unsafe { &*(word as *const AtomicU64).cast::<Self>() }
+  }
+
+  /// Forgets every id issued: only for tests that reuse one mapped word as a fresh state.
+  #[cfg(test)]
+  pub fn forget(&self) {
+    self.last.store(NOTHING_ISSUED, Ordering::Release);
+  }
+
   /// Takes up to `max` (≥ 1) consecutive ids for a clock reading `now` ms after the epoch
   /// (`now` ≤ `MAX_DELTA`): from sequence 0 in a new millisecond, after the last one in the
   /// same. With `allowed` > 0 a full or past millisecond does not refuse while the next free
@@ -73,7 +88,8 @@ impl Sequencer {
         (now, 0, now)
       } else {
         let last_delta = last >> DELTA_SHIFT;
-        let high = last_delta - ((last >> LEAD_SHIFT) & lead_mask());
+        // Saturating: a state file edited by hand may hold a lead no sequencer would write.
+        let high = last_delta.saturating_sub((last >> LEAD_SHIFT) & lead_mask());
         // Masked per call: generators that share this state may have different `seqMask`s.
         let sequence = (last & u64::from(MAX_SEQUENCE)) as u16;
         let (delta, first) = if sequence < seq_mask {
@@ -123,6 +139,11 @@ impl Sequencer {
       }
     }
   }
+}
+
+/// (delta, sequence) of the last id a state word records, or `None` if it records none.
+pub fn last_issued(word: u64) -> Option<(u64, u16)> {
+  (word != NOTHING_ISSUED).then_some((word >> DELTA_SHIFT, (word & u64::from(MAX_SEQUENCE)) as u16))
 }
 
 const fn lead_mask() -> u64 {

@@ -8,11 +8,12 @@
 
 use std::collections::HashMap;
 
+use crate::error::FlakeError;
 use crate::generator::Generator;
-use crate::options::Config;
+use crate::options::{Config, Scope};
 
 /// What makes two system-clock configurations the same generator.
-type Shared = (u16, u64, u16, u64);
+type Shared = (u16, u64, u16, u64, Scope);
 
 /// A table of generators, one per JS thread.
 #[derive(Debug, Default)]
@@ -24,18 +25,21 @@ pub struct Slots {
 
 impl Slots {
   /// The slot of a generator configured by `config`: the one already made for the same
-  /// configuration on the system clock, or a new one.
-  pub fn configure(&mut self, config: &Config) -> u32 {
-    let shared = (!config.custom_clock).then_some((
-      config.id,
-      config.epoch,
-      config.seq_mask,
-      config.allowed_future_ms,
-    ));
-    if let Some(slot) = shared.and_then(|key| self.shared.get(&key)) {
-      return *slot;
+  /// configuration on the system clock, or a new one; fails only as `Generator::new` does.
+  pub fn configure(&mut self, config: &Config) -> Result<u32, FlakeError> {
+    let shared = (!config.custom_clock).then(|| {
+      (
+        config.id,
+        config.epoch,
+        config.seq_mask,
+        config.allowed_future_ms,
+        config.scope.clone(),
+      )
+    });
+    if let Some(slot) = shared.as_ref().and_then(|key| self.shared.get(key)) {
+      return Ok(*slot);
     }
-    let entry = Some((Generator::new(config), shared));
+    let entry = Some((Generator::new(config)?, shared.clone()));
     let slot = match self.free.pop() {
       Some(slot) => {
         self.generators[slot as usize] = entry;
@@ -49,7 +53,7 @@ impl Slots {
     if let Some(key) = shared {
       self.shared.insert(key, slot);
     }
-    slot
+    Ok(slot)
   }
 
   /// The generator in `slot`, if one is.

@@ -26,3 +26,10 @@ generator.nextBatch('10')
 generator.allowedFutureMs = 1
 
 void [text, later, batchLater, waits, allowed, parts, when, sequence, since, notANumber]
+
+const scoped: 'host' | 'process' = new FlakeId({ scope: 'process' }).scope
+const inDir = new FlakeId({ stateDir: '/run/user/1000/ids', scope: null })
+// @ts-expect-error scope is 'host' or 'process'
+new FlakeId({ scope: 'cluster' })
+// @ts-expect-error scope is read-only
+inDir.scope = scoped

@@ -140,6 +140,8 @@ pub(crate) fn read_options<'env>(
     seq_mask,
     clock: unsafe { describe(env.raw(), clock) }?,
     allowed_future_ms: property(c"allowedFutureMs")?,
+    scope: property(c"scope")?,
+    state_dir: property(c"stateDir")?,
   };
   let clock = (raw.clock == Input::Function)
     .then(|| unsafe { Unknown::from_raw_unchecked(env.raw(), clock) });

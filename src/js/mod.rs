@@ -8,4 +8,5 @@ mod exports;
 mod id_functions;
 mod input;
 pub(crate) mod protocol;
+mod state;
 mod thread;

@@ -150,7 +150,7 @@ fn same_id_and_epoch_share_one_state_across_threads() {
   };
   let threads: Vec<_> = (0..4)
     .map(|_| {
-      let generator = Generator::new(&config(raw()));
+      let generator = Generator::new(&config(raw())).unwrap();
       thread::spawn(move || {
         let mut ids = Vec::new();
         // Every thread reads the same fake millisecond sequence: only shared state keeps
@@ -180,14 +180,20 @@ fn a_different_epoch_or_custom_clock_gets_its_own_state() {
     epoch: Input::Number(epoch),
     ..RawOptions::default()
   };
-  let a = Generator::new(&config(raw(1.0)));
-  let b = Generator::new(&config(raw(2.0)));
+  let a = Generator::new(&config(raw(1.0))).unwrap();
+  let b = Generator::new(&config(raw(2.0))).unwrap();
   let c = super::private(raw(1.0));
   assert_eq!(decode(a.next_id(NOW).unwrap()).2, 0);
   assert_eq!(decode(b.next_id(NOW + 1).unwrap()).2, 0);
   assert_eq!(decode(c.next_id(NOW).unwrap()).2, 0);
   assert_eq!(
-    decode(Generator::new(&config(raw(1.0))).next_id(NOW).unwrap()).2,
+    decode(
+      Generator::new(&config(raw(1.0)))
+        .unwrap()
+        .next_id(NOW)
+        .unwrap()
+    )
+    .2,
     1
   );
 }
@@ -199,8 +205,8 @@ fn shared_pair(id: f64) -> (Generator, Generator) {
     ..RawOptions::default()
   };
   (
-    Generator::new(&config(raw())),
-    Generator::new(&config(raw())),
+    Generator::new(&config(raw())).unwrap(),
+    Generator::new(&config(raw())).unwrap(),
   )
 }
 
@@ -303,8 +309,8 @@ fn a_generator_without_allowance_sharing_a_borrowed_state_waits_for_it() {
     allowed_future_ms: Input::Number(allowed),
     ..RawOptions::default()
   };
-  let borrower = Generator::new(&config(raw(5.0)));
-  let strict = Generator::new(&config(raw(0.0)));
+  let borrower = Generator::new(&config(raw(5.0))).unwrap();
+  let strict = Generator::new(&config(raw(0.0))).unwrap();
   // Through NOW and NOW + 1, and all but the last id of NOW + 2.
   for _ in 0..3 * 4096 - 1 {
     borrower.next_id(NOW).unwrap();

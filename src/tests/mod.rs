@@ -3,6 +3,8 @@
 mod batch;
 mod decompose;
 mod generator;
+#[cfg(unix)]
+mod host;
 mod options;
 mod protocol;
 mod slots;
@@ -11,7 +13,7 @@ mod vectors;
 
 use crate::generator::Generator;
 use crate::input::Input;
-use crate::options::{parse, Config, RawOptions};
+use crate::options::{parse, Config, RawOptions, Scope};
 
 /// A generator with a private state (as with a `clock` option), so tests never share one.
 fn private(raw: RawOptions) -> Generator {
@@ -19,11 +21,18 @@ fn private(raw: RawOptions) -> Generator {
     clock: Input::Function,
     ..raw
   };
-  Generator::new(&config(raw))
+  Generator::new(&config(raw)).expect("a private state")
 }
 
+/// Process scope unless the test asks for another: the fake clock's fixed readings would
+/// collide with what earlier runs left in a host's state directory.
 fn config(raw: RawOptions) -> Config {
-  parse(&raw, NOW).expect("valid options")
+  let default_scope = raw.scope.is_unset() && raw.state_dir.is_unset();
+  let mut config = parse(&raw, NOW).expect("valid options");
+  if default_scope {
+    config.scope = Scope::Process;
+  }
+  config
 }
 
 /// The system clock as these tests see it: 2026-11-22.
@@ -32,4 +41,30 @@ const NOW: u64 = 1_795_300_000_000;
 /// (delta, generator id, sequence) of an id.
 fn decode(id: u64) -> (u64, u16, u16) {
   (id >> 22, ((id >> 12) & 0x3ff) as u16, (id & 0xfff) as u16)
+}
+
+/// A fresh directory under the system's temporary one, for state files, removed when dropped
+/// (not created: opening a state file creates its directory, 0700).
+struct TempDir(std::path::PathBuf);
+
+impl std::ops::Deref for TempDir {
+  type Target = std::path::Path;
+  fn deref(&self) -> &std::path::Path {
+    &self.0
+  }
+}
+
+impl Drop for TempDir {
+  fn drop(&mut self) {
+    let _ = std::fs::remove_dir_all(&self.0);
+  }
+}
+
+fn temp_dir(name: &str) -> TempDir {
+  static COUNT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+  let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+  TempDir(std::env::temp_dir().join(format!(
+    "flake-idgen-test-{}-{n}-{name}",
+    std::process::id()
+  )))
 }

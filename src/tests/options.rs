@@ -3,7 +3,10 @@
 use super::NOW;
 use crate::error::{ErrorKind, FlakeError};
 use crate::input::Input::{self, *};
-use crate::options::{parse, Config, RawOptions};
+use std::path::PathBuf;
+
+use crate::host::dir::default_dir;
+use crate::options::{parse, Config, RawOptions, Scope};
 
 fn with(set: impl FnOnce(&mut RawOptions)) -> RawOptions {
   let mut raw = RawOptions::default();
@@ -42,6 +45,10 @@ fn defaults_are_flake_idgens() {
       seq_mask: 4095,
       custom_clock: false,
       allowed_future_ms: 0,
+      scope: Scope::Host {
+        dir: default_dir(),
+        required: false,
+      },
     }
   );
   // `null` is unset too, as in flake-idgen's `options.x || 0`.
@@ -52,6 +59,8 @@ fn defaults_are_flake_idgens() {
     o.seq_mask = Null;
     o.clock = Null;
     o.allowed_future_ms = Null;
+    o.scope = Null;
+    o.state_dir = Null;
   }));
   assert_eq!(nulls, config);
 }
@@ -232,6 +241,78 @@ fn allowed_future_ms_is_an_integer_up_to_one_second() {
         .to_string()
         .starts_with("option `allowedFutureMs` must be"),
       "{err}"
+    );
+  }
+}
+
+#[test]
+fn scope_is_host_by_default_and_required_once_asked_for() {
+  let host = |dir: &str, required| Scope::Host {
+    dir: PathBuf::from(dir),
+    required,
+  };
+  assert_eq!(ok(with(|o| o.scope = s("process"))).scope, Scope::Process);
+  assert_eq!(
+    ok(with(|o| o.scope = s("host"))).scope,
+    Scope::Host {
+      dir: default_dir(),
+      required: true
+    }
+  );
+  assert_eq!(
+    ok(with(|o| o.state_dir = s("/var/x"))).scope,
+    host("/var/x", true)
+  );
+  // A clock of its own: a private state, whatever the default.
+  assert_eq!(ok(with(|o| o.clock = Function)).scope, Scope::Process);
+}
+
+#[test]
+fn scope_and_state_dir_refuse_what_they_could_not_do() {
+  let cases = [
+    (
+      with(|o| o.scope = s("Host")),
+      "option `scope` must be 'host' or 'process', got \"Host\"",
+    ),
+    (
+      with(|o| o.scope = Bool(true)),
+      "option `scope` must be 'host' or 'process', got true",
+    ),
+    (
+      with(|o| o.state_dir = s("relative/dir")),
+      "option `stateDir` must be an absolute path, got \"relative/dir\"",
+    ),
+    (
+      with(|o| o.state_dir = Number(1.0)),
+      "option `stateDir` must be an absolute path, got 1",
+    ),
+    (
+      with(|o| {
+        o.scope = s("process");
+        o.state_dir = s("/tmp/x");
+      }),
+      "option `stateDir` must be unset with scope 'process', got \"/tmp/x\"",
+    ),
+    (
+      with(|o| {
+        o.clock = Function;
+        o.scope = s("host");
+      }),
+      "option `scope` must be 'process' or unset with a `clock` option (a clock of its own keeps a private state), got \"host\"",
+    ),
+    (
+      with(|o| {
+        o.clock = Function;
+        o.state_dir = s("/tmp/x");
+      }),
+      "option `stateDir` must be unset with a `clock` option (a clock of its own keeps a private state), got \"/tmp/x\"",
+    ),
+  ];
+  for (raw, message) in cases {
+    let err = refused(raw);
+    assert_eq!(
+      (err.kind(), err.to_string().as_str()),
+      (ErrorKind::TypeError, message)
     );
   }
 }

@@ -1,0 +1,147 @@
+//! The functions behind `flake-idgen state`: the default state directory, the state files in
+//! one, and resetting a generator id's state. None of them is on the per-id path.
+
+use std::path::{Path, PathBuf};
+
+use napi::{Env, Result};
+use napi_derive::napi;
+
+use super::error::thrown;
+use crate::error::FlakeError;
+use crate::host::{admin, dir};
+use crate::input::Input;
+use crate::layout::MAX_NODE;
+use crate::options::whole;
+
+/// A generator id's last id, as a state file records it.
+#[napi(object)]
+pub struct StateEntry {
+  /// The generator id.
+  pub id: u32,
+  /// The last id's timestamp, in ms since 1970.
+  pub time: f64,
+  /// The last id's sequence number.
+  pub sequence: u32,
+}
+
+/// A state file: its entries, or why it cannot be read (`error`, `code`).
+#[napi(object)]
+pub struct StateFile {
+  /// The file's path.
+  pub path: String,
+  /// The epoch it holds the state of, in ms since 1970.
+  pub epoch: f64,
+  /// Every generator id that has issued an id from it.
+  pub entries: Vec<StateEntry>,
+  /// Why it cannot be read, if it cannot.
+  pub error: Option<String>,
+  /// The error's code (`ERR_FLAKE_STATE_FILE`), if it cannot be read.
+  pub code: Option<String>,
+}
+
+/// What a reset did to one state file.
+#[napi(object)]
+pub struct StateReset {
+  /// The file's path.
+  pub path: String,
+  /// The epoch it holds the state of, in ms since 1970.
+  pub epoch: f64,
+  /// The file held no other id's state, and was removed.
+  pub removed: bool,
+}
+
+/// The state directory generators use by default: `$FLAKE_IDGEN_STATE_DIR`, else
+/// `$XDG_RUNTIME_DIR/flake-idgen`, else `flake-idgen-<uid>` in the temporary directory.
+#[napi]
+pub fn default_state_dir() -> String {
+  dir::default_dir().display().to_string()
+}
+
+/// The state files in `dir` (none if it does not exist), by epoch. Throws `ERR_FLAKE_STATE_DIR`
+/// if the directory is not safe to use.
+#[napi]
+pub fn state_files(env: &Env, dir: String) -> Result<Vec<StateFile>> {
+  let dir = absolute(&dir).map_err(|e| thrown(env, e))?;
+  let listed = admin::list(&dir).map_err(|e| thrown(env, e))?;
+  Ok(
+    listed
+      .into_iter()
+      .map(|file| {
+        let path = file.path.display().to_string();
+        let epoch = file.epoch as f64;
+        match file.entries {
+          Ok(entries) => StateFile {
+            path,
+            epoch,
+            entries: entries
+              .into_iter()
+              .map(|entry| StateEntry {
+                id: u32::from(entry.id),
+                time: (file.epoch + entry.delta) as f64,
+                sequence: u32::from(entry.sequence),
+              })
+              .collect(),
+            error: None,
+            code: None,
+          },
+          Err(err) => StateFile {
+            path,
+            epoch,
+            entries: Vec::new(),
+            error: Some(err.to_string()),
+            code: Some(err.code().into()),
+          },
+        }
+      })
+      .collect(),
+  )
+}
+
+/// Forgets generator `id`'s state in `dir`: in `epoch`'s file, or in every file that has one.
+/// A file left with no state is removed. Throws `ERR_FLAKE_STATE_IN_USE`, changing nothing,
+/// while a process has one of those files open.
+#[napi]
+pub fn reset_state(env: &Env, dir: String, id: f64, epoch: Option<f64>) -> Result<Vec<StateReset>> {
+  let checked = || -> std::result::Result<_, FlakeError> {
+    let dir = absolute(&dir)?;
+    let id = whole(id)
+      .filter(|id| *id <= u64::from(MAX_NODE))
+      .ok_or_else(|| FlakeError::ArgumentRange {
+        argument: "id",
+        expected: "an integer from 0 to 1023".into(),
+        got: Input::Number(id),
+      })?;
+    let epoch = match epoch {
+      None => None,
+      Some(ms) => Some(whole(ms).ok_or_else(|| FlakeError::ArgumentRange {
+        argument: "epoch",
+        expected: "a non-negative integer number of ms since 1970".into(),
+        got: Input::Number(ms),
+      })?),
+    };
+    admin::reset(&dir, id as u16, epoch)
+  };
+  let done = checked().map_err(|e| thrown(env, e))?;
+  Ok(
+    done
+      .into_iter()
+      .map(|reset| StateReset {
+        path: reset.path.display().to_string(),
+        epoch: reset.epoch as f64,
+        removed: reset.removed,
+      })
+      .collect(),
+  )
+}
+
+fn absolute(dir: &str) -> std::result::Result<PathBuf, FlakeError> {
+  if Path::new(dir).is_absolute() && !dir.contains('\0') {
+    Ok(PathBuf::from(dir))
+  } else {
+    Err(FlakeError::ArgumentValue {
+      argument: "dir",
+      expected: "an absolute path".into(),
+      got: Input::String(dir.into()),
+    })
+  }
+}
