@@ -17,13 +17,7 @@ const path = require('node:path')
 
 const root = path.join(__dirname, '..')
 
-/** package.json as published: no scripts, no dev tools, these optional dependencies. */
-function publishedManifest(packageJson, optionalDependencies) {
-  const { scripts, devDependencies, overrides, optionalDependencies: _, ...published } = packageJson
-  return { ...published, optionalDependencies }
-}
-
-/** Writes the main package into dir, which must not exist yet or be empty. */
+/** Writes the main package, naming these optional dependencies, into dir (new or empty). */
 function stageMain(dir, optionalDependencies) {
   const packageJson = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'))
   const [{ files }] = JSON.parse(
@@ -39,7 +33,9 @@ function stageMain(dir, optionalDependencies) {
     fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true })
     fs.copyFileSync(path.join(root, file), path.join(dir, file))
   }
-  const manifest = publishedManifest(packageJson, optionalDependencies)
+  // No scripts, no dev tools: the overrides are the dev tools' too.
+  const { scripts, devDependencies, overrides, ...published } = packageJson
+  const manifest = { ...published, optionalDependencies }
   fs.writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`)
   return manifest
 }
@@ -66,7 +62,7 @@ async function main() {
   console.log(path.resolve(dir))
 }
 
-module.exports = { publishedManifest, stageMain }
+module.exports = { stageMain }
 
 if (require.main === module) {
   main().catch((error) => {
