@@ -1,14 +1,15 @@
 'use strict'
 // The package as users install it, in empty projects under os.tmpdir(). From the tarballs of
 // `npm run pack:local`, the binary comes from the platform package that the main package's
-// optionalDependencies name, and npm skips the other platforms' packages, which the registry
-// does not have. There the package is required, imported from ESM and compiled against with
-// tsc --strict; it replaces flake-idgen under that name; it names a platform it has no binary
-// for; and installed from a git checkout, it builds its binary from source.
+// optionalDependencies name. There the package is required, imported from ESM and compiled
+// against with tsc --strict; it replaces flake-idgen under that name; the README's commands for
+// the tarballs install it with no install script, and `npm ci` takes the lockfile they leave; it
+// names a platform it has no binary for; and installed from a git checkout, it builds its binary
+// from source.
 
 const { test, before, after } = require('node:test')
 const assert = require('node:assert/strict')
-const { execFileSync } = require('node:child_process')
+const { execFileSync, spawnSync } = require('node:child_process')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
@@ -36,6 +37,18 @@ function run(file, args, cwd, env) {
 
 function npmInstall(dir, specs, env) {
   run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...specs], dir, env)
+}
+
+/** npm's stderr, where it warns; a failure throws with it. */
+function npmWarnings(dir, args) {
+  const { status, stderr } = spawnSync('npm', [...args, '--no-audit', '--no-fund', '--prefer-offline'], {
+    cwd: dir,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    shell: process.platform === 'win32',
+  })
+  assert.equal(status, 0, `npm ${args.join(' ')} failed:\n${stderr}`)
+  return stderr
 }
 
 /** An empty project in the work dir, with its package.json and files. */
@@ -170,14 +183,15 @@ test('installed from the tarballs: require, ESM default and named imports, TypeS
   })
   npmInstall(dir, [mainTarball])
 
-  // The main package names every platform package at its own version; npm installed this
-  // platform's, as an optional dependency, and skipped the others.
+  // The main package names the platform package packed with it, at its own version, and npm
+  // installed it as an optional dependency. Nothing of the checkout's tooling ships: no lifecycle
+  // script (a git install's `prepare` would make npm warn on every install), no dev tools.
   const installed = path.join(dir, 'node_modules', name)
   const manifest = JSON.parse(fs.readFileSync(path.join(installed, 'package.json'), 'utf8'))
-  assert.deepEqual(
-    manifest.optionalDependencies,
-    Object.fromEntries(platformPackages.map((candidate) => [candidate.name, version])),
-  )
+  assert.deepEqual(manifest.optionalDependencies, { [platform.name]: version })
+  for (const field of ['scripts', 'devDependencies', 'overrides']) assert.equal(manifest[field], undefined, field)
+  const { scripts, devDependencies, overrides, ...own } = require('../package.json')
+  assert.deepEqual({ ...manifest, optionalDependencies: undefined }, { ...own, optionalDependencies: undefined })
   const modules = fs.readdirSync(path.join(dir, 'node_modules')).filter((entry) => !entry.startsWith('.'))
   assert.deepEqual(modules.sort(), [name, platform.name].sort())
   const lock = JSON.parse(fs.readFileSync(path.join(dir, 'package-lock.json'), 'utf8'))
@@ -264,6 +278,31 @@ test('`npm install flake-idgen@npm:flake-idgen-rs`: code written for flake-idgen
   assert.deepEqual(app.binaries, [platformBinary(dir)])
   // With no @types/flake-idgen, `--strict` needs this package's types: `clock` is in them.
   tsc(dir, 'tsconfig.json')
+})
+
+test("the README's commands for the tarballs: no install script, and `npm ci` takes the lockfile", () => {
+  const commands = [
+    ['plain', [mainTarball, platformTarball], name],
+    ['alias', [`flake-idgen@file:${mainTarball}`, platformTarball], 'flake-idgen'],
+  ]
+  for (const [dir, specs, required] of commands) {
+    const at = project(`readme-${dir}`, {}, {
+      'app.js': `
+        const FlakeId = require('${required}')
+        const generator = new FlakeId({ id: 300 })
+        ${printIds()}`,
+    })
+    const warnings = npmWarnings(at, ['install', ...specs])
+    assert.doesNotMatch(warnings, /install-scripts|EBADENGINE/, `npm install ${specs.join(' ')} warned`)
+
+    // From the lockfile alone, as CI installs: npm ci checks that it names every dependency.
+    fs.rmSync(path.join(at, 'node_modules'), { recursive: true })
+    npmWarnings(at, ['ci'])
+    const since = Date.now()
+    const app = report(at, 'app.js')
+    assertIds(app, 300, since)
+    assert.deepEqual(app.binaries, [platformBinary(at)])
+  }
 })
 
 test('a platform with no binary: the error names it and the packages looked for', () => {

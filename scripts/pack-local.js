@@ -3,9 +3,10 @@
 
 // `npm run pack:local [-- <dir>]` writes to <dir> (default pack/) the two tarballs that
 // `npm install flake-idgen-rs` fetches on this machine once published:
-// - the main package, without a binary, with `optionalDependencies` on every platform package of
-//   `napi.targets` at its own version: what `napi pre-publish` adds to package.json at publish
-//   time (it is not committed, so a checkout never fetches prebuilt binaries);
+// - the main package, without a binary, lifecycle scripts or dev tools (scripts/stage-main.js),
+//   with `optionalDependencies` on this platform's package only. `napi pre-publish` names every
+//   target there at publish time; here the other five exist nowhere, npm leaves them out of a
+//   project's lockfile, and `npm ci` then refuses the lockfile as out of sync;
 // - this platform's package (npm/<platform>/, as `napi create-npm-dirs` made it) with the release
 //   binary built here.
 // Prints the two tarball paths, main package first; everything else goes to stderr.
@@ -15,6 +16,7 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { readNapiConfig } = require('@napi-rs/cli')
+const { stageMain } = require('./stage-main.js')
 
 const root = path.join(__dirname, '..')
 
@@ -68,23 +70,8 @@ async function main() {
       throw new Error(`built ${binaries.join(', ')}, which is not the binary of one of napi.targets`)
     }
 
-    // The main package: the files npm would pack from the checkout, less the binary it builds
-    // for installs from git, which the platform packages carry instead.
     const main = path.join(stage, 'main')
-    const [{ files }] = JSON.parse(npm(['pack', '--dry-run', '--json', '--ignore-scripts'], root))
-    for (const { path: file } of files) {
-      if (file.endsWith('.node')) continue
-      fs.mkdirSync(path.dirname(path.join(main, file)), { recursive: true })
-      fs.copyFileSync(path.join(root, file), path.join(main, file))
-    }
-    const optionalDependencies = { ...packageJson.optionalDependencies }
-    for (const { platformArchABI } of targets) {
-      optionalDependencies[`${packageName}-${platformArchABI}`] = packageJson.version
-    }
-    fs.writeFileSync(
-      path.join(main, 'package.json'),
-      `${JSON.stringify({ ...packageJson, optionalDependencies }, null, 2)}\n`,
-    )
+    stageMain(main, { [`${packageName}-${platform.platformArchABI}`]: packageJson.version })
 
     const native = path.join(stage, platform.platformArchABI)
     fs.cpSync(path.join(root, 'npm', platform.platformArchABI), native, { recursive: true })
