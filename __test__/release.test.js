@@ -17,6 +17,7 @@ const workflowFile = path.join(root, '.github', 'workflows', 'release.yml')
 const workflow = fs.readFileSync(workflowFile, 'utf8')
 const packageJson = require('../package.json')
 const { binaryName, packageName, targets } = packageJson.napi
+const { lintTool } = require('../scripts/lint-tools.js')
 const abiOf = (triple) => require('./targets.js').find((target) => target.triple === triple).abi
 
 // The publish job's commands, run by the last test as the workflow runs them.
@@ -37,16 +38,16 @@ function jobs() {
 }
 
 function actionlint(args, input) {
-  const result = spawnSync('actionlint', ['-no-color', '-oneline', ...args], { cwd: root, encoding: 'utf8', input })
+  const result = spawnSync(lintTool('actionlint'), ['-no-color', '-oneline', '-shellcheck', lintTool('shellcheck'), ...args], { cwd: root, encoding: 'utf8', input })
   if (result.error?.code === 'ENOENT') {
-    assert.fail('actionlint is not on PATH: `pip install -r .ci/requirements.txt` installs it, as .ci/run does')
+    assert.fail('actionlint is not on PATH: `npm test` installs it (scripts/lint-tools.js), as does `pip install -r .ci/requirements.txt`')
   }
   return result
 }
 
 test('actionlint, with shellcheck, reports nothing in the release workflow', () => {
-  const shellcheck = spawnSync('shellcheck', ['--version'])
-  assert.ok(!shellcheck.error, 'shellcheck is not on PATH: `pip install -r .ci/requirements.txt` installs it')
+  const shellcheck = spawnSync(lintTool('shellcheck'), ['--version'])
+  assert.ok(!shellcheck.error, 'shellcheck is not on PATH: `npm test` installs it (scripts/lint-tools.js), as does `pip install -r .ci/requirements.txt`')
   // It does check: a script error and an unknown job in `needs`.
   const broken = actionlint(['-'], 'on: push\njobs:\n  a:\n    needs: b\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo $1\n')
   assert.equal(broken.status, 1, broken.stdout + broken.stderr)
