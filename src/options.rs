@@ -1,11 +1,11 @@
 //! The constructor options: flake-idgen's coercions (numeric strings, a `Date` epoch, unset
 //! meaning the default) without its silent masking: anything out of range is refused.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::clock::MAX_SAFE_INTEGER;
 use crate::error::FlakeError;
-use crate::host::dir::default_dir;
+use crate::host::dir::{absolute, default_dir};
 use crate::input::Input;
 use crate::layout::{node_id, MAX_NODE, MAX_PART, MAX_SEQUENCE};
 use crate::sequencer::MAX_LEAD;
@@ -167,9 +167,7 @@ fn scope(raw: &RawOptions, custom_clock: bool) -> Result<Scope, FlakeError> {
   };
   let dir = match &raw.state_dir {
     unset if unset.is_unset() => None,
-    Input::String(dir) if !dir.contains('\0') && Path::new(dir).is_absolute() => {
-      Some(PathBuf::from(dir))
-    }
+    Input::String(dir) if absolute(dir).is_some() => absolute(dir),
     other => {
       return Err(FlakeError::OptionType {
         option: "stateDir",

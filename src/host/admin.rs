@@ -124,8 +124,9 @@ pub fn reset(dir: &Path, id: u16, epoch: Option<u64>) -> Result<Vec<Reset>, Flak
     }
     let mut bytes = vec![0; FILE_LEN];
     read_at(&file, &mut bytes, 0).map_err(|err| error(&path, err.to_string()))?;
-    let others = entries(&bytes).iter().any(|entry| entry.id != id);
-    if entries(&bytes).iter().any(|entry| entry.id == id) {
+    let entries = entries(&bytes);
+    if entries.iter().any(|entry| entry.id == id) {
+      let others = entries.iter().any(|entry| entry.id != id);
       locked.push((path, epoch, file, others));
     }
   }

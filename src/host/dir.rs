@@ -81,32 +81,36 @@ pub fn check(dir: &Path) -> Result<(), FlakeError> {
   check_owner(dir, &meta)
 }
 
-#[cfg(unix)]
 fn check_owner(dir: &Path, meta: &Metadata) -> Result<(), FlakeError> {
+  not_ours(meta).map_or(Ok(()), |reason| Err(error(dir, reason)))
+}
+
+/// Why a directory or file with `meta` is not this user's alone, if it is not: owned by another
+/// user, or writable by group or others.
+#[cfg(unix)]
+pub fn not_ours(meta: &Metadata) -> Option<String> {
   use std::os::unix::fs::MetadataExt;
   if meta.uid() != euid() {
-    return Err(error(
-      dir,
-      format!(
-        "owned by uid {}, not by this process's user (uid {})",
-        meta.uid(),
-        euid()
-      ),
+    return Some(format!(
+      "owned by uid {}, not by this process's user (uid {})",
+      meta.uid(),
+      euid()
     ));
   }
-  if meta.mode() & 0o022 != 0 {
-    return Err(error(
-      dir,
-      format!(
-        "writable by group or others (mode {:o}); chmod 700 it",
-        meta.mode() & 0o7777
-      ),
-    ));
-  }
-  Ok(())
+  (meta.mode() & 0o022 != 0).then(|| {
+    format!(
+      "writable by group or others (mode {:o}); chmod go-w it",
+      meta.mode() & 0o7777
+    )
+  })
 }
 
 #[cfg(not(unix))]
-fn check_owner(_dir: &Path, _meta: &Metadata) -> Result<(), FlakeError> {
-  Ok(())
+pub fn not_ours(_meta: &Metadata) -> Option<String> {
+  None
+}
+
+/// `dir` as a path, if it is an absolute one (and no NUL cuts it short).
+pub fn absolute(dir: &str) -> Option<PathBuf> {
+  (!dir.contains('\0') && Path::new(dir).is_absolute()).then(|| PathBuf::from(dir))
 }

@@ -118,24 +118,8 @@ fn check(path: &Path, file: &File, epoch: u64) -> Result<(), FlakeError> {
   if !meta.is_file() {
     return Err(error(path, "not a regular file"));
   }
-  #[cfg(unix)]
-  {
-    use std::os::unix::fs::MetadataExt;
-    if meta.uid() != dir::euid() {
-      return Err(error(
-        path,
-        format!("owned by uid {}, not by uid {}", meta.uid(), dir::euid()),
-      ));
-    }
-    if meta.mode() & 0o022 != 0 {
-      return Err(error(
-        path,
-        format!(
-          "writable by group or others (mode {:o})",
-          meta.mode() & 0o7777
-        ),
-      ));
-    }
+  if let Some(reason) = dir::not_ours(&meta) {
+    return Err(error(path, reason));
   }
   if meta.len() != FILE_LEN as u64 {
     return Err(error(

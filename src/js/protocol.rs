@@ -128,13 +128,11 @@ fn met_code(met: Option<Met>) -> u32 {
 /// The report of `ids`; `None` stands for `undefined` (one id, nothing met).
 #[inline(always)]
 pub(crate) fn issued(ids: &Ids) -> Option<f64> {
-  if ids.count == 1 && ids.met.is_none() {
-    return None;
-  }
-  Some(f64::from(ids.count) * f64::from(REPORT_UNIT) + f64::from(met_code(ids.met)))
+  (ids.count != 1 || ids.met.is_some()).then(|| issued_run(ids))
 }
 
 /// The report of `ids` for `fillRun`, which always reports its count.
+#[inline(always)]
 pub(crate) fn issued_run(ids: &Ids) -> f64 {
   f64::from(ids.count) * f64::from(REPORT_UNIT) + f64::from(met_code(ids.met))
 }

@@ -1,7 +1,7 @@
 //! The functions behind `flake-idgen state`: the default state directory, the state files in
 //! one, and resetting a generator id's state. None of them is on the per-id path.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use napi::{Env, Result};
 use napi_derive::napi;
@@ -135,13 +135,9 @@ pub fn reset_state(env: &Env, dir: String, id: f64, epoch: Option<f64>) -> Resul
 }
 
 fn absolute(dir: &str) -> std::result::Result<PathBuf, FlakeError> {
-  if Path::new(dir).is_absolute() && !dir.contains('\0') {
-    Ok(PathBuf::from(dir))
-  } else {
-    Err(FlakeError::ArgumentValue {
-      argument: "dir",
-      expected: "an absolute path".into(),
-      got: Input::String(dir.into()),
-    })
-  }
+  dir::absolute(dir).ok_or_else(|| FlakeError::ArgumentValue {
+    argument: "dir",
+    expected: "an absolute path".into(),
+    got: Input::String(dir.into()),
+  })
 }
