@@ -18,3 +18,13 @@ test('first in, first out across many segments, interleaved', () => {
   assert.equal(queue.push('again'), 1)
   assert.equal(queue.shift(), 'again')
 })
+
+test('peek gives what shift would, and removes nothing, at every segment boundary', () => {
+  const queue = new Queue()
+  for (let i = 0; i < 5000; i++) queue.push(i)
+  for (let i = 0; i < 5000; i++) {
+    assert.equal(queue.peek(), i)
+    assert.equal(queue.length, 5000 - i)
+    assert.equal(queue.shift(), i)
+  }
+})
