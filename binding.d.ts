@@ -9,37 +9,23 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
-/**
- * `count` ascending ids in one Buffer from the generator in `slot`, synchronously: a full
- * millisecond waits (spinning) for the next; anything else fails as `next()` does. With
- * `clock`, that function is the clock, read once a millisecond and again while waiting, for
- * at most 2 ms of real time past the wait (a clock that stands still cannot be waited for).
- * Returns the outcome (see `outcome`); throws what `clock` throws.
- */
-export declare function batch(slot: number, count: unknown, clock?: () => number): { ids?: Buffer; error?: Error; overflows: number; clockBackwards: number; waits: number }
-
-/**
- * `count` ascending ids in one Buffer from the generator in `slot`, made on a thread of the
- * libuv pool, which waits for the clock both past a full millisecond and through a step back.
- * Resolves with the outcome (see `outcome`).
- */
-export declare function batchAsync(slot: number, count: unknown): Promise<{ ids?: Buffer; error?: Error; overflows: number; clockBackwards: number; waits: number }>
-
 /** Validates a batch size (an integer from 1 to 2^24) and returns it. */
 export declare function checkCount(count: unknown): number
 
 /**
- * Validates `options`, each read once, and returns the generator they configure: `slot`, where
- * this thread keeps it (shared by every configuration alike on the system clock, since one
- * state per generator id and epoch serves them all; a fresh one with a `clock`, which keeps a
- * private state), the properties of the instance, the `scope` it ended up with, the `clock`
- * function, if given, and `warning`, the reason why host scope was unavailable, the first time
- * in the process a generator falls back to process scope. Throws a `TypeError`/`RangeError`
- * with code `ERR_FLAKE_INVALID_OPTION` that names the option and the value, or an `Error` with
- * code `ERR_FLAKE_STATE_DIR`/`ERR_FLAKE_STATE_FILE` when host scope was asked for and cannot
- * be had. The caller owns the slot until it calls `release`.
+ * Validates `options`, each read once, and returns what a call for the generator they
+ * configure writes into the scratch: `slot` (the shared state it issues from: one per
+ * generator id, on the host or in the process, whatever the other options; `PRIVATE_SLOT` with
+ * a `clock`, whose state the instance keeps) and `settings` (its id, `seqMask` and
+ * `allowedFutureMs`, packed; with `epoch`); and the properties of the instance, the `scope` it
+ * ended up with, the `clock` function, if given, and `warning`, the reason why host scope was
+ * unavailable, the first time in the process a generator falls back to process scope. Throws a
+ * `TypeError`/`RangeError` with code `ERR_FLAKE_INVALID_OPTION` that names the option and the
+ * value, or an `Error` with code `ERR_FLAKE_STATE_DIR`/`ERR_FLAKE_STATE_FILE` when host scope
+ * was asked for and cannot be had. Nothing is kept per configuration: there is nothing to
+ * release.
  */
-export declare function configure(options?: unknown): { slot: number; id: number; datacenter?: number; worker?: number; epoch: number; seqMask: number; allowedFutureMs: number; scope: 'host' | 'process'; clock?: () => number; warning?: string }
+export declare function configure(options?: unknown): { slot: number; settings: number; id: number; datacenter?: number; worker?: number; epoch: number; seqMask: number; allowedFutureMs: number; scope: 'host' | 'process'; clock?: () => number; warning?: string }
 
 /**
  * The parts of an id given as a Buffer of 8 bytes, a bigint, a decimal string or a
@@ -55,16 +41,27 @@ export declare function decompose(id: unknown, options?: unknown): { timestamp: 
 export declare function defaultStateDir(): string
 
 /**
+ * Fills `ids` (a Buffer of a multiple of 8 bytes) with ascending ids, synchronously: a full
+ * millisecond waits (spinning) for the next; anything else fails as `next()` does. With
+ * `clock`, that function is the clock, read once a millisecond and again while waiting, until
+ * it stands still for 2 ms of real time (such a clock cannot be waited for). Returns what the
+ * batch met, with `error` if it failed; throws what `clock` throws.
+ */
+export declare function fillBatch(ids: Uint8Array, clock?: () => number): { error?: Error; overflows: number; clockBackwards: number; waits: number }
+
+/**
+ * Up to `max` ids into `ids` from its `start`-th id on, as many as the clock (the system's, or
+ * the reading `now` of the generator's own) allows now, without waiting. Returns a report as
+ * `fillRun` does (see `protocol`): how many were written, or how long to wait before any can
+ * be; throws what waiting cannot cure.
+ */
+export declare function fillSlice(ids: Uint8Array, start: number, max: number, now?: unknown): number
+
+/**
  * The smallest id of the millisecond `time` (ms since 1970, or a `Date`), as a bigint: for
  * `WHERE id >= ...` range queries.
  */
 export declare function fromTime(time: unknown, options?: unknown): bigint
-
-/**
- * This thread's id functions, for the generator whose slot is in the scratch (see
- * `id_functions`): `fill`, `fillAt`, `tryFill`, `tryFillAt` and `fillRun`.
- */
-export declare function idFunctions(): { fill: () => number | undefined; fillAt: (now: unknown) => number | undefined; tryFill: () => number | undefined; tryFillAt: (now: unknown) => number | undefined; fillRun: (max: number) => number }
 
 /** `met`: the clock reads earlier than ids already issued. */
 export declare const MET_CLOCK_BEHIND: number
@@ -75,8 +72,8 @@ export declare const MET_NONE: number
 /** `met`: the clock's millisecond had no id left. */
 export declare const MET_OVERFLOW: number
 
-/** Releases `slot`, which no instance holds any longer. Returns whether it held a generator. */
-export declare function release(slot: number): boolean
+/** The slot of a call whose generator's state is the scratch's private word. */
+export declare const PRIVATE_SLOT: number
 
 /** A report's `count` (or `wait_ms`) is scaled by this; the remainder is `met`. */
 export declare const REPORT_UNIT: number
@@ -88,8 +85,16 @@ export declare const REPORT_UNIT: number
  */
 export declare function resetState(dir: string, id: number, epoch?: number | undefined | null): Array<StateReset>
 
-/** The Buffer that this thread's id functions write ids into (see `protocol`). */
-export declare function scratch(): Buffer
+/** Bytes in the scratch. */
+export declare const SCRATCH_BYTES: number
+
+/**
+ * Sets up this thread with its scratch (a `Uint8Array` over a whole `SharedArrayBuffer` of
+ * `SCRATCH_BYTES`, see `protocol`) and returns its id functions, for the generator the call
+ * fields in the scratch describe (see `id_functions`): `fill`, `fillAt`, `tryFill`,
+ * `tryFillAt` and `fillRun`. Once per thread.
+ */
+export declare function setup(scratch: Uint8Array): { fill: () => number | undefined; fillAt: (now: unknown) => number | undefined; tryFill: () => number | undefined; tryFillAt: (now: unknown) => number | undefined; fillRun: (max: number) => number }
 
 /** A generator id's last id, as a state file records it. */
 export interface StateEntry {

@@ -835,19 +835,19 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
-module.exports.batch = nativeBinding.batch
-module.exports.batchAsync = nativeBinding.batchAsync
 module.exports.checkCount = nativeBinding.checkCount
 module.exports.configure = nativeBinding.configure
 module.exports.decompose = nativeBinding.decompose
 module.exports.defaultStateDir = nativeBinding.defaultStateDir
+module.exports.fillBatch = nativeBinding.fillBatch
+module.exports.fillSlice = nativeBinding.fillSlice
 module.exports.fromTime = nativeBinding.fromTime
-module.exports.idFunctions = nativeBinding.idFunctions
 module.exports.MET_CLOCK_BEHIND = nativeBinding.MET_CLOCK_BEHIND
 module.exports.MET_NONE = nativeBinding.MET_NONE
 module.exports.MET_OVERFLOW = nativeBinding.MET_OVERFLOW
-module.exports.release = nativeBinding.release
+module.exports.PRIVATE_SLOT = nativeBinding.PRIVATE_SLOT
 module.exports.REPORT_UNIT = nativeBinding.REPORT_UNIT
 module.exports.resetState = nativeBinding.resetState
-module.exports.scratch = nativeBinding.scratch
+module.exports.SCRATCH_BYTES = nativeBinding.SCRATCH_BYTES
+module.exports.setup = nativeBinding.setup
 module.exports.stateFiles = nativeBinding.stateFiles

@@ -3,8 +3,9 @@
 // next(cb): callbacks answered strictly in call order, each asynchronously, with ids that
 // increase in that order; a call that finds no id waits for the clock instead of failing.
 
-const { tryFill, tryFillAt, fillRun, Run, decode } = require('./native.js')
+const { tryFill, fillRun, Run, decode } = require('./native.js')
 const Queue = require('./queue.js')
+const { waitForClock } = require('./wait.js')
 
 /** An id-less answer: what the clock threw, say. A class, since a clock may throw anything. */
 class Failure {
@@ -15,8 +16,9 @@ class Failure {
 
 /** The next(cb) calls of one instance. */
 class Callbacks {
-  // Holds the generator's slot while calls wait: their instance may be gone meanwhile.
-  #source
+  // What a call for the generator writes into the scratch; kept here, since calls may still
+  // wait when their instance is gone.
+  #call
   #clock
   #counts
   // Every call not yet called back, in call order; the first #answered of them have their
@@ -35,8 +37,8 @@ class Callbacks {
   // True while answers are delivered: a call a callback makes is delivered by the same loop.
   #delivering = false
 
-  constructor(source, clock, counts) {
-    this.#source = source
+  constructor(call, clock, counts) {
+    this.#call = call
     this.#clock = clock
     this.#counts = counts
   }
@@ -71,7 +73,7 @@ class Callbacks {
 
   /** Answers the unanswered calls as far as the clock allows; sets a timer for the rest. */
   #take() {
-    const { slot } = this.#source
+    const call = this.#call
     const clock = this.#clock
     const counts = this.#counts
     this.#taking = true
@@ -81,8 +83,7 @@ class Callbacks {
         let report
         try {
           // On the system clock, several waiting calls take a run of ids in one native call.
-          if (clock !== undefined) report = tryFillAt(slot, clock())
-          else report = unanswered > 1 ? fillRun(slot, unanswered) : tryFill(slot)
+          report = clock === undefined && unanswered > 1 ? fillRun(call, unanswered) : tryFill(call, clock)
         } catch (error) {
           this.#answers.push(new Failure(error))
           this.#answered++
@@ -155,12 +156,7 @@ class Callbacks {
   #wait(ms) {
     if (this.#waiting) return
     this.#waiting = true
-    // A clock of the user's may stand still (a fake one in tests): no busy polling on it.
-    if (this.#clock !== undefined) setTimeout(this.#onClock, ms)
-    // Overflow clears within the millisecond: poll with setImmediate, not setTimeout(1), which
-    // waits 1-2 ms and would cap a burst far below the 4,096 ids per ms available.
-    else if (ms <= 1) setImmediate(this.#onClock)
-    else setTimeout(this.#onClock, ms - 1)
+    waitForClock(ms, this.#clock, this.#onClock)
   }
 }
 

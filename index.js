@@ -1,18 +1,16 @@
 'use strict'
 
-// From the module, not the global: the global `Buffer` is an accessor.
-const { Buffer } = require('node:buffer')
 const native = require('./native.js')
 const Counts = require('./counts.js')
 const Callbacks = require('./callbacks.js')
+const batchAsync = require('./batch-async.js')
 
-const { fill, fillAt, takeId, takeBigInt } = native
+const { fill, fillBy, takeId, takeBigInt, PRIVATE_SLOT } = native
 const readOnly = (value) => ({ value, enumerable: true })
 
 class FlakeId {
-  // Holds the native generator's slot for as long as this instance lives (see native.js).
-  #source
-  #slot
+  // What each call for this generator writes into the scratch (see native.js).
+  #call
   #clock
   #counts = new Counts()
   // Made on the first next(cb): most instances never take a callback.
@@ -20,8 +18,7 @@ class FlakeId {
 
   constructor(options) {
     const configured = native.configure(options)
-    this.#source = configured.source
-    this.#slot = configured.slot
+    this.#call = configured.call
     this.#clock = configured.clock
     Object.defineProperties(this, {
       options: readOnly(options == null ? {} : options),
@@ -53,7 +50,7 @@ class FlakeId {
       error.code = 'ERR_INVALID_ARG_TYPE'
       throw error
     }
-    ;(this.#callbacks ??= new Callbacks(this.#source, this.#clock, this.#counts)).push(cb)
+    ;(this.#callbacks ??= new Callbacks(this.#call, this.#clock, this.#counts)).push(cb)
   }
 
   nextBigInt() {
@@ -77,16 +74,11 @@ class FlakeId {
   }
 
   nextBatch(count) {
-    return this.#counted(native.batch(this.#slot, count, this.#clock))
+    return this.#counted(native.batch(this.#call, count, this.#clock))
   }
 
-  async nextBatchAsync(count) {
-    if (this.#clock === undefined) return this.#counted(await native.batchAsync(this.#slot, count))
-    // The user's clock can only be read on this thread: take the ids one by one, waiting
-    // between milliseconds as nextAsync() does.
-    const ids = Buffer.alloc(native.checkCount(count) * 8)
-    for (let offset = 0; offset < ids.length; offset += 8) ids.set(await this.nextAsync(), offset)
-    return ids
+  nextBatchAsync(count, options) {
+    return batchAsync(this.#call, this.#clock, this.#counts, count, options)
   }
 
   stats() {
@@ -103,12 +95,12 @@ class FlakeId {
 
   /** One id into the scratch, counted. */
   #take() {
-    const clock = this.#clock
+    const call = this.#call
     let report
     try {
-      // One native function for every generator, told apart by slot: the call site stays
-      // monomorphic however many generators it serves.
-      report = clock === undefined ? fill(this.#slot) : fillAt(this.#slot, clock())
+      // One native function for every generator, told apart by what the call writes into the
+      // scratch: the call site stays monomorphic however many generators it serves.
+      report = call.slot !== PRIVATE_SLOT ? fill(call) : fillBy(call, this.#clock)
     } catch (error) {
       this.#counts.refused(error)
       throw error

@@ -6,47 +6,140 @@
 const { Buffer } = require('node:buffer')
 const binding = require('./load.js')
 
-const { REPORT_UNIT, MET_OVERFLOW, MET_CLOCK_BEHIND } = binding
+const { REPORT_UNIT, MET_OVERFLOW, MET_CLOCK_BEHIND, SCRATCH_BYTES, PRIVATE_SLOT } = binding
 
-// The thread's scratch: the id big-endian at offset 0, in the platform's byte order at 8, and
-// at 16 the slot of the generator that the next call is for.
-const scratch = binding.scratch()
-const idNumbers = new BigUint64Array(scratch.buffer, scratch.byteOffset, 2)
-const calledSlot = new Uint32Array(scratch.buffer, scratch.byteOffset + 16, 1)
+// The thread's scratch. Shared memory, because a SharedArrayBuffer can never be detached: the
+// native side writes into it, and a detachable buffer could be taken away under its feet.
+const memory = new SharedArrayBuffer(SCRATCH_BYTES)
+const scratch = new Uint8Array(memory)
+// The id in the platform's byte order at 8; the call's fields at 16 and on.
+const idNumbers = new BigUint64Array(memory, 0, 2)
+const halves = new Uint32Array(memory)
+const doubles = new Float64Array(memory)
+const SLOT = 4
+const SETTINGS = 5
+const EPOCH = 3
+const STATE_LOW = 8
+const STATE_HIGH = 9
+const CEILING = 5
 
-// The id functions, each for the generator in `slot` (see src/js/id_functions.rs). The slot
-// goes through the scratch, not as an argument: reading an argument costs the native side a
-// `napi_get_value_uint32` per call, a store here costs nothing measurable.
-const { fill: nativeFill, fillAt: nativeFillAt, tryFill: nativeTryFill, tryFillAt: nativeTryFillAt, fillRun: nativeFillRun } = binding.idFunctions()
+// The id functions (see src/js/id_functions.rs). Call fields go through the scratch, not as
+// arguments: reading an argument costs the native side a `napi_get_value_*` each, a store
+// here costs nothing measurable.
+const {
+  fill: nativeFill,
+  fillAt: nativeFillAt,
+  tryFill: nativeTryFill,
+  tryFillAt: nativeTryFillAt,
+  fillRun: nativeFillRun,
+} = binding.setup(scratch)
 
-/** One id into the scratch by the system clock; returns the report, or throws. */
-function fill(slot) {
-  calledSlot[0] = slot
+// A private state before its first id: all ones (see src/sequencer.rs).
+const NOTHING_ISSUED = 0xffffffff
+
+/**
+ * What a call for one generator writes into the scratch. Instances of one configuration on the
+ * system clock may share it; a generator with a private state (its own clock, or a lease) has
+ * one of its own, which holds that state between calls: so the native side keeps nothing per
+ * generator, and an instance, once dropped, is freed by the GC alone.
+ */
+class Call {
+  constructor(slot, settings, epoch) {
+    this.slot = slot
+    this.settings = settings
+    this.epoch = epoch
+    // A private state's word, as two 32-bit halves in the scratch's order, and its ceiling.
+    this.stateLow = NOTHING_ISSUED
+    this.stateHigh = NOTHING_ISSUED
+    this.ceiling = Infinity
+  }
+
+  get private() {
+    return this.slot === PRIVATE_SLOT
+  }
+}
+
+function enter(call) {
+  halves[SLOT] = call.slot
+  halves[SETTINGS] = call.settings
+  doubles[EPOCH] = call.epoch
+  if (call.slot === PRIVATE_SLOT) {
+    halves[STATE_LOW] = call.stateLow
+    halves[STATE_HIGH] = call.stateHigh
+    doubles[CEILING] = call.ceiling
+  }
+}
+
+/** After a call that may have issued ids: a private state keeps what it became. */
+function leave(call) {
+  if (call.slot === PRIVATE_SLOT) {
+    call.stateLow = halves[STATE_LOW]
+    call.stateHigh = halves[STATE_HIGH]
+  }
+}
+
+/** One id into the scratch from a shared state by the system clock; returns the report, or throws. */
+function fill(call) {
+  halves[SLOT] = call.slot
+  halves[SETTINGS] = call.settings
+  doubles[EPOCH] = call.epoch
   return nativeFill()
 }
 
-/** As fill(), for what a generator's own clock read: `now`, whatever it is. */
-function fillAt(slot, now) {
-  calledSlot[0] = slot
-  return nativeFillAt(now)
+/**
+ * One id into the scratch from any generator, by `clock` (the system's if undefined). The
+ * clock is read before the call's fields are written: it may call other generators.
+ */
+function fillBy(call, clock) {
+  const now = clock === undefined ? undefined : clock()
+  enter(call)
+  const report = clock === undefined ? nativeFill() : nativeFillAt(now)
+  leave(call)
+  return report
 }
 
-/** As fill(), but reports a wait instead of throwing when waiting would help. */
-function tryFill(slot) {
-  calledSlot[0] = slot
-  return nativeTryFill()
-}
-
-/** As tryFill(), for what a generator's own clock read. */
-function tryFillAt(slot, now) {
-  calledSlot[0] = slot
-  return nativeTryFillAt(now)
+/** As fillBy(), but reports a wait instead of throwing when waiting would help. */
+function tryFill(call, clock) {
+  const now = clock === undefined ? undefined : clock()
+  enter(call)
+  const report = clock === undefined ? nativeTryFill() : nativeTryFillAt(now)
+  leave(call)
+  return report
 }
 
 /** Up to `max` ids of one millisecond by the system clock; reports their count or a wait. */
-function fillRun(slot, max) {
-  calledSlot[0] = slot
-  return nativeFillRun(max)
+function fillRun(call, max) {
+  enter(call)
+  const report = nativeFillRun(max)
+  leave(call)
+  return report
+}
+
+/**
+ * `count` ids in a Buffer of their own, synchronously (see src/js/batches.rs). Returns what the
+ * batch met, with `ids`, or with `error` if it failed; throws what `clock` throws.
+ */
+function batch(call, count, clock) {
+  const ids = Buffer.allocUnsafeSlow(binding.checkCount(count) * 8)
+  enter(call)
+  let outcome
+  try {
+    outcome = binding.fillBatch(ids, clock)
+  } finally {
+    // Ids may have been taken even if the batch failed: its state must not go back.
+    leave(call)
+  }
+  if (outcome.error === undefined) outcome.ids = ids
+  return outcome
+}
+
+/** Up to `max` ids into `ids` from the `start`-th on, that `clock` allows now; a report. */
+function slice(call, ids, start, max, clock) {
+  const now = clock === undefined ? undefined : clock()
+  enter(call)
+  const report = binding.fillSlice(ids, start, max, now)
+  leave(call)
+  return report
 }
 
 /** A Buffer of its own (own 8-byte ArrayBuffer, as flake-idgen's are) holding the id just issued. */
@@ -111,18 +204,7 @@ const decode = {
   waitMs: (report) => (report === undefined || report >= 0 ? 0 : (-report - (-report % REPORT_UNIT)) / REPORT_UNIT),
 }
 
-// A configured generator is held through a `source`, `{ slot }`, which instances of one
-// configuration share (the native side gives them one slot). The slot is released once no
-// instance holds its source any longer; held weakly here so that it can be let go.
-const sources = []
-const forget = new FinalizationRegistry(({ slot, ref }) => {
-  // Not if the slot has a newer source: the native side handed the slot out again meanwhile.
-  if (sources[slot] !== ref) return
-  sources[slot] = undefined
-  binding.release(slot)
-})
-
-/** Validates `options` (each read once) and returns what it configures, with its `source`. */
+/** Validates `options` (each read once) and returns what it configures, with its `call`. */
 function configure(options) {
   const configured = binding.configure(options)
   // Set on the process's first fallback only: one warning per process.
@@ -131,33 +213,26 @@ function configure(options) {
       code: 'FLAKE_IDGEN_HOST_SCOPE_UNAVAILABLE',
     })
   }
-  const { slot } = configured
-  let source = sources[slot]?.deref()
-  if (source === undefined) {
-    source = { slot }
-    const ref = new WeakRef(source)
-    sources[slot] = ref
-    forget.register(source, { slot, ref })
-  }
-  configured.source = source
+  configured.call = new Call(configured.slot, configured.settings, configured.epoch)
   return configured
 }
 
 module.exports = {
+  Call,
   fill,
-  fillAt,
+  fillBy,
   tryFill,
-  tryFillAt,
   fillRun,
+  batch,
+  slice,
   takeId,
   takeBigInt,
   Run,
   decode,
   MET_OVERFLOW,
   MET_CLOCK_BEHIND,
+  PRIVATE_SLOT,
   configure,
-  batch: binding.batch,
-  batchAsync: binding.batchAsync,
   checkCount: binding.checkCount,
   decompose: binding.decompose,
   fromTime: binding.fromTime,

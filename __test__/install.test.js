@@ -202,6 +202,7 @@ test('installed from the tarballs: require, ESM default and named imports, TypeS
   const shipped = listFiles(installed)
   assert.deepEqual(shipped.sort(), [
     'README.md',
+    'batch-async.js',
     path.join('bin', 'flake-idgen.js'),
     'binding.js',
     'callbacks.js',
@@ -212,6 +213,7 @@ test('installed from the tarballs: require, ESM default and named imports, TypeS
     'native.js',
     'package.json',
     'queue.js',
+    'wait.js',
   ])
   const { exports } = manifest
   for (const entry of [manifest.main, manifest.types, ...Object.values(exports['.']), exports['./package.json']]) {

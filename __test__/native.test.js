@@ -37,12 +37,12 @@ test('reports decode into count, met and wait', () => {
 })
 
 test('the id functions report as native.js decodes: a full millisecond, then a wait', () => {
-  const { slot } = native.configure({ id: 1000, seqMask: 3 })
+  const { call } = native.configure({ id: 1000, seqMask: 3 })
   // At most 4 ids a millisecond: a run asked for 10 stops at what is left of it.
   let taken = 0
   let report
   for (;;) {
-    report = native.fillRun(slot, 10)
+    report = native.fillRun(call, 10)
     if (native.decode.waitMs(report) > 0) break
     taken += native.decode.count(report)
     assert.ok(taken <= 8, 'never more than a millisecond or two of ids')
@@ -53,8 +53,8 @@ test('the id functions report as native.js decodes: a full millisecond, then a w
 })
 
 test('a run is rebuilt from its first id: consecutive, one generator, one millisecond', () => {
-  const { slot } = native.configure({ id: 1001 })
-  const report = native.fillRun(slot, 300)
+  const { call } = native.configure({ id: 1001 })
+  const report = native.fillRun(call, 300)
   const count = native.decode.count(report)
   assert.ok(count >= 1 && count <= 300)
   const first = native.takeBigInt()
@@ -72,19 +72,56 @@ test('a run is rebuilt from its first id: consecutive, one generator, one millis
 })
 
 test('one id is in the scratch both ways: takeId() and takeBigInt() agree', () => {
-  const { slot } = native.configure({ id: 1002 })
-  assert.equal(native.fill(slot), undefined)
+  const { call } = native.configure({ id: 1002 })
+  assert.equal(native.fill(call), undefined)
   assert.equal(native.takeId().readBigUInt64BE(0), native.takeBigInt())
   assert.equal(decode(native.takeId()).id, 1002)
 })
 
-test('a slot no generator holds is refused, never read as an id', () => {
-  for (const slot of [2 ** 31, 2 ** 32 - 1, 12345]) {
-    assert.throws(() => native.fill(slot), /no id issued/)
-    assert.throws(() => native.tryFillAt(slot, Date.now()), /no id issued/)
-    assert.throws(() => native.fillRun(slot, 5), /no id issued/)
+test('call fields no configuration makes are refused, never read as an id', () => {
+  const { call } = native.configure({ id: 1003 })
+  const bad = [
+    { slot: 12345 },
+    { slot: 2 ** 31 },
+    // seqBits 0 and 13, allowedFutureMs 1001, a fractional, negative and unsafe epoch
+    { settings: 0 },
+    { settings: 13 << 10 },
+    { settings: (12 << 10) | (1001 << 14) },
+    { epoch: 0.5 },
+    { epoch: -1 },
+    { epoch: 2 ** 60 },
+  ]
+  for (const fields of bad) {
+    const wrong = Object.assign(new native.Call(call.slot, call.settings, call.epoch), fields)
+    assert.throws(() => native.fill(wrong), /no id issued/, JSON.stringify(fields))
+    assert.throws(() => native.tryFill(wrong, () => Date.now()), /no id issued/, JSON.stringify(fields))
+    assert.throws(() => native.fillRun(wrong, 5), /no id issued/, JSON.stringify(fields))
   }
-  const { slot } = native.configure({ id: 1003 })
-  assert.throws(() => native.fillRun(slot, 0), /no id issued/)
-  assert.throws(() => native.fillRun(slot), /no id issued/)
+  assert.throws(() => native.fillRun(call, 0), /no id issued/)
+  assert.throws(() => native.fillRun(call), /no id issued/)
+})
+
+test('the id functions write only into memory that cannot be detached', () => {
+  const binding = require('../load.js')
+  // The issue's attack transferred the scratch's buffer away and left the native side writing
+  // into freed memory. A scratch over a plain ArrayBuffer (or part of one) is refused, ...
+  const bytes = binding.SCRATCH_BYTES
+  for (const scratch of [
+    new Uint8Array(bytes),
+    new Uint8Array(new ArrayBuffer(bytes + 8), 8),
+    new Uint8Array(new SharedArrayBuffer(8)),
+    new Uint8Array(new SharedArrayBuffer(bytes + 8), 8),
+    new Uint32Array(new SharedArrayBuffer(bytes)),
+  ]) {
+    assert.throws(() => binding.setup(scratch), /SharedArrayBuffer/)
+  }
+  // ... a thread is set up once, ...
+  assert.throws(() => binding.setup(new Uint8Array(new SharedArrayBuffer(bytes))), /set up already/)
+  // ... and the shared memory it takes cannot be transferred away.
+  const shared = new SharedArrayBuffer(bytes)
+  assert.throws(() => structuredClone(shared, { transfer: [shared] }), TypeError)
+  const { call } = native.configure({ id: 1004 })
+  assert.equal(native.fill(call), undefined)
+  assert.equal(decode(native.takeId()).id, 1004)
+  assert.equal(native.takeId().readBigUInt64BE(0), native.takeBigInt())
 })

@@ -1,11 +1,12 @@
-//! Many ids at once: one Buffer of `count * 8` bytes, filled a millisecond at a time (one
-//! compare-and-swap per run of up to 4,096 ids), waiting for the clock where the caller says.
+//! Many ids at once, a millisecond at a time (one compare-and-swap per run of up to 4,096 ids):
+//! all of them, waiting for the clock where the caller says, or what the clock allows now.
 
 use crate::clock;
 use crate::error::FlakeError;
-use crate::generator::Generator;
+use crate::generator::{Generator, Ids};
 use crate::input::Input;
 use crate::layout::MAX_SEQUENCE;
+use crate::sequencer::Met;
 use crate::stats::Counts;
 
 /// The most ids one batch may ask for: 128 MiB, over 4 s of one generator's capacity.
@@ -40,25 +41,26 @@ pub fn count(got: &Input) -> Result<u32, FlakeError> {
   }
 }
 
-/// Fills `out` (a multiple of 8 bytes) with ascending ids, big-endian. A refusal goes to
-/// `wait` with the clock reading it was refused for; `wait` gives up by returning an error.
-/// Adds to `counts` the overflows, step backs and waits met on the way.
+/// Issues `total` ascending ids, handing each run to `write` with the index of its first id. A
+/// refusal goes to `wait` with the clock reading it was refused for; `wait` gives up by
+/// returning an error. Adds to `counts` the overflows, step backs and waits met on the way.
 pub fn fill<E: From<FlakeError>>(
   generator: &Generator,
-  out: &mut [u8],
+  total: usize,
   mut read_clock: impl FnMut() -> Result<u64, E>,
   mut wait: impl FnMut(&FlakeError, u64) -> Result<Waited, E>,
   counts: &mut Counts,
+  mut write: impl FnMut(usize, &Ids) -> Result<(), E>,
 ) -> Result<(), E> {
   let mut filled = 0;
-  while filled < out.len() {
+  while filled < total {
     let now = read_clock()?;
-    let max = ((out.len() - filled) / 8).min(usize::from(MAX_SEQUENCE) + 1) as u16;
+    let max = (total - filled).min(usize::from(MAX_SEQUENCE) + 1) as u16;
     match generator.take(now, max) {
       Ok(ids) => {
         counts.met(ids.met);
-        ids.write_be(&mut out[filled..]);
-        filled += usize::from(ids.count) * 8;
+        write(filled, &ids)?;
+        filled += usize::from(ids.count);
       }
       Err(err) => match wait(&err, now) {
         Ok(Waited::Yes) => {
@@ -74,6 +76,28 @@ pub fn fill<E: From<FlakeError>>(
     }
   }
   Ok(())
+}
+
+/// Up to `max` ascending ids that the clock allows now, without waiting: runs taken by
+/// `take` (one millisecond each) until `max` or a refusal. Returns how many were issued and the
+/// first thing a run met; or, if none was, the refusal.
+pub fn fill_now(
+  max: usize,
+  mut take: impl FnMut(u16) -> Result<Ids, FlakeError>,
+  mut write: impl FnMut(usize, &Ids),
+) -> Result<(usize, Option<Met>), FlakeError> {
+  let (mut filled, mut met) = (0, None);
+  while filled < max {
+    let ids = match take((max - filled).min(usize::from(MAX_SEQUENCE) + 1) as u16) {
+      Ok(ids) => ids,
+      Err(_) if filled > 0 => break,
+      Err(err) => return Err(err),
+    };
+    write(filled, &ids);
+    filled += usize::from(ids.count);
+    met = met.or(ids.met);
+  }
+  Ok((filled, met))
 }
 
 /// The waiter for batches on the system clock: waits out an overflow, and with
@@ -96,27 +120,37 @@ pub fn system_clock_waiter<E: From<FlakeError>>(
   }
 }
 
-/// Real milliseconds a batch on a clock of the user's waits for that clock past the wait an
-/// overflow asks for, before it gives up: a clock that stands still cannot be waited for.
+/// Real milliseconds a batch on a clock of the user's waits for that clock to move, before it
+/// gives up: a clock that stands still cannot be waited for.
 pub const CUSTOM_CLOCK_GRACE_MS: u64 = 2;
 
 /// The waiter for batches on a clock of the user's (`read_clock`): waits out an overflow by
-/// reading that clock again, spinning, for at most `CUSTOM_CLOCK_GRACE_MS` of real time (by
-/// `real_now_ms`) past the wait; gives up on anything else, since such a clock may never move.
+/// reading that clock again, spinning, and gives up only when its reading has not changed for
+/// over `CUSTOM_CLOCK_GRACE_MS` of real time (by `real_now_ms`): a clock that moves, however
+/// slowly and however long this thread is descheduled, is waited for. Gives up on anything
+/// else, since such a clock may never come back.
 pub fn custom_clock_waiter<E: From<FlakeError>>(
   mut read_clock: impl FnMut() -> Result<u64, E>,
   mut real_now_ms: impl FnMut() -> u64,
 ) -> impl FnMut(&FlakeError, u64) -> Result<Waited, E> {
   move |err, now| match err {
     FlakeError::SequenceOverflow { wait_ms } => {
-      let give_up = real_now_ms() + wait_ms + CUSTOM_CLOCK_GRACE_MS;
-      while read_clock()? < now + wait_ms {
-        if real_now_ms() > give_up {
+      let (mut seen, mut still_since) = (now, real_now_ms());
+      loop {
+        // Real time first: a pause between the two readings then shows as a clock that moved,
+        // never as one that stood still.
+        let real = real_now_ms();
+        let reading = read_clock()?;
+        if reading >= now + wait_ms {
+          return Ok(Waited::Yes);
+        }
+        if reading != seen {
+          (seen, still_since) = (reading, real);
+        } else if real > still_since + CUSTOM_CLOCK_GRACE_MS {
           return Err(err.clone().into());
         }
         std::hint::spin_loop();
       }
-      Ok(Waited::Yes)
     }
     _ => Err(err.clone().into()),
   }

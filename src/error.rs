@@ -99,6 +99,11 @@ pub enum FlakeError {
   #[error("state file {path:?} cannot be used: {reason}")]
   StateFile { path: String, reason: String },
 
+  /// A leased generator reached the ceiling its store acknowledged: nothing past it may be
+  /// issued until a renewal raises it (or a new lease is had).
+  #[error("Lease expired: no id may be issued past the lease's ceiling ({ceiling} ms since 1970) until the lease is renewed")]
+  LeaseExpired { ceiling: u64 },
+
   /// A reset was asked for while a process has the state file open.
   #[error("state file {path:?} is in use by a running process; stop it first")]
   StateInUse { path: String },
@@ -119,6 +124,7 @@ impl FlakeError {
       Self::StateDir { .. } => "ERR_FLAKE_STATE_DIR",
       Self::StateFile { .. } => "ERR_FLAKE_STATE_FILE",
       Self::StateInUse { .. } => "ERR_FLAKE_STATE_IN_USE",
+      Self::LeaseExpired { .. } => "ERR_FLAKE_LEASE_EXPIRED",
       // Node's own codes for bad arguments.
       Self::ArgumentType { .. } => "ERR_INVALID_ARG_TYPE",
       Self::ArgumentValue { .. } => "ERR_INVALID_ARG_VALUE",
@@ -134,7 +140,8 @@ impl FlakeError {
       | Self::ClockBeforeEpoch { .. }
       | Self::StateDir { .. }
       | Self::StateFile { .. }
-      | Self::StateInUse { .. } => ErrorKind::Error,
+      | Self::StateInUse { .. }
+      | Self::LeaseExpired { .. } => ErrorKind::Error,
       Self::OptionsNotObject { .. }
       | Self::OptionType { .. }
       | Self::ClockType { .. }

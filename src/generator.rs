@@ -1,41 +1,55 @@
 //! A configured generator: turns a clock reading into ids, or says why it cannot.
 
-use std::sync::Arc;
-
 use crate::error::FlakeError;
 use crate::layout::{compose, MAX_DELTA};
 use crate::options::{Config, Scope};
 use crate::registry;
 use crate::sequencer::{Met, Refusal, Run, Sequencer};
 
-/// A generator's configuration and the (possibly shared) state it issues from. Clones are the
-/// same generator.
-#[derive(Debug, Clone)]
-pub struct Generator {
+/// A generator: its configuration and the state it issues from. Cheap to make and to copy: the
+/// id functions make one per call from what JS wrote into the scratch.
+#[derive(Debug, Clone, Copy)]
+pub struct Generator<'s> {
   node: u16,
   epoch: u64,
   seq_mask: u16,
   allowed_future_ms: u64,
-  state: State,
+  state: &'s Sequencer,
+  clock: Clock,
+  /// The highest timestamp (ms since 1970) it may issue: a lease's ceiling; `u64::MAX` for none.
+  ceiling: u64,
 }
 
-/// Where a generator's state word lives.
-#[derive(Debug, Clone)]
-pub enum State {
-  /// In this process: shared by its threads, or private to a generator with its own clock.
-  Process(Arc<Sequencer>),
-  /// In a state file mapped for the rest of the process's life, shared by the host's processes.
-  Host(&'static Sequencer),
+/// What a generator is, besides its state: all a call needs to say (see `js::protocol`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Settings {
+  /// The 10-bit generator id.
+  pub node: u16,
+  pub epoch: u64,
+  pub seq_mask: u16,
+  pub allowed_future_ms: u64,
 }
 
-impl State {
-  #[inline(always)]
-  fn sequencer(&self) -> &Sequencer {
-    match self {
-      Self::Process(sequencer) => sequencer,
-      Self::Host(sequencer) => sequencer,
+impl From<&Config> for Settings {
+  fn from(config: &Config) -> Self {
+    Self {
+      node: config.id,
+      epoch: config.epoch,
+      seq_mask: config.seq_mask,
+      allowed_future_ms: config.allowed_future_ms,
     }
   }
+}
+
+/// What the state's timestamps count from, which says who may share it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Clock {
+  /// Ms since 1970 by the system clock: the process's (or the host's) state of a generator id,
+  /// shared by its generators of every epoch, so that however many epochs come and go the
+  /// process keeps one state per id (an epoch no longer costs a state, or a file).
+  System,
+  /// Ms since the epoch, by a clock of the generator's own: a state private to one instance.
+  Own,
 }
 
 /// Consecutive ids: `first ..= first + count - 1`.
@@ -56,41 +70,59 @@ impl Ids {
   }
 }
 
-impl Generator {
-  /// Generators on the system clock share their state host-wide or process-wide, as their
-  /// scope says; one with its own clock keeps a private state, since its time is not the
-  /// process's time. A host scope that was not asked for falls back to the process's state when
-  /// its directory cannot be used (noted for the one warning); one that was asked for fails.
+/// The shared state a system-clock configuration issues from: the host's (in a state file) or
+/// the process's. A host scope that was not asked for falls back to the process's state when
+/// its directory cannot be used (noted for the one warning); one that was asked for fails.
+pub fn shared_state(config: &Config) -> Result<(&'static Sequencer, bool), FlakeError> {
+  match &config.scope {
+    Scope::Process => Ok((registry::process(config.id), false)),
+    Scope::Host { dir, required } => match registry::host(dir, config.id) {
+      Ok(sequencer) => Ok((sequencer, true)),
+      Err(err) if !required => {
+        registry::fell_back(&err);
+        Ok((registry::process(config.id), false))
+      }
+      Err(err) => Err(err),
+    },
+  }
+}
+
+#[cfg(test)]
+impl Generator<'static> {
+  /// The generator `config` configures, on the state a call for it would use: the shared one
+  /// (`shared_state`), or with a `clock` a private one of its own (leaked: tests only).
   pub fn new(config: &Config) -> Result<Self, FlakeError> {
-    let state = match &config.scope {
-      _ if config.custom_clock => State::Process(Arc::new(Sequencer::new())),
-      Scope::Process => State::Process(registry::shared(config.id, config.epoch)),
-      Scope::Host { dir, required } => match registry::host(dir, config.id, config.epoch) {
-        Ok(sequencer) => State::Host(sequencer),
-        Err(err) if !required => {
-          registry::fell_back(&err);
-          State::Process(registry::shared(config.id, config.epoch))
-        }
-        Err(err) => return Err(err),
-      },
-    };
-    Ok(Self::with_state(config, state))
-  }
-
-  /// A generator configured by `config` on `state`.
-  pub fn with_state(config: &Config, state: State) -> Self {
-    Self {
-      node: config.id,
-      epoch: config.epoch,
-      seq_mask: config.seq_mask,
-      allowed_future_ms: config.allowed_future_ms,
-      state,
+    let settings = Settings::from(config);
+    if config.custom_clock {
+      let state = Box::leak(Box::new(Sequencer::new()));
+      return Ok(Self::private(&settings, state, u64::MAX));
     }
+    Ok(Self::shared(&settings, shared_state(config)?.0))
+  }
+}
+
+impl<'s> Generator<'s> {
+  /// A generator on the system clock issuing from `state`, a generator id's shared state.
+  pub fn shared(settings: &Settings, state: &'s Sequencer) -> Self {
+    Self::with(settings, state, Clock::System, u64::MAX)
   }
 
-  /// Whether its state is shared with the host's other processes.
-  pub fn is_host(&self) -> bool {
-    matches!(self.state, State::Host(_))
+  /// A generator with a clock of its own (or a lease's fence) issuing from `state`, which no
+  /// other generator uses, and never past `ceiling` (ms since 1970).
+  pub fn private(settings: &Settings, state: &'s Sequencer, ceiling: u64) -> Self {
+    Self::with(settings, state, Clock::Own, ceiling)
+  }
+
+  fn with(settings: &Settings, state: &'s Sequencer, clock: Clock, ceiling: u64) -> Self {
+    Self {
+      node: settings.node,
+      epoch: settings.epoch,
+      seq_mask: settings.seq_mask,
+      allowed_future_ms: settings.allowed_future_ms,
+      state,
+      clock,
+      ceiling,
+    }
   }
 
   /// The next id for a clock reading of `now_ms` milliseconds since 1970.
@@ -153,24 +185,56 @@ impl Generator {
     if delta > MAX_DELTA {
       return Err(FlakeError::TimestampOverflow { delta });
     }
+    // The state's time and the most it may reach: 42 bits either way (a shared state's word
+    // holds ms since 1970), and for a private one never past its ceiling.
+    let (origin, limit) = match self.clock {
+      Clock::System => (0, MAX_DELTA),
+      Clock::Own => (
+        self.epoch,
+        self
+          .ceiling
+          .checked_sub(self.epoch)
+          .map_or(0, |ceiling| ceiling.min(MAX_DELTA)),
+      ),
+    };
+    let now = now_ms - origin;
+    if now > limit || self.ceiling < self.epoch {
+      return Err(self.past(now, origin));
+    }
     match self
       .state
-      .sequencer()
-      .take(delta, self.seq_mask, max, self.allowed_future_ms)
+      .take(now, self.seq_mask, max, self.allowed_future_ms, limit)
     {
       Ok(Run {
-        delta,
+        delta: time,
         first,
         count,
         met,
       }) => Ok(Ids {
-        first: compose(delta, self.node, first),
+        // Every timestamp taken is at or after the reading, so after the epoch.
+        first: compose(time + origin - self.epoch, self.node, first),
         count,
         met,
       }),
       Err(Refusal::Overflow { wait }) => Err(FlakeError::SequenceOverflow { wait_ms: wait }),
       Err(Refusal::Backwards { ms, wait }) => Err(FlakeError::ClockBackwards { ms, wait_ms: wait }),
-      Err(Refusal::PastMaxDelta { delta }) => Err(FlakeError::TimestampOverflow { delta }),
+      Err(Refusal::PastLimit { delta: time }) => Err(self.past(time, origin)),
+    }
+  }
+
+  /// Why nothing at `time` (counted from `origin`) can be issued: past the ceiling, or past 42
+  /// bits.
+  #[cold]
+  fn past(&self, time: u64, origin: u64) -> FlakeError {
+    let since_1970 = time + origin;
+    if self.ceiling != u64::MAX && since_1970 > self.ceiling {
+      FlakeError::LeaseExpired {
+        ceiling: self.ceiling,
+      }
+    } else {
+      FlakeError::TimestampOverflow {
+        delta: since_1970.saturating_sub(self.epoch),
+      }
     }
   }
 }

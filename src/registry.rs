@@ -1,28 +1,32 @@
-//! One sequencer per (generator id, epoch) per process, so that every instance configured the
-//! same way, in any thread, draws from the same state and never repeats an id; and one mapping
-//! per (state directory, epoch) for host scope. Entries are never removed: a generator created
-//! after the last one was dropped must still not reissue its ids.
+//! The shared states: one per generator id per process, so that every instance with that id, in
+//! any thread and of any epoch, draws from the same state and never repeats an id; and one
+//! mapped state file per state directory for host scope. Both are bounded (1,024 words per
+//! process, one mapping per directory) and never released: a generator made after the last one
+//! was dropped must still not reissue its ids, and keeping the word is what remembers them.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard};
 
 use once_cell::sync::Lazy;
 
 use crate::error::FlakeError;
 use crate::host::HostFile;
+use crate::layout::MAX_NODE;
 use crate::sequencer::Sequencer;
 
-/// Keyed by (generator id, epoch).
-type Sequencers = HashMap<(u16, u64), Arc<Sequencer>>;
+/// A state word on a cache line of its own: threads busy on different ids do not contend.
+#[repr(align(64))]
+struct Line(Sequencer);
 
-static SEQUENCERS: Lazy<Mutex<Sequencers>> = Lazy::new(Default::default);
+static PROCESS: [Line; MAX_NODE as usize + 1] =
+  [const { Line(Sequencer::new()) }; MAX_NODE as usize + 1];
 
-/// Keyed by (state directory, epoch). A failure is kept too: once a directory has failed, every
+/// Keyed by state directory. A failure is kept too: once a directory has failed, every
 /// generator of the process that may fall back does, so none issues from the file while another
 /// of the same id issues from process state.
-type HostFiles = HashMap<(PathBuf, u64), Result<&'static HostFile, FlakeError>>;
+type HostFiles = HashMap<PathBuf, Result<&'static HostFile, FlakeError>>;
 
 static HOST_FILES: Lazy<Mutex<HostFiles>> = Lazy::new(Default::default);
 
@@ -37,22 +41,18 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// The process's state of generator `node` on `epoch`.
-pub fn shared(node: u16, epoch: u64) -> Arc<Sequencer> {
-  Arc::clone(
-    lock(&SEQUENCERS)
-      .entry((node, epoch))
-      .or_insert_with(|| Arc::new(Sequencer::new())),
-  )
+/// The process's state of generator `node` (≤ `MAX_NODE`).
+pub fn process(node: u16) -> &'static Sequencer {
+  &PROCESS[usize::from(node)].0
 }
 
-/// The host's state of generator `node` on `epoch`, kept in `dir`: the file is mapped once per
+/// The host's state of generator `node`, kept in `dir`: the directory's file is mapped once per
 /// process, on first use, and stays mapped until the process ends.
-pub fn host(dir: &Path, node: u16, epoch: u64) -> Result<&'static Sequencer, FlakeError> {
+pub fn host(dir: &Path, node: u16) -> Result<&'static Sequencer, FlakeError> {
   let mut files = lock(&HOST_FILES);
   let file = files
-    .entry((dir.to_path_buf(), epoch))
-    .or_insert_with(|| HostFile::open(dir, epoch).map(|file| &*Box::leak(Box::new(file))));
+    .entry(dir.to_path_buf())
+    .or_insert_with(|| HostFile::open(dir).map(|file| &*Box::leak(Box::new(file))));
   file.clone().map(|file| file.sequencer(node))
 }
 

@@ -3,7 +3,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::layout::{MAX_DELTA, MAX_SEQUENCE, SEQUENCE_BITS};
+use crate::layout::{MAX_SEQUENCE, SEQUENCE_BITS};
 
 /// Bits between the timestamp and the sequence that hold the lead: how far the last timestamp
 /// issued runs ahead of the latest clock reading seen (`allowedFutureMs` borrowing).
@@ -43,8 +43,8 @@ pub enum Refusal {
   Overflow { wait: u64 },
   /// The clock reads `ms` before the last timestamp issued.
   Backwards { ms: u64, wait: u64 },
-  /// The next free timestamp would not fit in 42 bits.
-  PastMaxDelta { delta: u64 },
+  /// The next free timestamp is past the limit the caller set (42 bits, or a lease's ceiling).
+  PastLimit { delta: u64 },
 }
 
 /// One atomic word and nothing else (`repr(transparent)`), so that a word in a memory-mapped
@@ -74,14 +74,40 @@ impl Sequencer {
   /// Forgets every id issued: only for tests that reuse one mapped word as a fresh state.
   #[cfg(test)]
   pub fn forget(&self) {
-    self.last.store(NOTHING_ISSUED, Ordering::Release);
+    self.set_word(NOTHING_ISSUED);
   }
 
-  /// Takes up to `max` (≥ 1) consecutive ids for a clock reading `now` ms after the epoch
-  /// (`now` ≤ `MAX_DELTA`): from sequence 0 in a new millisecond, after the last one in the
-  /// same. With `allowed` > 0 a full or past millisecond does not refuse while the next free
-  /// one is at most `allowed` ms ahead of `now`.
-  pub fn take(&self, now: u64, seq_mask: u16, max: u16, allowed: u64) -> Result<Run, Refusal> {
+  /// A copy of the state word, for a private state worked on elsewhere (see `set_word`).
+  pub fn word(&self) -> u64 {
+    self.last.load(Ordering::Acquire)
+  }
+
+  /// Puts back a private state's word, worked on in a copy; never for a shared state, whose
+  /// word only compare-and-swap may change.
+  pub fn set_word(&self, word: u64) {
+    self.last.store(word, Ordering::Release);
+  }
+
+  /// A state holding `word`.
+  pub const fn holding(word: u64) -> Self {
+    Self {
+      last: AtomicU64::new(word),
+    }
+  }
+
+  /// Takes up to `max` (≥ 1) consecutive ids for a clock reading of `now` (ms, counted from
+  /// whatever origin the state's users agree on; `now` ≤ `limit`): from sequence 0 in a new
+  /// millisecond, after the last one in the same. With `allowed` > 0 a full or past
+  /// millisecond does not refuse while the next free one is at most `allowed` ms ahead of
+  /// `now`. Nothing past `limit` is ever taken (nor recorded as taken).
+  pub fn take(
+    &self,
+    now: u64,
+    seq_mask: u16,
+    max: u16,
+    allowed: u64,
+    limit: u64,
+  ) -> Result<Run, Refusal> {
     let mut last = self.last.load(Ordering::Acquire);
     loop {
       let (delta, first, high) = if last == NOTHING_ISSUED || now > last >> DELTA_SHIFT {
@@ -97,9 +123,9 @@ impl Sequencer {
         } else {
           (last_delta + 1, 0)
         };
-        if delta > now + allowed || delta > MAX_DELTA {
-          return Err(if delta > MAX_DELTA {
-            Refusal::PastMaxDelta { delta }
+        if delta > now + allowed || delta > limit {
+          return Err(if delta > limit {
+            Refusal::PastLimit { delta }
           } else if now < high {
             Refusal::Backwards {
               ms: last_delta - now,

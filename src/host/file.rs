@@ -11,7 +11,7 @@ use std::time::Duration;
 use memmap2::{MmapOptions, MmapRaw};
 
 use super::dir;
-use super::format::{check_header, file_name, fresh, word_offset, FILE_LEN};
+use super::format::{check_header, file_name, fresh, word_offset, FILE_LEN, SHARED_EPOCH};
 use crate::error::FlakeError;
 use crate::sequencer::Sequencer;
 
@@ -33,9 +33,15 @@ pub struct HostFile {
 }
 
 impl HostFile {
-  /// Maps `epoch`'s state file in `dir`, creating the directory (0700) and the file (0600) if
-  /// they are missing; refuses either when it is not safe or not what this version wrote.
-  pub fn open(dir: &Path, epoch: u64) -> Result<Self, FlakeError> {
+  /// Maps the state file of `dir` (`SHARED_EPOCH`'s), creating the directory (0700) and the
+  /// file (0600) if they are missing; refuses either when it is not safe or not what this
+  /// version wrote.
+  pub fn open(dir: &Path) -> Result<Self, FlakeError> {
+    Self::open_epoch(dir, SHARED_EPOCH)
+  }
+
+  /// As `open`, for `epoch`'s file.
+  pub fn open_epoch(dir: &Path, epoch: u64) -> Result<Self, FlakeError> {
     dir::prepare(dir)?;
     let path = dir.join(file_name(epoch));
     for _ in 0..ATTEMPTS {

@@ -1,6 +1,8 @@
-//! The state file's layout: one file per epoch, a header page, then one state word per
-//! generator id, each on a cache line of its own so that processes busy on different ids do not
-//! contend for one line.
+//! The state file's layout: a header page, then one state word per generator id, each on a
+//! cache line of its own so that processes busy on different ids do not contend for one line.
+//! Generators of every epoch keep their state in ms since 1970, so in epoch 0's file: one file
+//! per directory. (Files of other epochs were written by earlier builds; `flake-idgen state`
+//! still lists and resets them.)
 //!
 //! ```text
 //! 0     8 bytes  magic "FLAKEIDS"
@@ -16,6 +18,8 @@ use crate::layout::MAX_NODE;
 use crate::sequencer::NOTHING_ISSUED;
 
 pub const MAGIC: [u8; 8] = *b"FLAKEIDS";
+/// The epoch whose file holds every generator's state: their words count ms since 1970.
+pub const SHARED_EPOCH: u64 = 0;
 pub const VERSION: u32 = 1;
 /// A page, so that the words start page-aligned whatever the platform's page size up to 4 KiB.
 pub const HEADER_LEN: usize = 4096;

@@ -1,100 +1,182 @@
-//! Batches: many ids in one Buffer. Not on the per-id path, so plain napi-rs functions (their
-//! ~150 ns per call is nothing next to a batch). Each batch reports what it met, for
-//! `index.js` to count (instances of one configuration share their generator).
+//! Batches: many ids written into a Buffer that JS allocated, so its memory is V8's and the GC
+//! alone frees it (a Buffer made on the native side is external, and Node frees those only
+//! when the event loop turns: a synchronous loop of batches would keep every one). Not on the
+//! per-id path, so plain napi-rs functions; each serves the generator the call fields in the
+//! scratch describe (see `protocol`), as the id functions do.
 
 use std::ptr;
 
-use napi::bindgen_prelude::{AsyncTask, Buffer, Object, Unknown};
-use napi::{sys, Env, JsValue, Result, Status, Task};
+use napi::bindgen_prelude::{Object, Unknown};
+use napi::{sys, Env, JsValue, Result, Status};
 use napi_derive::napi;
 
 use super::error::{error_value, thrown, Failure};
+use super::id_functions::with_generator;
 use super::input::{clock_reading, describe};
+use super::protocol::{self, PRIVATE_SLOT};
 use super::thread::Thread;
 use crate::batch;
 use crate::clock;
 use crate::error::FlakeError;
-use crate::generator::Generator;
+use crate::generator::{Generator, Ids};
+use crate::sequencer::Sequencer;
 use crate::stats::Counts;
 
-/// `count` ascending ids in one Buffer from the generator in `slot`, synchronously: a full
+/// Fills `ids` (a Buffer of a multiple of 8 bytes) with ascending ids, synchronously: a full
 /// millisecond waits (spinning) for the next; anything else fails as `next()` does. With
-/// `clock`, that function is the clock, read once a millisecond and again while waiting, for
-/// at most 2 ms of real time past the wait (a clock that stands still cannot be waited for).
-/// Returns the outcome (see `outcome`); throws what `clock` throws.
+/// `clock`, that function is the clock, read once a millisecond and again while waiting, until
+/// it stands still for 2 ms of real time (such a clock cannot be waited for). Returns what the
+/// batch met, with `error` if it failed; throws what `clock` throws.
 #[napi(
-  ts_args_type = "slot: number, count: unknown, clock?: () => number",
-  ts_return_type = "{ ids?: Buffer; error?: Error; overflows: number; clockBackwards: number; waits: number }"
+  ts_args_type = "ids: Uint8Array, clock?: () => number",
+  ts_return_type = "{ error?: Error; overflows: number; clockBackwards: number; waits: number }"
 )]
-pub fn batch(
-  env: Env,
-  slot: u32,
-  count: Unknown,
-  clock: Option<Unknown>,
-) -> Result<Object<'static>> {
-  // Cloned out of the slots: the user's clock, called while filling, may make generators.
-  let generator = generator(&env, slot)?;
-  let count = batch_count(&env, count)?;
-  let mut out = vec![0; count * 8];
+pub fn fill_batch(env: Env, ids: Unknown, clock: Option<Unknown>) -> Result<Object<'static>> {
+  let thread = Thread::of(&env)?;
+  let total = unsafe { bytes(&env, ids.raw()) }?.len() / 8;
+  let scratch = &thread.scratch;
+  let settings = scratch.settings().ok_or_else(unusable)?;
+  let slot = scratch.slot();
+  // A private state is worked on in a copy, put back whatever happens: the user's clock may
+  // call other generators, whose calls write their own fields into the scratch.
+  let copy = Sequencer::holding(scratch.private_state().word());
+  let generator = if slot == PRIVATE_SLOT {
+    Generator::private(&settings, &copy, scratch.ceiling())
+  } else {
+    Generator::shared(
+      &settings,
+      thread.slots.borrow().get(slot).ok_or_else(unusable)?,
+    )
+  };
+  // The Buffer is looked up again for each run: the user's clock could have detached it.
+  let write = |index: usize, run: &Ids| -> std::result::Result<(), Failure> {
+    let out = unsafe { bytes(&env, ids.raw()) }?;
+    if out.len() != total * 8 {
+      return Err(
+        napi::Error::from_reason("flake-idgen-rs: the batch Buffer changed while it was filled")
+          .into(),
+      );
+    }
+    run.write_be(&mut out[index * 8..]);
+    Ok(())
+  };
   let mut counts = Counts::default();
   let filled = match clock {
     None => batch::fill(
       &generator,
-      &mut out,
+      total,
       || Ok::<_, Failure>(clock::system_now_ms()),
       batch::system_clock_waiter(false),
       &mut counts,
+      write,
     ),
     Some(clock) => {
       let read = || unsafe { call_clock(&env, clock.raw()) };
       batch::fill(
         &generator,
-        &mut out,
+        total,
         read,
         batch::custom_clock_waiter(read, clock::system_now_ms),
         &mut counts,
+        write,
       )
     }
   };
-  let filled = match filled {
-    Ok(()) => Ok(out),
-    Err(Failure::Flake(err)) => Err(err),
+  if slot == PRIVATE_SLOT {
+    thread.scratch.private_state().set_word(copy.word());
+  }
+  let error = match filled {
+    Ok(()) => None,
+    Err(Failure::Flake(err)) => Some(err),
     Err(failure) => return Err(failure.into_napi(&env)),
   };
-  outcome(&env, filled, counts)
+  outcome(&env, error, counts)
 }
 
-/// `count` ascending ids in one Buffer from the generator in `slot`, made on a thread of the
-/// libuv pool, which waits for the clock both past a full millisecond and through a step back.
-/// Resolves with the outcome (see `outcome`).
-#[napi(
-  ts_args_type = "slot: number, count: unknown",
-  ts_return_type = "Promise<{ ids?: Buffer; error?: Error; overflows: number; clockBackwards: number; waits: number }>"
-)]
-pub fn batch_async(env: Env, slot: u32, count: Unknown) -> Result<AsyncTask<BatchTask>> {
-  let generator = generator(&env, slot)?;
-  let count = batch_count(&env, count)?;
-  Ok(AsyncTask::new(BatchTask { generator, count }))
+/// Up to `max` ids into `ids` from its `start`-th id on, as many as the clock (the system's, or
+/// the reading `now` of the generator's own) allows now, without waiting. Returns a report as
+/// `fillRun` does (see `protocol`): how many were written, or how long to wait before any can
+/// be; throws what waiting cannot cure.
+#[napi(ts_args_type = "ids: Uint8Array, start: number, max: number, now?: unknown")]
+pub fn fill_slice(
+  env: Env,
+  ids: Unknown,
+  start: u32,
+  max: u32,
+  now: Option<Unknown>,
+) -> Result<f64> {
+  let thread = Thread::of(&env)?;
+  let out = unsafe { bytes(&env, ids.raw()) }?;
+  let (start, max) = (start as usize, max as usize);
+  if max == 0 || (start + max) * 8 > out.len() {
+    return Err(unusable());
+  }
+  let now = match now {
+    Some(now) => Some(unsafe { clock_reading(env.raw(), now.raw()) }.map_err(|e| thrown(&env, e))?),
+    None => None,
+  };
+  // No JS runs in here: the Buffer and the scratch stay as they are until it returns.
+  let filled = with_generator(thread, |generator| {
+    batch::fill_now(
+      max,
+      |most| match now {
+        None => generator.take_by(|| Ok(clock::system_now_ms()), most),
+        Some(now) => generator.take(now, most),
+      },
+      |index, run| run.write_be(&mut out[(start + index) * 8..]),
+    )
+  })
+  .ok_or_else(unusable)?;
+  match filled {
+    Ok((count, met)) => Ok(protocol::count_report(count as u64, met)),
+    Err(err) => match err.wait_ms() {
+      Some(ms) => Ok(protocol::waits(&err, ms)),
+      None => Err(thrown(&env, err)),
+    },
+  }
 }
 
 /// Validates a batch size (an integer from 1 to 2^24) and returns it.
 #[napi(ts_args_type = "count: unknown")]
 pub fn check_count(env: Env, count: Unknown) -> Result<u32> {
-  Ok(batch_count(&env, count)? as u32)
-}
-
-/// The generator in `slot` of this thread.
-fn generator(env: &Env, slot: u32) -> Result<Generator> {
-  let thread = Thread::of(env)?;
-  let generator = thread.slots.borrow().get(slot).cloned();
-  generator
-    .ok_or_else(|| napi::Error::from_reason(format!("flake-idgen-rs: no generator in slot {slot}")))
-}
-
-fn batch_count(env: &Env, count: Unknown) -> Result<usize> {
   let got = unsafe { describe(env.raw(), count.raw()) }?;
-  let count = batch::count(&got).map_err(|err| thrown(env, err))?;
-  Ok(count as usize)
+  batch::count(&got).map_err(|err| thrown(&env, err))
+}
+
+/// The bytes of `view`, a Uint8Array of a multiple of 8 bytes, at least 8.
+///
+/// # Safety
+/// `view` must belong to the current call, and the slice not outlive it nor any JS call.
+unsafe fn bytes<'a>(env: &Env, view: sys::napi_value) -> Result<&'a mut [u8]> {
+  let (mut kind, mut length, mut data) = (0, 0, ptr::null_mut());
+  let status = unsafe {
+    sys::napi_get_typedarray_info(
+      env.raw(),
+      view,
+      &mut kind,
+      &mut length,
+      &mut data,
+      ptr::null_mut(),
+      ptr::null_mut(),
+    )
+  };
+  if status != sys::Status::napi_ok
+    || kind != sys::TypedarrayType::uint8_array
+    || length < 8
+    || !length.is_multiple_of(8)
+    || data.is_null()
+  {
+    return Err(unusable());
+  }
+  Ok(unsafe { std::slice::from_raw_parts_mut(data.cast::<u8>(), length) })
+}
+
+/// A call only a caller other than `native.js` could make.
+fn unusable() -> napi::Error {
+  napi::Error::new(
+    Status::InvalidArg,
+    "flake-idgen-rs: unusable call of a batch function, no id issued",
+  )
 }
 
 /// Calls the user's clock; an exception it throws stays pending.
@@ -114,50 +196,15 @@ unsafe fn call_clock(env: &Env, clock: sys::napi_value) -> std::result::Result<u
   Ok(unsafe { clock_reading(env.raw(), reading) }?)
 }
 
-/// `batchAsync`'s work.
-pub struct BatchTask {
-  generator: Generator,
-  count: usize,
-}
-
-impl Task for BatchTask {
-  type Output = (std::result::Result<Vec<u8>, FlakeError>, Counts);
-  type JsValue = Object<'static>;
-
-  fn compute(&mut self) -> Result<Self::Output> {
-    let mut out = vec![0; self.count * 8];
-    let mut counts = Counts::default();
-    let filled = batch::fill(
-      &self.generator,
-      &mut out,
-      || Ok(clock::system_now_ms()),
-      batch::system_clock_waiter(true),
-      &mut counts,
-    );
-    Ok((filled.map(|()| out), counts))
-  }
-
-  fn resolve(&mut self, env: Env, (filled, counts): Self::Output) -> Result<Self::JsValue> {
-    outcome(&env, filled, counts)
-  }
-}
-
-/// What a batch returns to `index.js`: `{ ids }` (the Buffer) or `{ error }` (for it to throw),
-/// with `overflows`, `clockBackwards` and `waits` met on the way (for `stats()`).
-fn outcome(
-  env: &Env,
-  filled: std::result::Result<Vec<u8>, FlakeError>,
-  counts: Counts,
-) -> Result<Object<'static>> {
+/// What a batch returns to `index.js`: `overflows`, `clockBackwards` and `waits` met on the way
+/// (for `stats()`), and `error` (for it to throw) if it failed.
+fn outcome(env: &Env, error: Option<FlakeError>, counts: Counts) -> Result<Object<'static>> {
   let mut outcome = Object::new(env)?;
-  match filled {
-    Ok(out) => outcome.set("ids", Buffer::from(out))?,
-    Err(err) => {
-      let error = unsafe { error_value(env.raw(), &err) };
-      outcome.set("error", unsafe {
-        Unknown::from_raw_unchecked(env.raw(), error)
-      })?
-    }
+  if let Some(err) = error {
+    let error = unsafe { error_value(env.raw(), &err) };
+    outcome.set("error", unsafe {
+      Unknown::from_raw_unchecked(env.raw(), error)
+    })?;
   }
   outcome.set("overflows", counts.overflows as f64)?;
   outcome.set("clockBackwards", counts.clock_backwards as f64)?;

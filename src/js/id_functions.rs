@@ -4,11 +4,11 @@
 //! numbers to read, and the id written into the thread's scratch for JS to copy into a Buffer
 //! of its own (see `protocol`).
 //!
-//! One set of functions per thread serves every generator, which JS names by writing its slot
-//! into the scratch: a call site that sees a single native function is faster than one that
-//! sees several, so a service calling `next()` on many generators from one place pays nothing
-//! for their number; and a slot in the scratch costs a memory read, where one passed as an
-//! argument costs a `napi_get_value_uint32` (~2 ns, 5 % of `next()`).
+//! One set of functions per thread serves every generator, which JS describes by writing the
+//! call's fields into the scratch (see `protocol`): a call site that sees a single native
+//! function is faster than one that sees several, so a service calling `next()` on many
+//! generators from one place pays nothing for their number; and fields in the scratch cost a
+//! memory read each, where arguments cost a `napi_get_value_*` each (~2 ns, 5 % of `next()`).
 
 use std::ffi::{c_void, CStr};
 use std::ptr;
@@ -19,15 +19,15 @@ use napi::{check_status, Env, Result};
 
 use super::error::throw;
 use super::input::clock_reading;
-use super::protocol;
+use super::protocol::{self, PRIVATE_SLOT};
 use super::thread::Thread;
 use crate::clock;
 use crate::error::FlakeError;
 use crate::generator::{Generator, Ids};
 use crate::layout::MAX_SEQUENCE;
 
-/// The thread's id functions, as an object. Each serves the generator whose slot JS wrote into
-/// the scratch just before the call (see `protocol`), and returns a report:
+/// The thread's id functions, as an object. Each serves the generator whose call fields JS wrote
+/// into the scratch just before the call (see `protocol`), and returns a report:
 /// - `fill()` writes the next id by the system clock into the scratch, or throws;
 /// - `fillAt(now)`: the same for `now`, a reading of the generator's own clock;
 /// - `tryFill()`, `tryFillAt(now)` do the same but, where waiting would help (overflow, clock
@@ -184,12 +184,19 @@ unsafe fn arguments(
   Some((thread, (argc >= 1).then_some(argument)))
 }
 
-/// Runs `take` on the generator of the slot JS named in the scratch. The slots stay borrowed
-/// only for `take`, which calls no JS.
+/// Runs `take` on the generator the call fields in the scratch describe; `None` if they
+/// describe none.
 #[inline(always)]
-fn with_generator<T>(thread: &Thread, take: impl FnOnce(&Generator) -> T) -> Option<T> {
-  let slot = thread.scratch.slot();
-  thread.slots.borrow().get(slot).map(take)
+pub(crate) fn with_generator<T>(thread: &Thread, take: impl FnOnce(&Generator) -> T) -> Option<T> {
+  let scratch = &thread.scratch;
+  let settings = scratch.settings()?;
+  let slot = scratch.slot();
+  let generator = if slot == PRIVATE_SLOT {
+    Generator::private(&settings, scratch.private_state(), scratch.ceiling())
+  } else {
+    Generator::shared(&settings, thread.slots.borrow().get(slot)?)
+  };
+  Some(take(&generator))
 }
 
 /// Writes the id `issued` into the scratch and returns its report; or hands the error to
@@ -205,13 +212,13 @@ unsafe fn issue(
   refused: impl FnOnce(FlakeError) -> sys::napi_value,
 ) -> sys::napi_value {
   match issued {
-    Some(Ok(ids)) => unsafe {
+    Some(Ok(ids)) => {
       thread.scratch.write(&ids);
       match protocol::issued(&ids) {
         None => ptr::null_mut(),
-        Some(report) => number(env, report),
+        Some(report) => unsafe { number(env, report) },
       }
-    },
+    }
     Some(Err(err)) => refused(err),
     None => unsafe { unusable_call(env) },
   }
@@ -241,10 +248,10 @@ unsafe extern "C" fn fill_run(
     _ => None,
   };
   match called {
-    Some((thread, Ok(ids))) => unsafe {
+    Some((thread, Ok(ids))) => {
       thread.scratch.write(&ids);
-      number(env, protocol::issued_run(&ids))
-    },
+      unsafe { number(env, protocol::issued_run(&ids)) }
+    }
     Some((_, Err(err))) => unsafe { wait_or_throw(env, err) },
     None => unsafe { unusable_call(env) },
   }

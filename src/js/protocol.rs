@@ -1,13 +1,26 @@
 //! The protocol between the id functions and `native.js`, its counterpart: this module and that
 //! one are the only places that know it.
 //!
-//! **The scratch.** One Buffer per thread, 24 bytes, that the id functions write into and JS
-//! reads from: the first (or only) id issued, big-endian at offset 0 and again in the
-//! platform's byte order at offset 8, where a `BigUint64Array` reads it as a bigint in half the
-//! time a big-endian `DataView` takes. Before each call, JS writes at offset 16 (`u32`, the
-//! platform's byte order) the slot of the generator it calls (see `slots`). A run of `count` ids is only its first id: the others
-//! are `first + 1 ..= first + count - 1`, all of one millisecond, so adding `k` to the id's low
-//! 32 bits never carries out of its 12 sequence bits.
+//! **The scratch.** One block of `SCRATCH_BYTES` per thread, in a `SharedArrayBuffer` that
+//! `native.js` makes and `setup` checks: a shared buffer can never be detached (transferring
+//! one throws), so the memory the native side writes stays the memory it was given for as long
+//! as the reference the thread keeps on it. Every field is read and written as a relaxed atomic:
+//! the buffer could be posted to another thread. Offsets in bytes, numbers in the platform's
+//! byte order unless said:
+//! - `0` the first (or only) id issued, big-endian; `8` the same id, for a `BigUint64Array`
+//!   (half the time of a big-endian `DataView`). A run of `count` ids is only its first id: the
+//!   others are `first + 1 ..= first + count - 1`, all of one millisecond, so adding `k` to the
+//!   id's low 32 bits never carries out of its 12 sequence bits.
+//! - `16` (`u32`) the slot of the call: which shared state it issues from (see `slots`), or
+//!   `PRIVATE_SLOT` for a generator whose state is the word at `32`.
+//! - `20` (`u32`) the generator's settings: `id | seqBits << 10 | allowedFutureMs << 14`, with
+//!   `seqMask = 2^seqBits - 1` (see `settings`); `24` (`f64`) its epoch.
+//! - `32` (`u64`) a private generator's state word, which JS keeps between calls (copied in
+//!   before, out after): no native memory per instance, so nothing to free. `40` (`f64`) its
+//!   ceiling, ms since 1970 (`Infinity`: none).
+//!
+//! JS writes the call's fields before each call; a configuration costs nothing on the native
+//! side, since every call says what it is.
 //!
 //! **The report.** What an id function returns besides the id, as one number, so that the
 //! per-id path creates no object:
@@ -22,13 +35,16 @@
 //! exported, so `native.js` reads them from here rather than repeating them.
 
 use std::ptr;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
-use napi::{check_status, sys, Env, Result};
+use napi::{check_status, sys, Env, Error, Result, Status};
 use napi_derive::napi;
 
+use crate::clock::MAX_SAFE_INTEGER;
 use crate::error::FlakeError;
-use crate::generator::Ids;
-use crate::sequencer::Met;
+use crate::generator::{Ids, Settings};
+use crate::layout::{MAX_NODE, NODE_BITS};
+use crate::sequencer::{Met, Sequencer, MAX_LEAD};
 
 /// A report's `count` (or `wait_ms`) is scaled by this; the remainder is `met`.
 #[napi]
@@ -43,77 +59,170 @@ pub const MET_OVERFLOW: u32 = 1;
 #[napi]
 pub const MET_CLOCK_BEHIND: u32 = 2;
 
-/// Bytes in the scratch: one id twice, then the slot.
-pub(crate) const SCRATCH_BYTES: usize = 24;
-/// Where the id's two forms end and the slot starts.
-const SLOT_OFFSET: usize = 16;
+/// Bytes in the scratch.
+#[napi]
+pub const SCRATCH_BYTES: u32 = 48;
+/// The slot of a call whose generator's state is the scratch's private word.
+#[napi]
+pub const PRIVATE_SLOT: u32 = u32::MAX;
 
-/// The thread's scratch Buffer. Created on the native side once, so its memory never moves,
-/// and held by a strong reference, so it lives as long as the thread's env does.
+const ID_BE: usize = 0;
+const ID_NE: usize = 8;
+const SLOT: usize = 16;
+const SETTINGS: usize = 20;
+const EPOCH: usize = 24;
+const PRIVATE_STATE: usize = 32;
+const CEILING: usize = 40;
+
+const SEQ_BITS_SHIFT: u32 = NODE_BITS;
+const ALLOWED_SHIFT: u32 = NODE_BITS + 4;
+
+/// The thread's scratch: the memory of a `SharedArrayBuffer`, held by a strong reference for as
+/// long as the thread's env lives.
 pub(crate) struct Scratch {
-  bytes: *mut [u8; SCRATCH_BYTES],
-  buffer: sys::napi_ref,
+  bytes: *mut u8,
+  /// Held, never read: the strong reference is what keeps the memory alive.
+  _view: sys::napi_ref,
 }
 
 impl Scratch {
-  /// A new scratch Buffer in `env`.
-  pub fn new(env: &Env) -> Result<Self> {
-    let (mut bytes, mut buffer, mut reference) =
-      (ptr::null_mut(), ptr::null_mut(), ptr::null_mut());
-    check_status!(unsafe {
-      sys::napi_create_buffer(env.raw(), SCRATCH_BYTES, &mut bytes, &mut buffer)
-    })?;
-    // Released with the env: the scratch lives exactly as long as the functions that write it.
-    check_status!(unsafe { sys::napi_create_reference(env.raw(), buffer, 1, &mut reference) })?;
+  /// The scratch `view` (a `Uint8Array` of `SCRATCH_BYTES` over the whole of a
+  /// `SharedArrayBuffer`), checked, and kept alive with the env.
+  ///
+  /// # Safety
+  /// `env` and `view` must belong to the current call.
+  pub unsafe fn new(env: &Env, view: sys::napi_value) -> Result<Self> {
+    let (mut kind, mut length, mut data, mut buffer, mut offset) =
+      (0, 0, ptr::null_mut(), ptr::null_mut(), 0);
+    let status = unsafe {
+      sys::napi_get_typedarray_info(
+        env.raw(),
+        view,
+        &mut kind,
+        &mut length,
+        &mut data,
+        &mut buffer,
+        &mut offset,
+      )
+    };
+    // A plain ArrayBuffer could be detached under the id functions' feet; a typed array whose
+    // buffer is no ArrayBuffer is over a SharedArrayBuffer, which cannot be.
+    let mut detachable = true;
+    let shared = status == sys::Status::napi_ok
+      && unsafe { sys::napi_is_arraybuffer(env.raw(), buffer, &mut detachable) }
+        == sys::Status::napi_ok
+      && !detachable;
+    if !shared
+      || kind != sys::TypedarrayType::uint8_array
+      || length != SCRATCH_BYTES as usize
+      || offset != 0
+      || data.is_null()
+      || !(data as usize).is_multiple_of(8)
+    {
+      return Err(Error::new(
+        Status::InvalidArg,
+        "flake-idgen-rs: the scratch must be a Uint8Array over a whole SharedArrayBuffer of SCRATCH_BYTES",
+      ));
+    }
+    let mut reference = ptr::null_mut();
+    check_status!(unsafe { sys::napi_create_reference(env.raw(), view, 1, &mut reference) })?;
     Ok(Self {
-      bytes: bytes.cast(),
-      buffer: reference,
+      bytes: data.cast(),
+      _view: reference,
     })
   }
 
-  /// Writes the first of `ids` (the whole run, see above).
-  ///
-  /// # Safety
-  /// Only on the thread of the env the scratch belongs to, while that env lives.
   #[inline(always)]
-  pub unsafe fn write(&self, ids: &Ids) {
-    unsafe {
-      self
-        .bytes
-        .cast::<[u8; SLOT_OFFSET]>()
-        .write(encode(ids.first))
-    }
+  fn word(&self, offset: usize) -> &AtomicU64 {
+    // In bounds and 8-aligned (checked by `new`), alive while the reference is.
+    unsafe { AtomicU64::from_ptr(self.bytes.add(offset).cast()) }
+  }
+
+  #[inline(always)]
+  fn half(&self, offset: usize) -> &AtomicU32 {
+    unsafe { AtomicU32::from_ptr(self.bytes.add(offset).cast()) }
+  }
+
+  /// Writes the first of `ids` (the whole run, see above).
+  #[inline(always)]
+  pub fn write(&self, ids: &Ids) {
+    self
+      .word(ID_BE)
+      .store(u64::from_ne_bytes(ids.first.to_be_bytes()), Relaxed);
+    self.word(ID_NE).store(ids.first, Relaxed);
   }
 
   /// The slot JS wrote for this call.
   #[inline(always)]
   pub fn slot(&self) -> u32 {
-    // Read while the thread's env lives (the scratch is part of its instance data), on its
-    // thread: the Buffer's memory is where `napi_create_buffer` put it.
-    u32::from_ne_bytes(unsafe {
-      self
-        .bytes
-        .cast::<u8>()
-        .add(SLOT_OFFSET)
-        .cast::<[u8; 4]>()
-        .read()
-    })
+    self.half(SLOT).load(Relaxed)
   }
 
-  /// The Buffer itself, for JS to read ids from.
-  pub fn buffer(&self, env: &Env) -> Result<sys::napi_value> {
-    let mut buffer = ptr::null_mut();
-    check_status!(unsafe { sys::napi_get_reference_value(env.raw(), self.buffer, &mut buffer) })?;
-    Ok(buffer)
+  /// The settings JS wrote for this call, if they are settings `settings` could have made.
+  #[inline(always)]
+  pub fn settings(&self) -> Option<Settings> {
+    decode_settings(
+      self.half(SETTINGS).load(Relaxed),
+      f64::from_bits(self.word(EPOCH).load(Relaxed)),
+    )
+  }
+
+  /// The private generator's state word JS wrote for this call.
+  #[inline(always)]
+  pub fn private_state(&self) -> &Sequencer {
+    Sequencer::from_word(self.word(PRIVATE_STATE))
+  }
+
+  /// The private generator's ceiling JS wrote for this call (`u64::MAX`: none).
+  #[inline(always)]
+  pub fn ceiling(&self) -> u64 {
+    let ceiling = f64::from_bits(self.word(CEILING).load(Relaxed));
+    if ceiling >= MAX_SAFE_INTEGER {
+      u64::MAX
+    } else if ceiling >= 0.0 {
+      ceiling as u64
+    } else {
+      // NaN or negative: nothing may be issued.
+      0
+    }
   }
 }
 
-/// The scratch's bytes for `id`.
+/// `settings` as the scratch holds them: the `u32` at `20` and the epoch at `24`.
+pub(crate) fn encode_settings(settings: &Settings) -> (u32, f64) {
+  let seq_bits = 16 - settings.seq_mask.leading_zeros();
+  (
+    u32::from(settings.node)
+      | seq_bits << SEQ_BITS_SHIFT
+      | (settings.allowed_future_ms as u32) << ALLOWED_SHIFT,
+    settings.epoch as f64,
+  )
+}
+
+/// The settings `encode_settings` made `(packed, epoch)` from; `None` for anything it cannot
+/// have made (only a caller other than `native.js` writes such a thing).
 #[inline(always)]
-pub(crate) fn encode(id: u64) -> [u8; SLOT_OFFSET] {
-  let mut bytes = [0; SLOT_OFFSET];
-  bytes[..8].copy_from_slice(&id.to_be_bytes());
-  bytes[8..].copy_from_slice(&id.to_ne_bytes());
+pub(crate) fn decode_settings(packed: u32, epoch: f64) -> Option<Settings> {
+  let seq_bits = (packed >> SEQ_BITS_SHIFT) & 0xf;
+  let allowed = u64::from(packed >> ALLOWED_SHIFT);
+  let valid = (1..=12).contains(&seq_bits)
+    && allowed <= MAX_LEAD
+    && (0.0..=MAX_SAFE_INTEGER).contains(&epoch)
+    && epoch.fract() == 0.0;
+  valid.then(|| Settings {
+    node: (packed & u32::from(MAX_NODE)) as u16,
+    epoch: epoch as u64,
+    seq_mask: ((1u32 << seq_bits) - 1) as u16,
+    allowed_future_ms: allowed,
+  })
+}
+
+/// The scratch's first 16 bytes for `id`.
+#[cfg(test)]
+pub(crate) fn encode(id: u64) -> [u8; 16] {
+  let mut bytes = [0; 16];
+  bytes[ID_BE..ID_BE + 8].copy_from_slice(&id.to_be_bytes());
+  bytes[ID_NE..ID_NE + 8].copy_from_slice(&id.to_ne_bytes());
   bytes
 }
 
@@ -134,7 +243,12 @@ pub(crate) fn issued(ids: &Ids) -> Option<f64> {
 /// The report of `ids` for `fillRun`, which always reports its count.
 #[inline(always)]
 pub(crate) fn issued_run(ids: &Ids) -> f64 {
-  f64::from(ids.count) * f64::from(REPORT_UNIT) + f64::from(met_code(ids.met))
+  count_report(u64::from(ids.count), ids.met)
+}
+
+/// The report of `count` ids issued, having met `met` on the way.
+pub(crate) fn count_report(count: u64, met: Option<Met>) -> f64 {
+  count as f64 * f64::from(REPORT_UNIT) + f64::from(met_code(met))
 }
 
 /// The report for a refusal that waiting `wait_ms` overcomes.

@@ -1,19 +1,18 @@
-//! What each JS thread (the main thread or a worker: one N-API env each) holds: its generators
-//! by slot and the scratch its id functions write into. Instance data of the env, so it lives
-//! exactly as long as the env, and the id functions, created with a pointer to it, never
+//! What each JS thread (the main thread or a worker: one N-API env each) holds: its shared
+//! states by slot and the scratch its id functions write into. Instance data of the env, so it
+//! lives exactly as long as the env, and the id functions, created with a pointer to it, never
 //! outlive it.
 
 use std::cell::{Cell, RefCell};
 use std::ptr;
 
-use napi::{sys, Env, Result};
+use napi::{sys, Env, Error, Result, Status};
 
 use super::protocol::Scratch;
 use crate::slots::Slots;
 
 pub(crate) struct Thread {
-  /// Borrowed only for the length of a native call that calls no JS: the user's clock is read
-  /// before a call, or with the generator cloned out.
+  /// Borrowed only for the length of a native call that calls no JS.
   pub slots: RefCell<Slots>,
   pub scratch: Scratch,
 }
@@ -27,16 +26,30 @@ thread_local! {
 }
 
 impl Thread {
-  /// The env's, made on first use.
+  /// The env's, once `setup` made it.
   pub fn of(env: &Env) -> Result<&'static Thread> {
-    if let Some(thread) = env.get_instance_data::<Thread>()? {
-      let thread: &'static Thread = thread;
-      CURRENT.set((env.raw(), ptr::from_ref(thread)));
-      return Ok(thread);
+    let Some(thread) = env.get_instance_data::<Thread>()? else {
+      return Err(Error::new(
+        Status::GenericFailure,
+        "flake-idgen-rs: native.js sets up each thread first",
+      ));
+    };
+    let thread: &'static Thread = thread;
+    CURRENT.set((env.raw(), ptr::from_ref(thread)));
+    Ok(thread)
+  }
+
+  /// Makes the env's thread, writing into `scratch` (see `protocol`); once per env.
+  pub fn setup(env: &Env, scratch: Scratch) -> Result<&'static Thread> {
+    if env.get_instance_data::<Thread>()?.is_some() {
+      return Err(Error::new(
+        Status::GenericFailure,
+        "flake-idgen-rs: this thread is set up already",
+      ));
     }
     let thread = Thread {
       slots: RefCell::default(),
-      scratch: Scratch::new(env)?,
+      scratch,
     };
     // The scratch's reference is released with the env itself.
     let raw = env.raw();

@@ -7,9 +7,25 @@ use crate::batch::{
   count, custom_clock_waiter, fill, system_clock_waiter, Waited, CUSTOM_CLOCK_GRACE_MS, MAX_COUNT,
 };
 use crate::error::{ErrorKind, FlakeError};
+use crate::generator::Generator;
 use crate::input::Input;
 use crate::options::RawOptions;
 use crate::stats::Counts;
+
+/// `fill` into `out`, as the batch functions do into a Buffer.
+fn fill_into<E: From<FlakeError>>(
+  generator: &Generator,
+  out: &mut [u8],
+  read_clock: impl FnMut() -> Result<u64, E>,
+  wait: impl FnMut(&FlakeError, u64) -> Result<Waited, E>,
+  counts: &mut Counts,
+) -> Result<(), E> {
+  let total = out.len() / 8;
+  fill(generator, total, read_clock, wait, counts, |index, ids| {
+    ids.write_be(&mut out[index * 8..]);
+    Ok(())
+  })
+}
 
 /// The ids in a filled batch.
 fn ids(out: &[u8]) -> Vec<u64> {
@@ -26,7 +42,7 @@ fn fills_each_millisecond_then_waits_for_the_next() {
   let mut waits = Vec::new();
   let mut out = vec![0; 10_000 * 8];
   let mut counts = Counts::default();
-  let filled = fill(
+  let filled = fill_into(
     &generator,
     &mut out,
     || Ok::<_, FlakeError>(now.get()),
@@ -61,7 +77,7 @@ fn a_waiter_that_gives_up_ends_the_batch_with_its_error() {
   generator.take(NOW + 5, 1).unwrap();
   let mut out = vec![0; 16];
   let mut counts = Counts::default();
-  let refused = fill(
+  let refused = fill_into(
     &generator,
     &mut out,
     || Ok(NOW),
@@ -82,7 +98,7 @@ fn a_stale_reading_is_retried_without_counting() {
   let readings = Cell::new(NOW);
   let mut out = vec![0; 8];
   let mut counts = Counts::default();
-  let filled = fill(
+  let filled = fill_into(
     &generator,
     &mut out,
     || Ok::<_, FlakeError>(readings.replace(NOW + 5)),
@@ -101,7 +117,7 @@ fn a_clock_error_ends_the_batch() {
   let broken = FlakeError::ClockRange {
     got: Input::Number(-1.0),
   };
-  let failed = fill(
+  let failed = fill_into(
     &generator,
     &mut out,
     || Err(broken.clone()),
@@ -197,8 +213,28 @@ fn a_custom_clock_that_stands_still_is_given_up_on_after_the_grace() {
   );
   let overflow = FlakeError::SequenceOverflow { wait_ms: 1 };
   assert_eq!(wait(&overflow, NOW), Err(overflow));
-  // Given up once real time passed the wait and the grace, not before.
-  assert_eq!(real.get(), 1 + 1 + CUSTOM_CLOCK_GRACE_MS + 1);
+  // Given up once the clock had stood still for more than the grace, not before.
+  assert_eq!(real.get(), 1 + CUSTOM_CLOCK_GRACE_MS + 1);
+}
+
+#[test]
+fn a_custom_clock_that_moves_is_waited_for_however_long_the_thread_is_descheduled() {
+  // Each reading comes 10 ms of real time after the one before (a thread descheduled by busy
+  // neighbours), and the user's clock moves a millisecond in that time: never given up on.
+  let (clock, real) = (Cell::new(NOW), Cell::new(0u64));
+  let mut wait = custom_clock_waiter(
+    || {
+      clock.set(clock.get() + 1);
+      Ok::<_, FlakeError>(clock.get())
+    },
+    || {
+      real.set(real.get() + 10);
+      real.get()
+    },
+  );
+  let overflow = FlakeError::SequenceOverflow { wait_ms: 20 };
+  assert_eq!(wait(&overflow, NOW), Ok(Waited::Yes));
+  assert_eq!(clock.get(), NOW + 20);
 }
 
 #[test]
@@ -232,5 +268,30 @@ fn what_the_custom_clock_throws_ends_the_wait() {
     Err(FlakeError::ClockRange {
       got: Input::Number(-1.0)
     })
+  );
+}
+
+#[test]
+fn a_slice_takes_what_the_clock_allows_now_and_reports_a_wait_only_when_none() {
+  use crate::batch::fill_now;
+  let generator = private(RawOptions {
+    seq_mask: Input::Number(3.0),
+    ..RawOptions::default()
+  });
+  let mut out = vec![0u8; 10 * 8];
+  let taken = fill_now(
+    10,
+    |max| generator.take(NOW, max),
+    |index, ids| ids.write_be(&mut out[index * 8..]),
+  );
+  assert_eq!(taken, Ok((4, None)));
+  assert_eq!(decode(ids(&out)[3]), (NOW, 0, 3));
+  assert_eq!(
+    fill_now(10, |max| generator.take(NOW, max), |_, _| {}),
+    Err(FlakeError::SequenceOverflow { wait_ms: 1 })
+  );
+  assert_eq!(
+    fill_now(2, |max| generator.take(NOW + 1, max), |_, _| {}),
+    Ok((2, None))
   );
 }

@@ -174,7 +174,7 @@ fn same_id_and_epoch_share_one_state_across_threads() {
 }
 
 #[test]
-fn a_different_epoch_or_custom_clock_gets_its_own_state() {
+fn every_epoch_of_an_id_shares_its_state_and_a_custom_clock_keeps_its_own() {
   let raw = |epoch: f64| RawOptions {
     id: Input::Number(976.0),
     epoch: Input::Number(epoch),
@@ -183,23 +183,15 @@ fn a_different_epoch_or_custom_clock_gets_its_own_state() {
   let a = Generator::new(&config(raw(1.0))).unwrap();
   let b = Generator::new(&config(raw(2.0))).unwrap();
   let c = super::private(raw(1.0));
-  assert_eq!(decode(a.next_id(NOW).unwrap()).2, 0);
-  assert_eq!(decode(b.next_id(NOW + 1).unwrap()).2, 0);
-  assert_eq!(decode(c.next_id(NOW).unwrap()).2, 0);
-  assert_eq!(
-    decode(
-      Generator::new(&config(raw(1.0)))
-        .unwrap()
-        .next_id(NOW)
-        .unwrap()
-    )
-    .2,
-    1
-  );
+  assert_eq!(decode(a.next_id(NOW).unwrap()), (NOW - 1, 976, 0));
+  assert_eq!(decode(b.next_id(NOW).unwrap()), (NOW - 2, 976, 1));
+  assert_eq!(decode(c.next_id(NOW).unwrap()), (NOW - 1, 976, 0));
+  let again = Generator::new(&config(raw(1.0))).unwrap();
+  assert_eq!(decode(again.next_id(NOW).unwrap()), (NOW - 1, 976, 2));
 }
 
 /// Two generators on one shared state, as two threads with the system clock would have.
-fn shared_pair(id: f64) -> (Generator, Generator) {
+fn shared_pair(id: f64) -> (Generator<'static>, Generator<'static>) {
   let raw = || RawOptions {
     id: Input::Number(id),
     ..RawOptions::default()
@@ -323,4 +315,44 @@ fn a_generator_without_allowance_sharing_a_borrowed_state_waits_for_it() {
     decode(strict.next_id(NOW + 2).unwrap()),
     (NOW + 2, 972, 4095)
   );
+}
+
+#[test]
+fn a_private_state_never_issues_past_its_ceiling_not_even_borrowing() {
+  use crate::generator::Settings;
+  use crate::sequencer::Sequencer;
+  let settings = Settings {
+    node: 5,
+    epoch: 1000,
+    seq_mask: 1,
+    allowed_future_ms: 10,
+  };
+  let state = Sequencer::new();
+  let fenced = Generator::private(&settings, &state, NOW + 1);
+  // Two ids a millisecond: NOW and NOW + 1 are all there is, however far it may borrow.
+  let ids: Vec<_> = (0..4)
+    .map(|_| decode(fenced.next_id(NOW).unwrap()))
+    .collect();
+  assert_eq!(ids[3], (NOW + 1 - 1000, 5, 1));
+  let expired = FlakeError::LeaseExpired { ceiling: NOW + 1 };
+  assert_eq!(fenced.next_id(NOW), Err(expired.clone()));
+  assert_eq!(fenced.next_id(NOW + 2), Err(expired));
+  assert_eq!(expired_code(), "ERR_FLAKE_LEASE_EXPIRED");
+  // A raised ceiling lets the same state go on, above what it issued.
+  let raised = Generator::private(&settings, &state, NOW + 5);
+  assert_eq!(
+    decode(raised.next_id(NOW + 2).unwrap()),
+    (NOW + 2 - 1000, 5, 0)
+  );
+  // A ceiling before the epoch allows nothing at all.
+  let fresh = Sequencer::new();
+  let before = Generator::private(&settings, &fresh, 999);
+  assert_eq!(
+    before.next_id(NOW),
+    Err(FlakeError::LeaseExpired { ceiling: 999 })
+  );
+}
+
+fn expired_code() -> &'static str {
+  FlakeError::LeaseExpired { ceiling: 0 }.code()
 }

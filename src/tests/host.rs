@@ -5,22 +5,22 @@ use std::fs;
 use std::os::unix::fs::{symlink, PermissionsExt};
 
 use super::{config, decode, temp_dir, NOW};
-use crate::generator::{Generator, State};
+use crate::generator::{Generator, Settings};
 use crate::host::format::{file_name, fresh, word_offset, FILE_LEN};
 use crate::host::{admin, HostFile};
 use crate::input::Input;
 use crate::options::RawOptions;
 
-fn generator(file: &'static HostFile, id: u16) -> Generator {
+fn generator(file: &'static HostFile, id: u16) -> Generator<'static> {
   let config = config(RawOptions {
     id: Input::Number(f64::from(id)),
     ..RawOptions::default()
   });
-  Generator::with_state(&config, State::Host(file.sequencer(id)))
+  Generator::shared(&Settings::from(&config), file.sequencer(id))
 }
 
 fn mapped(dir: &std::path::Path, epoch: u64) -> &'static HostFile {
-  Box::leak(Box::new(HostFile::open(dir, epoch).unwrap()))
+  Box::leak(Box::new(HostFile::open_epoch(dir, epoch).unwrap()))
 }
 
 #[test]
@@ -56,7 +56,7 @@ fn a_file_continues_above_the_last_id_a_mapping_issued() {
 }
 
 fn refused(dir: &std::path::Path, epoch: u64) -> (String, String) {
-  let err = HostFile::open(dir, epoch).unwrap_err();
+  let err = HostFile::open_epoch(dir, epoch).unwrap_err();
   (err.code().to_string(), err.to_string())
 }
 

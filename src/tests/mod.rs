@@ -16,7 +16,7 @@ use crate::input::Input;
 use crate::options::{parse, Config, RawOptions, Scope};
 
 /// A generator with a private state (as with a `clock` option), so tests never share one.
-fn private(raw: RawOptions) -> Generator {
+fn private(raw: RawOptions) -> Generator<'static> {
   let raw = RawOptions {
     clock: Input::Function,
     ..raw

@@ -14,7 +14,7 @@ use proptest::test_runner::{Config, RngSeed, TestRunner};
 
 use super::{config, decode, private, temp_dir};
 use crate::error::FlakeError;
-use crate::generator::{Generator, State};
+use crate::generator::{Generator, Settings};
 use crate::host::HostFile;
 use crate::input::Input;
 use crate::layout::MAX_DELTA;
@@ -126,7 +126,7 @@ fn mapped_generator_follows_the_model() {
   // One file for the whole run, mapped for good (as the registry maps them; its directory goes
   // at once, the mapping outlives the name); each case starts its generator id's word afresh,
   // which a case replayed while shrinking needs too.
-  let file: &'static HostFile = Box::leak(Box::new(HostFile::open(&temp_dir("model"), 0).unwrap()));
+  let file: &'static HostFile = Box::leak(Box::new(HostFile::open(&temp_dir("model")).unwrap()));
   follows_the_model("mapped state", |raw| {
     let config = config(RawOptions {
       clock: Input::Function,
@@ -134,11 +134,11 @@ fn mapped_generator_follows_the_model() {
     });
     let sequencer = file.sequencer(config.id);
     sequencer.forget();
-    Generator::with_state(&config, State::Host(sequencer))
+    Generator::private(&Settings::from(&config), sequencer, u64::MAX)
   });
 }
 
-fn follows_the_model(what: &str, make: impl Fn(RawOptions) -> Generator) {
+fn follows_the_model(what: &str, make: impl Fn(RawOptions) -> Generator<'static>) {
   let seed = std::env::var("PROPTEST_RNG_SEED")
     .ok()
     .and_then(|s| s.parse().ok())

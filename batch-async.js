@@ -1,0 +1,135 @@
+'use strict'
+
+// nextBatchAsync(): a batch filled on this thread a millisecond at a time, between turns of the
+// event loop, never on libuv's pool. A pool thread waiting for the clock holds one of the four
+// that fs, crypto and dns share, for seconds, and keeps process.exit and worker.terminate()
+// waiting for it; and batches of one generator id share one state, so threads would not make
+// them faster anyway. Here a batch is only timers: exit and terminate drop it at once.
+
+const { Buffer } = require('node:buffer')
+const { setImmediate, clearImmediate } = require('node:timers')
+const native = require('./native.js')
+const { waitForClock } = require('./wait.js')
+
+const { slice, decode, checkCount, PRIVATE_SLOT } = native
+
+// Ids per native call: 16 ms of one generator's ids, so that even a slice of borrowed
+// milliseconds (allowedFutureMs) hands the event loop back within a fraction of a millisecond.
+const SLICE = 65_536
+
+// The batch running on each state, so that batches of one generator id run one after the other
+// (the first asked is the first done) rather than all finishing at the end. Keyed by slot for a
+// shared state, by the call itself for a private one; an entry goes when its last batch does.
+const running = new Map()
+
+/** Node's AbortError, as fs and timers reject with it. */
+class AbortError extends Error {
+  constructor(signal) {
+    super('The operation was aborted', { cause: signal.reason })
+    this.name = 'AbortError'
+    this.code = 'ABORT_ERR'
+  }
+}
+
+function invalidArgument(message) {
+  const error = new TypeError(message)
+  error.code = 'ERR_INVALID_ARG_TYPE'
+  return error
+}
+
+/** The `signal` of nextBatchAsync's options, checked. */
+function signalOf(options) {
+  if (options === undefined || options === null) return undefined
+  if (typeof options !== 'object') throw invalidArgument(`The "options" argument must be of type object, got ${typeof options}`)
+  const { signal } = options
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    throw invalidArgument('The "options.signal" property must be an instance of AbortSignal')
+  }
+  return signal
+}
+
+/** Resolves once `start(then)` calls back, or rejects as soon as `signal` aborts, calling the
+ * function `start` returned to cancel what it started. */
+function waitOrAbort(start, signal) {
+  if (signal === undefined) return new Promise((resolve) => start(resolve))
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      cancel()
+      reject(new AbortError(signal))
+    }
+    const cancel = start(() => {
+      signal.removeEventListener('abort', onAbort)
+      resolve()
+    })
+    signal.addEventListener('abort', onAbort, { once: true })
+  })
+}
+
+function nextTurn(then) {
+  const immediate = setImmediate(then)
+  return () => clearImmediate(immediate)
+}
+
+/** Fills `ids`, counting into `counts`, a slice at a time. */
+async function fillAll(call, clock, counts, ids, signal) {
+  const total = ids.length / 8
+  let filled = 0
+  // A wait counts once, however often it polls.
+  let waitCounted = false
+  while (filled < total) {
+    if (signal?.aborted) throw new AbortError(signal)
+    let report
+    try {
+      report = slice(call, ids, filled, Math.min(SLICE, total - filled), clock)
+    } catch (error) {
+      counts.refused(error)
+      throw error
+    }
+    const waitMs = decode.waitMs(report)
+    if (waitMs > 0) {
+      if (!waitCounted) {
+        waitCounted = true
+        counts.waits++
+        counts.met(report)
+      }
+      await waitOrAbort((then) => waitForClock(waitMs, clock, then), signal)
+      continue
+    }
+    waitCounted = false
+    const count = decode.count(report)
+    counts.ids += count
+    counts.met(report)
+    filled += count
+    if (filled < total) await waitOrAbort(nextTurn, signal)
+  }
+  return ids
+}
+
+/**
+ * `count` ids, ascending, in one Buffer, without blocking the event loop: waits for the clock
+ * instead of failing on overflow or a clock behind. `options.signal` aborts it (an
+ * `AbortError`); ids taken by then are not handed out again.
+ */
+async function batchAsync(call, clock, counts, count, options) {
+  const signal = signalOf(options)
+  const ids = Buffer.allocUnsafeSlow(checkCount(count) * 8)
+  if (signal?.aborted) throw new AbortError(signal)
+  const key = call.slot === PRIVATE_SLOT ? call : call.slot
+  const before = running.get(key)
+  const mine = (before === undefined ? Promise.resolve() : waitOrAbort((then) => before.then(then) && (() => {}), signal)).then(() =>
+    fillAll(call, clock, counts, ids, signal),
+  )
+  const done = mine.then(
+    () => {},
+    () => {},
+  )
+  // Each batch waits for the one before it, done or failed, and no longer.
+  const tail = before === undefined ? done : Promise.all([before, done])
+  running.set(key, tail)
+  tail.then(() => {
+    if (running.get(key) === tail) running.delete(key)
+  })
+  return mine
+}
+
+module.exports = batchAsync
