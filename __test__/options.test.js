@@ -154,3 +154,29 @@ test('a clock getter that answers later cannot disturb other generators of its i
   for (let i = 0; i < 3; i++) new FlakeId({ worker: 21 }).next()
   assert.ok(Math.abs(FlakeId.decompose(new FlakeId({ worker: 21 }).next()).timestamp - Date.now()) < 1000)
 })
+
+test('messages never echo a whole value', () => {
+  const long = '9'.repeat(1e6)
+  for (const [options, got] of [
+    [{ worker: long }, `got "${'9'.repeat(40)}…"`],
+    [{ epoch: `x${long}` }, `got "x${'9'.repeat(39)}…"`],
+    [{ seqMask: 10n ** 100n }, `got 1${'0'.repeat(39)}…n`],
+    [{ worker: 1e300 }, 'got 1e+300'],
+    [{ datacenter: 1.5e-7 }, 'got 1.5e-7'],
+    [{ id: -Infinity }, 'got -Infinity'],
+    [{ clock: 2 ** 70 }, 'got 1.1805916207174113e+21'],
+  ]) {
+    assert.throws(() => new FlakeId(options), (error) => {
+      assert.equal(error.code, 'ERR_FLAKE_INVALID_OPTION')
+      assert.ok(error.message.endsWith(got), error.message.slice(0, 200))
+      return true
+    })
+  }
+  // A path is shown whole up to 120 characters, else cut in the middle, keeping its end.
+  assert.throws(() => new FlakeId({ stateDir: `/${'a'.repeat(1e6)}` }), (error) => {
+    assert.equal(error.code, 'ERR_FLAKE_STATE_DIR')
+    assert.ok(error.message.startsWith(`state directory "/${'a'.repeat(39)}…${'a'.repeat(40)}" cannot be used: `), error.message.slice(0, 200))
+    assert.ok(error.message.length < 300, `${error.message.length} characters`)
+    return true
+  })
+})

@@ -124,6 +124,27 @@ impl fmt::Display for Quoted<'_> {
   }
 }
 
+/// How many characters of a path an error message shows whole; longer ones are shown as their
+/// first and last `SHOWN_CHARS` characters around "…", which keeps the file's name.
+pub const SHOWN_PATH_CHARS: usize = 120;
+
+/// A file system path as error messages quote it: in double quotes, escaped as `{:?}` does,
+/// whole up to `SHOWN_PATH_CHARS` characters and cut in the middle beyond.
+pub struct QuotedPath<'a>(pub &'a str);
+
+impl fmt::Display for QuotedPath<'_> {
+  fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    let count = self.0.chars().count();
+    if count <= SHOWN_PATH_CHARS {
+      return write!(f, "{:?}", self.0);
+    }
+    let (head, _) = shown(self.0);
+    let tail: String = self.0.chars().skip(count - SHOWN_CHARS).collect();
+    let (head, tail) = (format!("{head:?}"), format!("{tail:?}"));
+    write!(f, "{}…{}", &head[..head.len() - 1], &tail[1..])
+  }
+}
+
 impl fmt::Display for Input {
   fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     match self {

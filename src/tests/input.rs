@@ -1,6 +1,6 @@
 //! How values are named in error messages: numbers as JavaScript prints them, long strings cut.
 
-use crate::input::{Input, JsNumber};
+use crate::input::{Input, JsNumber, QuotedPath};
 
 /// Each value with what `String(value)` prints in Node (checked with node 22).
 const NUMBERS: &[(f64, &str)] = &[
@@ -88,4 +88,16 @@ fn dates_show_their_milliseconds_as_javascript_prints_them() {
     "a Date (1000000000000000 ms)"
   );
   assert_eq!(Input::Date(f64::NAN).to_string(), "Invalid Date");
+}
+
+#[test]
+fn paths_are_shown_whole_up_to_120_characters_then_cut_in_the_middle() {
+  let path = format!("/run/user/1000/flake-idgen/{}", "d".repeat(93));
+  assert_eq!(path.chars().count(), 120);
+  assert_eq!(QuotedPath(&path).to_string(), format!("{path:?}"));
+  let long = format!("/{}/epoch-0.state", "a".repeat(1_000_000));
+  assert_eq!(
+    QuotedPath(&long).to_string(),
+    format!("\"/{}…{}/epoch-0.state\"", "a".repeat(39), "a".repeat(26))
+  );
 }
