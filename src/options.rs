@@ -112,8 +112,8 @@ pub fn parse(raw: &RawOptions, now_ms: u64) -> Result<Config, FlakeError> {
     });
   }
 
-  // flake-idgen's `options.seqMask || 0xFFF`: 0 is the default too (a mask of no bits, one id
-  // per millisecond that never fits, is no setting anyone means).
+  // flake-idgen's `options.seqMask || 0xFFF`: the number 0 is the default too. Any other
+  // mask that is not a run of low bits is refused.
   let seq_mask = if raw.seq_mask.is_unset() || is_zero(&raw.seq_mask) {
     MAX_SEQUENCE
   } else {
