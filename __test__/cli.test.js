@@ -74,30 +74,63 @@ test('--help', () => {
   assert.match(stdout, /decompose/)
 })
 
-test('bad arguments: status 2, one line on stderr naming the problem, nothing on stdout', () => {
+test('bad arguments: status 2, one line on stderr naming the problem in our words, nothing on stdout', () => {
   const cases = [
-    [['--bogus'], /Unknown option '--bogus'/],
-    [['--worker', '32'], /^flake-idgen: --worker must be an integer from 0 to 31, got "32"$/],
-    [['--count', '0'], /--count must be a positive integer, got '0'/],
-    [['-n', 'many'], /--count must be a positive integer, got 'many'/],
-    [['--format', 'xml'], /--format must be dec, hex, base64 or json, got 'xml'/],
-    [['--epoch', 'someday'], /--epoch must be ms since 1970 or a date, got 'someday'/],
-    [['--epoch', '9999-01-01'], /--epoch must be not in the future/],
-    [['generate'], /unknown command 'generate'/],
-    [['decompose', '1', 'abc'], /The "id" argument must be .*, got "abc"/],
-    [['decompose', '-n', '2', '1'], /--count does not apply to decompose/],
-    [['--count'], /argument missing/],
+    [['--bogus'], 'unknown option "--bogus" (see --help)'],
+    [['--bogus=1'], 'unknown option "--bogus" (see --help)'],
+    [['-x'], 'unknown option "-x" (see --help)'],
+    [['--count'], '--count needs a value (see --help)'],
+    [['-n'], '--count needs a value (see --help)'],
+    [['decompose', '--epoch'], '--epoch needs a value (see --help)'],
+    [['--help=yes'], '--help takes no value, got "yes"'],
+    [['-hx'], '--help takes no value, got "x"'],
+    [['-n', '1', '--count', '2'], '--count is given more than once'],
+    // An option's value is the next argument whatever it is (parseArgs printed three lines).
+    [['-n', '-1'], '--count must be a positive integer, got "-1"'],
+    [['--count', '0'], '--count must be a positive integer, got "0"'],
+    [['-n', 'many'], '--count must be a positive integer, got "many"'],
+    [['-n', '1e3'], '--count must be a positive integer, got "1e3"'],
+    [['--count', 'line\nbreak'], '--count must be a positive integer, got "line\\nbreak"'],
+    [['-n', '9'.repeat(100)], `--count must be a positive integer, got "${'9'.repeat(40)}…"`],
+    [['--worker', '32'], '--worker must be an integer from 0 to 31, got "32"'],
+    [['--id', '-3'], '--id must be an integer from 0 to 1023, got "-3"'],
+    [['--scope', 'world'], '--scope must be host or process, got "world"'],
+    [['--state-dir', 'relative'], '--state-dir must be an absolute path, got "relative"'],
+    [['--format', 'xml'], '--format must be dec, hex, base64 or json, got "xml"'],
+    [['--epoch', 'someday'], '--epoch must be ms since 1970 or a date, got "someday"'],
+    [['generate'], 'unknown command "generate" (see --help)'],
+    [['--id', '3', '--', 'x'], 'unknown command "x" (see --help)'],
+    [['decompose', '-n', '2', '1'], '--count does not apply to decompose'],
+    [['decompose', '--epoch', '9007199254740991', '1'], /^--epoch must be a time a Date holds, at most 8640000000000000 ms since 1970, got "9007199254740991"$/],
+    [['decompose', '1', 'abc'], /^The "id" argument must be .*, got "abc"$/],
+    [['decompose', '9'.repeat(1000)], /^The "id" argument must be .*, got "9{40}…"$/],
+    [['state', 'extra'], 'state takes no arguments, got "extra"'],
+    [['state', '--reset', 'all'], '--reset must be a generator id from 0 to 1023, got "all"'],
+    [['--epoch', '9999-01-01'], /^--epoch must be not in the future/],
   ]
   for (const [args, reason] of cases) {
     const { status, stdout, stderr } = run(args)
-    assert.equal(status, 2, args.join(' '))
+    assert.equal(status, 2, `${args.join(' ')}: ${stderr}`)
     assert.equal(stdout, '', args.join(' '))
-    assert.equal(stderr.split('\n').filter(Boolean).length, 1, stderr)
-    assert.match(stderr.trim(), reason)
+    assert.match(stderr, /^flake-idgen: [^\n]*\n$/, `one line: ${stderr}`)
+    assert.ok(stderr.length < 300, stderr)
+    const line = stderr.slice('flake-idgen: '.length, -1)
+    if (typeof reason === 'string') assert.equal(line, reason)
+    else assert.match(line, reason)
+    // One quoting style: values in double quotes, never single ones.
+    assert.doesNotMatch(line, /'/, line)
   }
   const stdin = run(['decompose'], '1\nnot an id\n')
   assert.equal(stdin.status, 2)
   assert.match(stdin.stderr, /^flake-idgen: line 2: The "id" argument/)
+})
+
+test('decompose: a 50 MB line on stdin is one short line on stderr', () => {
+  const { status, stdout, stderr } = run(['decompose'], `1\n${'9'.repeat(50 * 2 ** 20)}\n`)
+  assert.equal(status, 2)
+  assert.equal(JSON.parse(stdout).sequence, 1)
+  assert.match(stderr, /^flake-idgen: line 2: The "id" argument must be [^\n]*, got "9{40}…"\n$/)
+  assert.ok(stderr.length < 300, `${stderr.length} characters`)
 })
 
 test('state lists the state files; --reset forgets an id, refused while a process has the file', () => {

@@ -56,6 +56,14 @@ test('options are coerced as flake-idgen coerces them', () => {
     { epoch: new Date(1300000000000) },
     { datacenter: null, worker: null, epoch: null, seqMask: null },
     { seqMask: 255 },
+    // `typeof null !== 'undefined'`: `id` wins and is `null & 0x3FF`, 0.
+    { id: null },
+    { id: null, datacenter: 3, worker: 1 },
+    { datacenter: null, worker: 5 },
+    { datacenter: 3, worker: null },
+    // `options.seqMask || 0xFFF`.
+    { seqMask: 0 },
+    { seqMask: -0, epoch: 0 },
   ]
   for (const options of cases) {
     const clock = scriptedClock(1400000000000)
@@ -64,6 +72,7 @@ test('options are coerced as flake-idgen coerces them', () => {
     assert.equal(ours.epoch, theirs.epoch, JSON.stringify(options))
     assert.equal(ours.id, theirs.id, JSON.stringify(options))
     assert.equal(ours.seqMask, theirs.seqMask, JSON.stringify(options))
+    assert.deepEqual([ours.datacenter, ours.worker], [theirs.datacenter, theirs.worker], JSON.stringify(options))
     for (let i = 0; i < 3; i++) {
       assert.deepEqual(outcome(() => ours.next()), clock.withDateNow(() => outcome(() => theirs.next())))
     }

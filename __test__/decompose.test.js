@@ -71,12 +71,52 @@ test('anything but an id of 64 bits is refused, naming it', () => {
       return true
     })
   }
+  // Never the whole value: a string is cut to 40 characters and "…", a number printed as JS does.
+  assert.throws(() => FlakeId.decompose('9'.repeat(1e6)), (error) => {
+    assert.equal(error.code, 'ERR_OUT_OF_RANGE')
+    assert.ok(error.message.endsWith(`got "${'9'.repeat(40)}…"`), error.message.slice(0, 300))
+    assert.ok(error.message.length < 200, `${error.message.length} characters`)
+    return true
+  })
+  assert.throws(() => FlakeId.decompose(`x${'9'.repeat(1e6)}`), { code: 'ERR_INVALID_ARG_VALUE', message: /got "x9{39}…"$/ })
+  assert.throws(() => FlakeId.decompose(10n ** 1000n), { code: 'ERR_OUT_OF_RANGE', message: /got 10{39}…n$/ })
+  for (const [id, got] of [[1e300, '1e+300'], [1.5e-7, '1.5e-7'], [-0, '0'], [NaN, 'NaN'], [-Infinity, '-Infinity']]) {
+    assert.throws(() => FlakeId.decompose(id), (error) => error.code === 'ERR_INVALID_ARG_TYPE' && error.message.endsWith(`, got ${got}`))
+  }
+  assert.throws(() => FlakeId.fromTime(1e300), { code: 'ERR_OUT_OF_RANGE', message: /, got 1e\+300$/ })
   assert.equal(FlakeId.decompose('0xffffffffffffffff').sequence, 4095)
   assert.equal(FlakeId.decompose(' 42\n').sequence, 42)
 })
 
+test('an options argument that is not an object is a bad argument', () => {
+  for (const [options, got] of [[5, '5'], ['x', '"x"'], [true, 'true'], [[], 'an array'], [() => {}, 'a function'], [1e300, '1e+300']]) {
+    for (const call of [() => FlakeId.decompose(1n, options), () => FlakeId.fromTime(0, options)]) {
+      assert.throws(call, {
+        name: 'TypeError',
+        code: 'ERR_INVALID_ARG_TYPE',
+        message: `The "options" argument must be an object such as { epoch } (a FlakeId instance will do), got ${got}`,
+      })
+    }
+  }
+  // undefined and null are no options; an instance is options.
+  assert.equal(FlakeId.decompose(1n, null).sequence, 1)
+  assert.equal(FlakeId.fromTime(5, undefined), 5n << 22n)
+  assert.equal(FlakeId.fromTime(5000, new FlakeId({ epoch: 1000 })), 4000n << 22n)
+})
+
+test('an epoch past what a Date holds blames the epoch, not the id or the time', () => {
+  const message = /^option `epoch` must be a time a Date holds, at most 8640000000000000 ms since 1970, got /
+  for (const epoch of [8.64e15 + 1, Number.MAX_SAFE_INTEGER, String(Number.MAX_SAFE_INTEGER)]) {
+    for (const call of [() => FlakeId.decompose(0n, { epoch }), () => FlakeId.decompose('1', { epoch }), () => FlakeId.fromTime(0, { epoch })]) {
+      assert.throws(call, { name: 'RangeError', code: 'ERR_FLAKE_INVALID_OPTION', message })
+    }
+  }
+  assert.equal(FlakeId.decompose(0n, { epoch: 8.64e15 }).timestamp, 8.64e15)
+  // A valid epoch: an id whose time would be past a Date is the id's fault.
+  assert.throws(() => FlakeId.decompose(1n << 22n, { epoch: 8.64e15 }), { name: 'RangeError', code: 'ERR_OUT_OF_RANGE', message: /^The "id" argument/ })
+})
+
 test('a bad epoch option is refused as the constructor refuses it', () => {
-  assert.throws(() => FlakeId.decompose(1n, 5), { name: 'TypeError', code: 'ERR_FLAKE_INVALID_OPTION', message: 'options must be an object, got 5' })
   assert.throws(() => FlakeId.decompose(1n, { epoch: 'soon' }), { name: 'TypeError', code: 'ERR_FLAKE_INVALID_OPTION' })
   assert.throws(() => FlakeId.decompose(1n, { epoch: -1 }), { name: 'RangeError', code: 'ERR_FLAKE_INVALID_OPTION' })
 })

@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 'use strict'
 
-const { parseArgs } = require('node:util')
 const { createInterface } = require('node:readline')
 const path = require('node:path')
 const FlakeId = require('..')
@@ -33,18 +32,20 @@ Options:
 
 Bad arguments exit with status 2 and the reason on stderr.`
 
+// Each option: whether it takes a value. Short forms: SHORT.
 const OPTIONS = {
-  count: { type: 'string', short: 'n' },
-  format: { type: 'string' },
-  id: { type: 'string' },
-  datacenter: { type: 'string' },
-  worker: { type: 'string' },
-  epoch: { type: 'string' },
-  scope: { type: 'string' },
-  'state-dir': { type: 'string' },
-  reset: { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
+  count: true,
+  format: true,
+  id: true,
+  datacenter: true,
+  worker: true,
+  epoch: true,
+  scope: true,
+  'state-dir': true,
+  reset: true,
+  help: false,
 }
+const SHORT = { n: 'count', h: 'help' }
 
 const FORMATS = {
   dec: (ids, offset) => ids.readBigUInt64BE(offset).toString(),
@@ -61,14 +62,63 @@ class Usage extends Error {}
 /** Something the command could not do (a reset refused, a file unreadable): status 1, no stack. */
 class Failure extends Error {}
 
-function main(argv) {
-  let parsed
-  try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true })
-  } catch (error) {
-    throw new Usage(error.message)
+/**
+ * A value as messages show it: in double quotes, cut to 40 characters and "…" (as the
+ * library's own messages show strings), never more than one line.
+ */
+function quote(text) {
+  const chars = Array.from(text)
+  return chars.length > 40 ? `${JSON.stringify(chars.slice(0, 40).join('')).slice(0, -1)}…"` : JSON.stringify(text)
+}
+
+/**
+ * Splits `argv` into option values and positionals, as getopt does: an option that takes a
+ * value takes the next argument whatever it is (`-n -1` is a count of "-1", refused as such),
+ * or the rest of its own (`--count=5`, `-n5`); `--` ends the options. Every problem is one
+ * `Usage` line, in our words.
+ */
+function parse(argv) {
+  const values = {}
+  const positionals = []
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]
+    if (arg === '--') {
+      positionals.push(...argv.slice(i + 1))
+      break
+    }
+    let name
+    let inline
+    if (arg.startsWith('--')) {
+      const eq = arg.indexOf('=')
+      name = eq === -1 ? arg.slice(2) : arg.slice(2, eq)
+      inline = eq === -1 ? undefined : arg.slice(eq + 1)
+      if (!Object.hasOwn(OPTIONS, name)) throw new Usage(`unknown option ${quote(eq === -1 ? arg : arg.slice(0, eq))} (see --help)`)
+    } else if (arg.startsWith('-') && arg.length > 1) {
+      name = SHORT[arg[1]]
+      if (name === undefined) throw new Usage(`unknown option ${quote(arg.slice(0, 2))} (see --help)`)
+      if (arg.length > 2) inline = arg.slice(arg[2] === '=' ? 3 : 2)
+    } else {
+      positionals.push(arg)
+      continue
+    }
+    const flag = `--${name}`
+    if (Object.hasOwn(values, name)) throw new Usage(`${flag} is given more than once`)
+    if (!OPTIONS[name]) {
+      if (inline !== undefined) throw new Usage(`${flag} takes no value, got ${quote(inline)}`)
+      values[name] = true
+    } else if (inline !== undefined) {
+      values[name] = inline
+    } else if (i + 1 < argv.length) {
+      values[name] = argv[++i]
+    } else {
+      throw new Usage(`${flag} needs a value (see --help)`)
+    }
   }
-  const { values, positionals } = parsed
+  return { values, positionals }
+}
+
+function main(argv) {
+  const { values, positionals } = parse(argv)
   if (values.help) {
     process.stdout.write(`${USAGE}\n`)
     return
@@ -78,7 +128,7 @@ function main(argv) {
     for (const name of ['count', 'format', 'id', 'datacenter', 'worker', 'scope']) {
       if (values[name] !== undefined) throw new Usage(`--${name} does not apply to state`)
     }
-    if (positionals.length > 1) throw new Usage(`state takes no arguments, got '${positionals[1]}'`)
+    if (positionals.length > 1) throw new Usage(`state takes no arguments, got ${quote(positionals[1])}`)
     if (epoch !== undefined && values.reset === undefined) throw new Usage('--epoch applies to state --reset only')
     return state(values['state-dir'] ?? native.defaultStateDir(), values.reset, epoch)
   }
@@ -87,26 +137,28 @@ function main(argv) {
     for (const name of ['count', 'format', 'id', 'datacenter', 'worker', 'scope', 'state-dir']) {
       if (values[name] !== undefined) throw new Usage(`--${name} does not apply to decompose`)
     }
+    // A bad --epoch is the flag's fault, not the first id's.
+    options(() => FlakeId.decompose(0n, { epoch }))
     return decompose(positionals.slice(1), { epoch })
   }
-  if (positionals.length > 0) throw new Usage(`unknown command '${positionals[0]}' (see --help)`)
+  if (positionals.length > 0) throw new Usage(`unknown command ${quote(positionals[0])} (see --help)`)
   const count = values.count === undefined ? 1 : readCount(values.count)
   const format = values.format ?? 'dec'
-  if (!Object.hasOwn(FORMATS, format)) throw new Usage(`--format must be dec, hex, base64 or json, got '${format}'`)
-  const generator = construct({
+  if (!Object.hasOwn(FORMATS, format)) throw new Usage(`--format must be dec, hex, base64 or json, got ${quote(format)}`)
+  const generator = options(() => new FlakeId({
     id: values.id,
     datacenter: values.datacenter,
     worker: values.worker,
     epoch,
     scope: values.scope,
     stateDir: values['state-dir'],
-  })
+  }))
   return print(generator, count, format)
 }
 
 function readCount(text) {
   const count = /^[0-9]+$/.test(text) ? Number(text) : NaN
-  if (!(count >= 1 && count <= Number.MAX_SAFE_INTEGER)) throw new Usage(`--count must be a positive integer, got '${text}'`)
+  if (!(count >= 1 && count <= Number.MAX_SAFE_INTEGER)) throw new Usage(`--count must be a positive integer, got ${quote(text)}`)
   return count
 }
 
@@ -114,17 +166,20 @@ function readCount(text) {
 function readEpoch(text) {
   if (/^\s*[0-9]+\s*$/.test(text)) return text
   const ms = Date.parse(text)
-  if (Number.isNaN(ms)) throw new Usage(`--epoch must be ms since 1970 or a date, got '${text}'`)
+  if (Number.isNaN(ms)) throw new Usage(`--epoch must be ms since 1970 or a date, got ${quote(text)}`)
   return new Date(ms)
 }
 
-function construct(options) {
+/** Runs `fn`, a bad option in its error made a bad argument that names the flag. */
+function options(fn) {
   try {
-    return new FlakeId(options)
+    return fn()
   } catch (error) {
+    if (error.code !== 'ERR_FLAKE_INVALID_OPTION') throw error
     const flag = (option) => `--${option.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
-    if (error.code === 'ERR_FLAKE_INVALID_OPTION') throw new Usage(error.message.replace(/^option `(\w+)`/, (_, option) => flag(option)))
-    throw error
+    // The library writes JS string literals ('host'); here they are words, as the flags take them.
+    const message = error.message.replace(/^option `(\w+)`/, (_, option) => flag(option)).replace(/'(host|process)'/g, '$1')
+    throw new Usage(message)
   }
 }
 
@@ -146,9 +201,9 @@ async function print(generator, count, format) {
 
 /** Lists the state files of `dir`, or resets generator `reset`'s state in them. */
 async function state(dir, reset, epoch) {
-  if (!path.isAbsolute(dir)) throw new Usage(`--state-dir must be an absolute path, got '${dir}'`)
+  if (!path.isAbsolute(dir)) throw new Usage(`--state-dir must be an absolute path, got ${quote(dir)}`)
   if (reset !== undefined) {
-    if (!/^[0-9]+$/.test(reset) || Number(reset) > 1023) throw new Usage(`--reset must be a generator id from 0 to 1023, got '${reset}'`)
+    if (!/^[0-9]+$/.test(reset) || Number(reset) > 1023) throw new Usage(`--reset must be a generator id from 0 to 1023, got ${quote(reset)}`)
     const done = native.resetState(dir, Number(reset), epoch === undefined ? undefined : Number(epoch))
     if (done.length === 0) throw new Failure(`generator ${reset} has no state in ${dir}${epoch === undefined ? '' : ` for epoch ${Number(epoch)}`}`)
     const lines = done.map((file) => `${file.removed ? 'removed' : 'reset generator ' + reset + ' in'} ${file.path}`)

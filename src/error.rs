@@ -3,7 +3,7 @@
 
 use thiserror::Error;
 
-use crate::input::Input;
+use crate::input::{Input, QuotedPath};
 use crate::layout::MAX_DELTA;
 
 /// The JavaScript error class an error is thrown as.
@@ -91,12 +91,12 @@ pub enum FlakeError {
 
   /// The host-scope state directory cannot be used safely (missing and not creatable, a
   /// symlink, owned by another user, writable by others, not absolute).
-  #[error("state directory {dir:?} cannot be used: {reason}")]
+  #[error("state directory {} cannot be used: {reason}", QuotedPath(dir))]
   StateDir { dir: String, reason: String },
 
   /// A state file is not one this version wrote, or not safe to map (wrong size or header, a
   /// symlink, owned by another user): refused rather than reset.
-  #[error("state file {path:?} cannot be used: {reason}")]
+  #[error("state file {} cannot be used: {reason}", QuotedPath(path))]
   StateFile { path: String, reason: String },
 
   /// A leased generator reached the ceiling its store acknowledged: nothing past it may be
@@ -105,7 +105,10 @@ pub enum FlakeError {
   LeaseExpired { ceiling: u64 },
 
   /// A reset was asked for while a process has the state file open.
-  #[error("state file {path:?} is in use by a running process; stop it first")]
+  #[error(
+    "state file {} is in use by a running process; stop it first",
+    QuotedPath(path)
+  )]
   StateInUse { path: String },
 }
 

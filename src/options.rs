@@ -85,8 +85,11 @@ pub fn parse(raw: &RawOptions, now_ms: u64) -> Result<Config, FlakeError> {
     }
   };
 
-  // flake-idgen: `id` wins whenever it is not `undefined`; `datacenter`/`worker` are then ignored.
-  let (id, datacenter, worker) = if raw.id == Input::Undefined {
+  // flake-idgen: `id` wins whenever it is not `undefined`; `datacenter`/`worker` are then
+  // ignored. `null` is such a value, and `null & 0x3FF` is 0.
+  let (id, datacenter, worker) = if raw.id == Input::Null {
+    (0, None, None)
+  } else if raw.id == Input::Undefined {
     let datacenter = part("datacenter", &raw.datacenter)?;
     let worker = part("worker", &raw.worker)?;
     (node_id(datacenter, worker), Some(datacenter), Some(worker))
@@ -109,7 +112,9 @@ pub fn parse(raw: &RawOptions, now_ms: u64) -> Result<Config, FlakeError> {
     });
   }
 
-  let seq_mask = if raw.seq_mask.is_unset() {
+  // flake-idgen's `options.seqMask || 0xFFF`: the number 0 is the default too. Any other
+  // mask that is not a run of low bits is refused.
+  let seq_mask = if raw.seq_mask.is_unset() || is_zero(&raw.seq_mask) {
     MAX_SEQUENCE
   } else {
     const EXPECTED: &str = "2^k - 1 for k from 1 to 12 (1, 3, 7, ..., 4095)";
@@ -274,6 +279,12 @@ pub fn integer(
 /// `n` as an integer, if it is one a JS number holds exactly and not negative.
 pub fn whole(n: f64) -> Option<u64> {
   (n.fract() == 0.0 && (0.0..=MAX_SAFE_INTEGER).contains(&n)).then_some(n as u64)
+}
+
+/// The number 0 (or -0), which flake-idgen's `options.x || default` reads as unset. A string
+/// "0" is not: flake-idgen takes it as given.
+fn is_zero(value: &Input) -> bool {
+  *value == Input::Number(0.0)
 }
 
 /// Digits only: no sign, exponent, hex prefix or empty string, which `Number()` would also take.

@@ -6,10 +6,9 @@ use napi_derive::napi;
 
 use super::error::thrown;
 use super::input::{bytes, describe, property};
-use crate::decompose::{self, ID_EXPECTED};
+use crate::decompose::{self, ID_EXPECTED, OPTIONS_EXPECTED};
 use crate::error::FlakeError;
 use crate::input::Input;
-use crate::options;
 
 /// The parts of an id given as a Buffer of 8 bytes, a bigint, a decimal string or a
 /// `0x`-prefixed hex string: `timestamp` (ms since 1970, the epoch added back), `date`,
@@ -85,7 +84,10 @@ pub fn from_time(env: Env, time: Unknown, options: Option<Unknown>) -> Result<Bi
   Ok(BigInt::from(id))
 }
 
-/// The `epoch` of an options object (a `FlakeId` instance will do); none is 1970.
+/// The `epoch` of an options object (a `FlakeId` instance will do); none is 1970. An options
+/// argument that is not an object is a `TypeError` (`ERR_INVALID_ARG_TYPE`) naming "options";
+/// a bad `epoch` in it one with `ERR_FLAKE_INVALID_OPTION` naming `epoch`, as the constructor
+/// reports it.
 fn epoch_option(env: &Env, options: Option<Unknown>) -> Result<u64> {
   let Some(options) = options else {
     return Ok(0);
@@ -93,7 +95,17 @@ fn epoch_option(env: &Env, options: Option<Unknown>) -> Result<u64> {
   let epoch = match unsafe { describe(env.raw(), options.raw()) }? {
     unset if unset.is_unset() => return Ok(0),
     Input::Object => unsafe { property(env, options.raw(), c"epoch") }?,
-    got => return Err(thrown(env, FlakeError::OptionsNotObject { got })),
+    // An argument of the wrong type, as Node reports one.
+    got => {
+      return Err(thrown(
+        env,
+        FlakeError::ArgumentType {
+          argument: "options",
+          expected: OPTIONS_EXPECTED.into(),
+          got,
+        },
+      ))
+    }
   };
-  options::epoch(&epoch).map_err(|err| thrown(env, err))
+  decompose::epoch(&epoch).map_err(|err| thrown(env, err))
 }

@@ -1,6 +1,6 @@
 //! Reading ids back.
 
-use crate::decompose::{from_time, parse, parts, Parts};
+use crate::decompose::{epoch, from_time, parse, parts, Parts};
 use crate::error::{ErrorKind, FlakeError};
 use crate::input::Input;
 use crate::layout::MAX_DELTA;
@@ -84,4 +84,34 @@ fn from_time_is_the_smallest_id_of_the_millisecond() {
     let err = from_time(bad, 1000, &Input::Number(bad)).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::RangeError, "{bad}");
   }
+}
+
+#[test]
+fn an_epoch_past_what_a_date_holds_blames_the_epoch() {
+  assert_eq!(epoch(&Input::Number(8.64e15)), Ok(8_640_000_000_000_000));
+  assert_eq!(epoch(&Input::Null), Ok(0));
+  for bad in [
+    Input::Number(8.64e15 + 1.0),
+    Input::String("9007199254740991".into()),
+  ] {
+    let err = epoch(&bad).unwrap_err();
+    assert_eq!(
+      (err.kind(), err.code()),
+      (ErrorKind::RangeError, "ERR_FLAKE_INVALID_OPTION")
+    );
+    assert!(
+      err
+        .to_string()
+        .starts_with("option `epoch` must be a time a Date holds"),
+      "{err}"
+    );
+  }
+  // Otherwise as the constructor has it.
+  let err = epoch(&Input::Number(-1.0)).unwrap_err();
+  assert!(
+    err
+      .to_string()
+      .starts_with("option `epoch` must be a non-negative"),
+    "{err}"
+  );
 }

@@ -5,6 +5,7 @@ mod decompose;
 mod generator;
 #[cfg(unix)]
 mod host;
+mod input;
 mod options;
 mod protocol;
 mod slots;

@@ -66,6 +66,30 @@ fn defaults_are_flake_idgens() {
 }
 
 #[test]
+fn id_null_wins_as_generator_0_as_in_flake_idgen() {
+  // flake-idgen: `typeof null !== 'undefined'`, so `id` wins and is `null & 0x3FF`.
+  for (datacenter, worker) in [(Undefined, Undefined), (Number(3.0), Number(1.0))] {
+    let config = ok(with(|o| {
+      o.id = Null;
+      o.datacenter = datacenter;
+      o.worker = worker;
+    }));
+    assert_eq!(
+      (config.id, config.datacenter, config.worker),
+      (0, None, None)
+    );
+  }
+}
+
+#[test]
+fn seq_mask_0_is_the_default_as_in_flake_idgen() {
+  // flake-idgen: `options.seqMask || 0xFFF`.
+  for zero in [0.0, -0.0] {
+    assert_eq!(ok(with(|o| o.seq_mask = Number(zero))).seq_mask, 4095);
+  }
+}
+
+#[test]
 fn id_wins_over_datacenter_and_worker() {
   let config = ok(with(|o| {
     o.id = Number(100.0);
@@ -166,8 +190,15 @@ fn seq_mask_must_be_a_run_of_low_bits() {
       mask
     );
   }
-  for bad in [0.0, 2.0, 5.0, 4094.0, 4096.0, 8191.0] {
-    let err = refused(with(|o| o.seq_mask = Number(bad)));
+  for bad in [
+    s("0"),
+    Number(2.0),
+    Number(5.0),
+    Number(4094.0),
+    Number(4096.0),
+    Number(8191.0),
+  ] {
+    let err = refused(with(|o| o.seq_mask = bad));
     assert_eq!(err.kind(), ErrorKind::RangeError);
     assert!(
       err
@@ -181,7 +212,6 @@ fn seq_mask_must_be_a_run_of_low_bits() {
 #[test]
 fn values_of_the_wrong_type_are_type_errors() {
   let cases = [
-    (with(|o| o.id = Null), "option `id` must be an integer from 0 to 1023, got null"),
     (with(|o| o.id = Bool(true)), "option `id` must be an integer from 0 to 1023, got true"),
     (with(|o| o.worker = s("abc")), "option `worker` must be an integer from 0 to 31, got \"abc\""),
     (with(|o| o.worker = s("")), "option `worker` must be an integer from 0 to 31, got \"\""),
