@@ -96,7 +96,7 @@ test('a count that is not an integer from 1 to 2^24 is refused, naming it', asyn
   }
 })
 
-test('nextBatchAsync: the same ids, made off the JS thread', async () => {
+test('nextBatchAsync: the same ids, made between turns of the event loop', async () => {
   const generator = new FlakeId({ id: 603 })
   let turns = 0
   const turning = setInterval(() => turns++, 0)

@@ -82,3 +82,40 @@ test('instances with a custom clock keep private state', () => {
   const b = new FlakeId({ id: 3, clock: () => 5000 })
   assert.deepEqual(a.next(), b.next())
 })
+
+test('a callback waiting on a clock of the user’s is answered soon after that clock catches up', async () => {
+  // The case: a fake clock stepped back a minute, then moved past it 20 ms later. The
+  // wait used to sleep the minute in real time without reading the clock again.
+  let now = Date.parse('2030-01-01')
+  const generator = new FlakeId({ clock: () => now })
+  generator.next()
+  now -= 60_000
+  const started = Date.now()
+  const answered = new Promise((resolve) => generator.next((error, id) => resolve([error, id])))
+  setTimeout(() => (now += 120_000), 20)
+  const [error, id] = await answered
+  assert.equal(error, null)
+  assert.equal(decode(id).time, Date.parse('2030-01-01') + 60_000)
+  assert.ok(Date.now() - started < 10_000, 'answered once the clock caught up, not a minute later')
+})
+
+test('a clock that jumps far back does not set timers past what Node allows', async () => {
+  const warnings = []
+  const onWarning = (warning) => warnings.push(warning.name)
+  process.on('warning', onWarning)
+  let now = 4e12
+  const generator = new FlakeId({ clock: () => now })
+  generator.next()
+  now = 1000
+  const answered = new Promise((resolve) => generator.next(resolve))
+  await new Promise((resolve) => setTimeout(resolve, 100))
+  now = 4e12 + 1
+  assert.equal(await answered, null)
+  // The system clock's waits are clamped too: a generator borrowed far ahead waits in steps.
+  const ahead = new FlakeId({ id: 646, allowedFutureMs: 1000 })
+  for (let i = 0; i < 4096 * 1001; i++) ahead.next()
+  const waited = new Promise((resolve) => ahead.next(resolve))
+  assert.equal(await waited, null)
+  process.off('warning', onWarning)
+  assert.deepEqual(warnings.filter((name) => name === 'TimeoutOverflowWarning'), [])
+})

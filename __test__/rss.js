@@ -37,6 +37,30 @@ const scenarios = {
     }
     return made
   },
+  // The synchronous loops, which never let the event loop turn: every batch dropped, ...
+  batches() {
+    const generator = new FlakeId({ id: 12 })
+    for (let r = 0; r < 600; r++) generator.nextBatch(16_384)
+    return 600 * 16_384
+  },
+  // ... an instance with a clock of its own per id, ...
+  clocks() {
+    let made = 0
+    for (; made < 200_000; made++) new FlakeId({ id: made & 1023, clock: () => Date.now() }).next()
+    return made
+  },
+  // ... and a new epoch per instance.
+  epochs() {
+    let made = 0
+    for (; made < 100_000; made++) {
+      try {
+        new FlakeId({ id: 7, epoch: 1000 + made }).next()
+      } catch (error) {
+        if (error.code !== 'ERR_FLAKE_SEQUENCE_OVERFLOW') throw error
+      }
+    }
+    return made
+  },
 }
 
 async function collected() {
