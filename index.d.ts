@@ -4,9 +4,9 @@
  * A generator of 64-bit k-ordered unique ids, returned as 8-byte big-endian Buffers:
  * 42-bit ms timestamp (minus `epoch`) | 5-bit datacenter | 5-bit worker | 12-bit counter.
  *
- * Instances on the system clock with the same `id` and `epoch` share one state per host (every
- * process of the user, through a state file; `scope: 'host'`, the default) or per process
- * (worker threads included; `scope: 'process'`), so they never return the same id.
+ * Instances on the system clock with the same `id`, whatever their `epoch`, share one state per
+ * host (every process of the user, through a state file; `scope: 'host'`, the default) or per
+ * process (worker threads included; `scope: 'process'`), so they never return the same id.
  */
 declare class FlakeId {
   /**
@@ -82,11 +82,14 @@ declare class FlakeId {
    */
   nextBatch(count: number): Buffer
   /**
-   * `nextBatch(count)` off the JS thread (on the system clock; with a `clock` option, on this
-   * thread an id at a time): never blocks the event loop, and waits instead of rejecting for
-   * overflow or a clock that moved backwards.
+   * `nextBatch(count)` a millisecond at a time between turns of the event loop: never blocks
+   * it, never holds a thread of libuv's pool, and waits instead of rejecting for overflow or a
+   * clock that moved backwards. Batches of one generator id run one after the other.
+   *
+   * @throws {Error} (rejects) name `AbortError`, code `ABORT_ERR`, when `options.signal` aborts;
+   *   the ids taken by then are never handed out again.
    */
-  nextBatchAsync(count: number): Promise<Buffer>
+  nextBatchAsync(count: number, options?: { signal?: AbortSignal } | null): Promise<Buffer>
   /** This instance's counters. */
   stats(): FlakeId.Stats
 }

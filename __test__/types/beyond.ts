@@ -7,6 +7,7 @@ const text: string = generator.nextString()
 const later: Promise<Buffer> = generator.nextAsync()
 const batch: Buffer = generator.nextBatch(10)
 const batchLater: Promise<Buffer> = generator.nextBatchAsync(10)
+const abortable: Promise<Buffer> = generator.nextBatchAsync(10, { signal: AbortSignal.timeout(100) })
 const stats: FlakeId.Stats = generator.stats()
 const waits: number = stats.waits
 const allowed: number = generator.allowedFutureMs
@@ -22,10 +23,12 @@ FlakeId.decompose(42)
 const notANumber: number = FlakeId.fromTime(Date.now())
 // @ts-expect-error a batch size is a number
 generator.nextBatch('10')
+// @ts-expect-error the signal is an AbortSignal
+generator.nextBatchAsync(10, { signal: true })
 // @ts-expect-error allowedFutureMs is read-only
 generator.allowedFutureMs = 1
 
-void [text, later, batchLater, waits, allowed, parts, when, sequence, since, notANumber]
+void [text, later, batchLater, abortable, waits, allowed, parts, when, sequence, since, notANumber]
 
 const scoped: 'host' | 'process' = new FlakeId({ scope: 'process' }).scope
 const inDir = new FlakeId({ stateDir: '/run/user/1000/ids', scope: null })
