@@ -4,9 +4,12 @@ const native = require('./native.js')
 const Counts = require('./counts.js')
 const Callbacks = require('./callbacks.js')
 const batchAsync = require('./batch-async.js')
+const leases = require('./lease/index.js')
 
 const { fill, fillBy, takeId, takeBigInt, PRIVATE_SLOT } = native
 const readOnly = (value) => ({ value, enumerable: true })
+// Passed by FlakeId.lease() alone: the constructor makes a leased generator with it.
+const LEASED = Symbol('leased')
 
 class FlakeId {
   // What each call for this generator writes into the scratch (see native.js).
@@ -16,13 +19,22 @@ class FlakeId {
   // Made on the first next(cb): most instances never take a callback.
   #callbacks
 
-  constructor(options) {
-    const configured = native.configure(options)
+  constructor(options, lease, leased) {
+    const configured = native.configure(leased === LEASED ? { ...options, id: 0, scope: 'process' } : options)
     this.#call = configured.call
     this.#clock = configured.clock
+    let id = readOnly(configured.id)
+    if (leased === LEASED) {
+      // A private state, whose id, floor and ceiling the lease sets (see lease/index.js).
+      const { settings, epoch } = configured.call
+      this.#call = new native.Call(PRIVATE_SLOT, settings, epoch)
+      const driver = lease(this.#call, (leasedId) => native.configure({ ...options, id: leasedId, scope: 'process' }).settings)
+      id = { get: () => driver.id, enumerable: true }
+      Object.defineProperty(this, 'close', { value: () => driver.close() })
+    }
     Object.defineProperties(this, {
       options: readOnly(options == null ? {} : options),
-      id: readOnly(configured.id),
+      id,
       datacenter: readOnly(configured.datacenter),
       worker: readOnly(configured.worker),
       epoch: readOnly(configured.epoch),
@@ -30,6 +42,14 @@ class FlakeId {
       allowedFutureMs: readOnly(configured.allowedFutureMs),
       scope: readOnly(configured.scope),
     })
+  }
+
+  /**
+   * A generator whose id is leased from a Redis or PostgreSQL store, unique among the live
+   * holders of its namespace, its timestamps fenced by the ceilings the store acknowledged.
+   */
+  static lease(options) {
+    return leases.lease(options, (generatorOptions, lease) => new FlakeId(generatorOptions, lease, LEASED))
   }
 
   static decompose(id, options) {

@@ -53,10 +53,6 @@ class Call {
     this.stateHigh = NOTHING_ISSUED
     this.ceiling = Infinity
   }
-
-  get private() {
-    return this.slot === PRIVATE_SLOT
-  }
 }
 
 function enter(call) {
@@ -142,6 +138,19 @@ function slice(call, ids, start, max, clock) {
   return report
 }
 
+/** Starts a private state above `time` (ms since 1970): its ids are all in later milliseconds. */
+function startAbove(call, time) {
+  enter(call)
+  binding.startAbove(time)
+  leave(call)
+}
+
+/** The time (ms since 1970) of the last id a private state issued, or undefined. */
+function lastIssuedAt(call) {
+  enter(call)
+  return binding.lastIssuedAt()
+}
+
 /** A Buffer of its own (own 8-byte ArrayBuffer, as flake-idgen's are) holding the id just issued. */
 function takeId() {
   const id = Buffer.alloc(8)
@@ -225,6 +234,8 @@ module.exports = {
   fillRun,
   batch,
   slice,
+  startAbove,
+  lastIssuedAt,
   takeId,
   takeBigInt,
   Run,

@@ -6,6 +6,9 @@ use thiserror::Error;
 use crate::input::{Input, QuotedPath};
 use crate::layout::MAX_DELTA;
 
+/// How often a call waiting for a lease's renewal looks again, in ms.
+pub const LEASE_POLL_MS: u64 = 10;
+
 /// The JavaScript error class an error is thrown as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorKind {
@@ -104,6 +107,10 @@ pub enum FlakeError {
   #[error("Lease expired: no id may be issued past the lease's ceiling ({ceiling} ms since 1970) until the lease is renewed")]
   LeaseExpired { ceiling: u64 },
 
+  /// A leased generator was closed: its lease is released, and it issues no more ids.
+  #[error("Lease closed: this generator released its lease and issues no more ids")]
+  LeaseClosed,
+
   /// A reset was asked for while a process has the state file open.
   #[error(
     "state file {} is in use by a running process; stop it first",
@@ -128,6 +135,7 @@ impl FlakeError {
       Self::StateFile { .. } => "ERR_FLAKE_STATE_FILE",
       Self::StateInUse { .. } => "ERR_FLAKE_STATE_IN_USE",
       Self::LeaseExpired { .. } => "ERR_FLAKE_LEASE_EXPIRED",
+      Self::LeaseClosed => "ERR_FLAKE_LEASE_CLOSED",
       // Node's own codes for bad arguments.
       Self::ArgumentType { .. } => "ERR_INVALID_ARG_TYPE",
       Self::ArgumentValue { .. } => "ERR_INVALID_ARG_VALUE",
@@ -144,7 +152,8 @@ impl FlakeError {
       | Self::StateDir { .. }
       | Self::StateFile { .. }
       | Self::StateInUse { .. }
-      | Self::LeaseExpired { .. } => ErrorKind::Error,
+      | Self::LeaseExpired { .. }
+      | Self::LeaseClosed => ErrorKind::Error,
       Self::OptionsNotObject { .. }
       | Self::OptionType { .. }
       | Self::ClockType { .. }
@@ -163,6 +172,8 @@ impl FlakeError {
     match self {
       Self::SequenceOverflow { wait_ms } | Self::ClockBackwards { wait_ms, .. } => Some(*wait_ms),
       Self::ClockBeforeEpoch { now, epoch } => Some(epoch - now),
+      // Not the clock but a renewal cures it: waiting calls look again this often.
+      Self::LeaseExpired { .. } => Some(LEASE_POLL_MS),
       _ => None,
     }
   }

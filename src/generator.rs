@@ -16,9 +16,13 @@ pub struct Generator<'s> {
   allowed_future_ms: u64,
   state: &'s Sequencer,
   clock: Clock,
-  /// The highest timestamp (ms since 1970) it may issue: a lease's ceiling; `u64::MAX` for none.
+  /// The highest timestamp (ms since 1970) it may issue: a lease's ceiling; `u64::MAX` for none,
+  /// `CLOSED` for a closed lease.
   ceiling: u64,
 }
+
+/// The ceiling of a closed lease: nothing at all may be issued.
+pub const CLOSED: u64 = 0;
 
 /// What a generator is, besides its state: all a call needs to say (see `js::protocol`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -227,7 +231,9 @@ impl<'s> Generator<'s> {
   #[cold]
   fn past(&self, time: u64, origin: u64) -> FlakeError {
     let since_1970 = time + origin;
-    if self.ceiling != u64::MAX && since_1970 > self.ceiling {
+    if self.ceiling == CLOSED {
+      FlakeError::LeaseClosed
+    } else if self.ceiling != u64::MAX && since_1970 > self.ceiling {
       FlakeError::LeaseExpired {
         ceiling: self.ceiling,
       }

@@ -167,6 +167,12 @@ impl Sequencer {
   }
 }
 
+/// A state word whose next id is in a millisecond after `time` (every sequence number of
+/// `time` used), for a state that must start above it; `None` past 42 bits.
+pub fn word_above(time: u64) -> Option<u64> {
+  (time <= crate::layout::MAX_DELTA).then_some(time << DELTA_SHIFT | u64::from(MAX_SEQUENCE))
+}
+
 /// (delta, sequence) of the last id a state word records, or `None` if it records none.
 pub fn last_issued(word: u64) -> Option<(u64, u16)> {
   (word != NOTHING_ISSUED).then_some((word >> DELTA_SHIFT, (word & u64::from(MAX_SEQUENCE)) as u16))

@@ -11,8 +11,9 @@ use super::protocol::{encode_settings, Scratch, PRIVATE_SLOT};
 use super::thread::Thread;
 use crate::clock;
 use crate::generator::{shared_state, Settings};
-use crate::options;
+use crate::options::{self, whole};
 use crate::registry;
+use crate::sequencer::{last_issued, word_above, NOTHING_ISSUED};
 
 /// Sets up this thread with its scratch (a `Uint8Array` over a whole `SharedArrayBuffer` of
 /// `SCRATCH_BYTES`, see `protocol`) and returns its id functions, for the generator the call
@@ -73,4 +74,36 @@ pub fn configure<'env>(env: &'env Env, options: Unknown<'env>) -> Result<Object<
     configured.set("clock", clock)?;
   }
   Ok(configured)
+}
+
+/// Starts the private state of the call in the scratch above `time` (ms since 1970): its next id
+/// is in a later millisecond, whatever its clock reads. For a lease, whose ids must all be
+/// above its predecessor's ceiling.
+#[napi]
+pub fn start_above(env: Env, time: f64) -> Result<()> {
+  let thread = Thread::of(&env)?;
+  let settings = thread.scratch.settings().ok_or_else(unusable)?;
+  let word = whole(time)
+    .and_then(|time| match time.checked_sub(settings.epoch) {
+      Some(delta) => word_above(delta),
+      // A time before the epoch: nothing before the epoch can be issued anyway.
+      None => Some(NOTHING_ISSUED),
+    })
+    .ok_or_else(unusable)?;
+  thread.scratch.set_private_state(word);
+  Ok(())
+}
+
+/// The time (ms since 1970) of the last id the private state of the call in the scratch issued,
+/// or `undefined` if it issued none.
+#[napi]
+pub fn last_issued_at(env: Env) -> Result<Option<f64>> {
+  let thread = Thread::of(&env)?;
+  let settings = thread.scratch.settings().ok_or_else(unusable)?;
+  let word = thread.scratch.private_state().word();
+  Ok(last_issued(word).map(|(delta, _)| (delta + settings.epoch) as f64))
+}
+
+fn unusable() -> napi::Error {
+  napi::Error::from_reason("flake-idgen-rs: unusable call, nothing done")
 }

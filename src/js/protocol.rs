@@ -17,7 +17,7 @@
 //!   `seqMask = 2^seqBits - 1` (see `settings`); `24` (`f64`) its epoch.
 //! - `32` (`u64`) a private generator's state word, which JS keeps between calls (copied in
 //!   before, out after): no native memory per instance, so nothing to free. `40` (`f64`) its
-//!   ceiling, ms since 1970 (`Infinity`: none).
+//!   ceiling, ms since 1970 (`Infinity`: none; below 1, or `NaN`: a closed lease).
 //!
 //! JS writes the call's fields before each call; a configuration costs nothing on the native
 //! side, since every call says what it is.
@@ -42,7 +42,7 @@ use napi_derive::napi;
 
 use crate::clock::MAX_SAFE_INTEGER;
 use crate::error::FlakeError;
-use crate::generator::{Ids, Settings};
+use crate::generator::{Ids, Settings, CLOSED};
 use crate::layout::{MAX_NODE, NODE_BITS};
 use crate::sequencer::{Met, Sequencer, MAX_LEAD};
 
@@ -173,18 +173,22 @@ impl Scratch {
     Sequencer::from_word(self.word(PRIVATE_STATE))
   }
 
-  /// The private generator's ceiling JS wrote for this call (`u64::MAX`: none).
+  /// The private generator's ceiling JS wrote for this call (`u64::MAX`: none; `CLOSED`).
   #[inline(always)]
   pub fn ceiling(&self) -> u64 {
     let ceiling = f64::from_bits(self.word(CEILING).load(Relaxed));
     if ceiling >= MAX_SAFE_INTEGER {
       u64::MAX
-    } else if ceiling >= 0.0 {
+    } else if ceiling >= 1.0 {
       ceiling as u64
     } else {
-      // NaN or negative: nothing may be issued.
-      0
+      CLOSED
     }
+  }
+
+  /// Sets the private generator's state word (see `Sequencer::set_word`).
+  pub fn set_private_state(&self, word: u64) {
+    self.word(PRIVATE_STATE).store(word, Relaxed);
   }
 }
 
