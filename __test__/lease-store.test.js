@@ -332,3 +332,66 @@ describe('the store loses its data', () => {
     }
   })
 })
+
+describe('Redis Cluster', () => {
+  // Two masters, and a replica of the first only: a WAIT that reached the wrong node would
+  // count the other node's replicas.
+  let first, second, replica
+  const cluster = {}
+
+  before(async () => {
+    first = await startRedis({ cluster: { slots: [0, 8191] } })
+    second = await startRedis({ cluster: { slots: [8192, 16383], meet: first } })
+    await Promise.all([first.clusterReady(), second.clusterReady()])
+    replica = await startRedis({ cluster: true, replicaOf: first })
+    const rootNodes = [{ url: first.url }]
+    cluster.ioredis = new Redis.Cluster([{ host: '127.0.0.1', port: first.port }])
+    cluster.redis5 = redis5.createCluster({ rootNodes })
+    cluster.redis4 = redis4.createCluster({ rootNodes })
+    for (const name of ['redis5', 'redis4']) {
+      cluster[name].on('error', () => {})
+      await cluster[name].connect()
+    }
+  })
+
+  after(async () => {
+    cluster.ioredis?.disconnect()
+    for (const name of ['redis5', 'redis4']) await cluster[name]?.disconnect().catch(() => {})
+    await Promise.all([replica, second, first].filter(Boolean).map((s) => s.stop()))
+  })
+
+  /** Namespaces whose hash lives on the first master (with a replica) or on the second (without). */
+  async function namespaces(name) {
+    const found = { replicated: [], alone: [] }
+    while (found.replicated.length < 3 || found.alone.length < 3) {
+      const namespace = ns(`cluster-${name}`)
+      const slot = await cluster.ioredis.call('CLUSTER', 'KEYSLOT', `flake-idgen:{${namespace}}`)
+      found[slot <= 8191 ? 'replicated' : 'alone'].push(namespace)
+    }
+    return found
+  }
+
+  for (const name of REDIS) {
+    it(`${name}: leases on both masters, and WAIT on the namespace's own master`, async () => {
+      assert.equal(storeFor(cluster[name]).kind, KINDS[name])
+      const { replicated, alone } = await namespaces(name)
+      const plain = storeFor(cluster[name])
+      for (const namespace of [...replicated, ...alone]) {
+        const a = await plain.acquire(args(namespace))
+        assert.equal(a.status, 'acquired')
+        assert.equal((await plain.renew({ namespace, id: a.id, owner: 'a', ttl: 10_000, proposed: a.ceiling + 1 })).ceiling, a.ceiling + 1)
+        assert.equal((await plain.release({ namespace, id: a.id, owner: 'a', last: a.ceiling + 1 })).status, 'released')
+        assert.equal((await plain.list({ namespace })).records[0].ceiling, a.ceiling + 1)
+      }
+      const one = storeFor(cluster[name], { replicas: 1 })
+      for (const namespace of replicated) {
+        const a = await one.acquire(args(namespace, { owner: 'r' }))
+        assert.equal(a.status, 'acquired', namespace)
+        assert.equal((await one.renew({ namespace, id: a.id, owner: 'r', ttl: 10_000, proposed: 0 })).status, 'renewed')
+      }
+      for (const namespace of alone) {
+        assert.deepEqual(await one.acquire(args(namespace, { owner: 'r', ttl: 100 })), { status: 'unreplicated', id: 0, acked: 0 })
+      }
+    })
+  }
+})

@@ -26,9 +26,23 @@ function killAll() {
   live.clear()
 }
 
+// Directories of servers whose test process was killed (their servers died with it).
+function sweep() {
+  for (const name of fs.readdirSync(os.tmpdir())) {
+    const match = /^flake-(?:redis|pg)-(\d+)-/.exec(name)
+    if (!match || Number(match[1]) === process.pid) continue
+    try {
+      process.kill(Number(match[1]), 0)
+    } catch (error) {
+      if (error.code === 'ESRCH') fs.rmSync(path.join(os.tmpdir(), name), { recursive: true, force: true })
+    }
+  }
+}
+
 function hook() {
   if (hooked) return
   hooked = true
+  sweep()
   process.on('exit', killAll)
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
     process.once(signal, () => {
@@ -59,6 +73,16 @@ function onPath(name) {
     } catch {}
   }
   return null
+}
+
+// A test process killed with SIGKILL runs no exit handler: setpriv (util-linux) has the kernel
+// kill its servers with it.
+const SETPRIV = onPath('setpriv')
+
+function spawnServer(binary, args, options) {
+  const child = SETPRIV ? spawn(SETPRIV, ['--pdeathsig', 'KILL', binary, ...args], options) : spawn(binary, args, options)
+  child.on('error', () => {})
+  return child
 }
 
 function missing(binary, pkg) {
@@ -138,34 +162,59 @@ async function kill(server) {
 /**
  * Starts Debian's redis-server without persistence on a free loopback port.
  * `replicaOf: { port }` makes it a replica of that server, and waits until its link is up.
+ * `cluster: true` makes it a Redis Cluster node that serves every slot, `cluster: { slots:
+ * [from, to], meet }` one that serves those slots and joins node `meet`; with `replicaOf` (a
+ * cluster node) it serves none and is that node's replica. `clusterReady()` waits until the
+ * cluster serves every slot.
  * restart() brings it back on the same port with an empty dataset, as Redis without persistence
  * comes back after a crash; kill() leaves it down.
  */
-async function startRedis({ replicaOf } = {}) {
+async function startRedis({ replicaOf, cluster = false } = {}) {
   const binary = onPath('redis-server') || (fs.existsSync('/usr/bin/redis-server') ? '/usr/bin/redis-server' : null)
   if (!binary) throw missing('redis-server', 'redis-server')
   hook()
   const port = await freePort()
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'flake-redis-'))
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `flake-redis-${process.pid}-`))
   const logFile = path.join(dir, 'redis.log')
   const server = { dir, child: null }
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--logfile', logFile, '--repl-diskless-sync-delay', '0']
-  if (replicaOf) args.push('--replicaof', '127.0.0.1', String(replicaOf.port))
+  if (cluster) args.push('--cluster-enabled', 'yes', '--cluster-config-file', path.join(dir, 'nodes.conf'))
+  else if (replicaOf) args.push('--replicaof', '127.0.0.1', String(replicaOf.port))
+  const ask = async (...command) => {
+    const reply = await redisCommand(port, command)
+    if (reply.startsWith('-')) throw new Error(`${command.join(' ')}: ${reply.trim()}`)
+    return reply
+  }
 
   async function start() {
-    server.child = spawn(binary, args, { stdio: 'ignore', detached: true })
-    server.child.on('error', () => {})
+    server.child = spawnServer(binary, args, { stdio: 'ignore', detached: true })
     live.add(server)
     await until(`redis-server on port ${port}`, server, logFile, async () => (await redisCommand(port, ['PING'])).startsWith('+PONG'))
+    if (cluster && replicaOf) {
+      const master = (await redisCommand(replicaOf.port, ['CLUSTER', 'MYID'])).split('\r\n')[1]
+      await ask('CLUSTER', 'MEET', '127.0.0.1', String(replicaOf.port))
+      await until(`redis cluster node on port ${port}`, server, logFile, async () => (await ask('CLUSTER', 'NODES')).includes(master))
+      await until(`redis cluster replica on port ${port}`, server, logFile, async () => (await ask('CLUSTER', 'REPLICATE', master)).startsWith('+OK'))
+    } else if (cluster) {
+      const [from, to] = cluster === true ? [0, 16383] : cluster.slots
+      if (/cluster_slots_assigned:0\r/.test(await ask('CLUSTER', 'INFO'))) await ask('CLUSTER', 'ADDSLOTSRANGE', String(from), String(to))
+      if (cluster.meet) await ask('CLUSTER', 'MEET', '127.0.0.1', String(cluster.meet.port))
+      if (cluster === true) await clusterReady()
+    }
     if (replicaOf) {
       await until(`redis replica on port ${port}`, server, logFile, async () => /master_link_status:up/.test(await redisCommand(port, ['INFO', 'replication'])))
     }
+  }
+
+  async function clusterReady() {
+    await until(`redis cluster on port ${port}`, server, logFile, async () => /cluster_state:ok/.test(await ask('CLUSTER', 'INFO')))
   }
 
   await start()
   return {
     port,
     url: `redis://127.0.0.1:${port}`,
+    clusterReady,
     async kill() {
       await kill(server)
     },
@@ -208,7 +257,7 @@ async function startPostgres() {
   const bin = postgresBinaries()
   hook()
   const port = await freePort()
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'flake-pg-'))
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `flake-pg-${process.pid}-`))
   const data = path.join(dir, 'data')
   const logFile = path.join(dir, 'postgres.log')
   const server = { dir, child: null }
@@ -236,13 +285,12 @@ async function startPostgres() {
     throw new Error(`initdb failed: ${error.stderr ? error.stderr.toString().trim() : error.message}`)
   }
   const log = fs.openSync(logFile, 'a')
-  server.child = spawn(
+  server.child = spawnServer(
     bin.postgres,
     ['-D', data, '-k', dir, '-p', String(port), '-h', '127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
     { stdio: ['ignore', log, log], detached: true, cwd: dir, ...user },
   )
   fs.closeSync(log)
-  server.child.on('error', () => {})
   // postmaster.pid's eighth line turns to "ready" once it accepts connections.
   await until(`postgres on port ${port}`, server, logFile, async () => {
     const lines = fs.readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')

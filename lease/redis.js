@@ -103,56 +103,60 @@ function keyOf(namespace) {
  */
 
 /**
- * A Redis store over `send(args)`, which sends one command (array of name and arguments) with
- * the user's client and resolves with its reply.
+ * A Redis store over the user's client.
  * @param {'ioredis' | 'redis'} kind
- * @param {(args: (string | number)[]) => Promise<unknown>} send
+ * @param {object} transport
+ * @param {(args: (string | number)[], key: string) => Promise<unknown>} transport.send sends one
+ *   command (name and arguments) to the node of `key`, and resolves with its reply
+ * @param {(args: (string | number)[], wait: (string | number)[], key: string) => Promise<[unknown, unknown]>} [transport.sendThenWait]
+ *   sends a command and WAIT together, where WAIT on its own would not reach the command's node
  * @param {number} replicas replicas that must acknowledge acquire and renew
  * @returns {Store}
  */
-function redisStore(kind, send, replicas) {
-  async function run(name, namespace, args) {
+function redisStore(kind, { send, sendThenWait }, replicas) {
+  // Resolves with the script's result and, for a script that writes when replicas are asked
+  // for, how many replicas acknowledged its write (WAIT may not run inside a script).
+  async function run(name, namespace, args, ttl) {
     const { sha, source } = SCRIPTS[name]
-    const tail = [1, keyOf(namespace), ...args]
-    let reply
+    const key = keyOf(namespace)
+    const wait = ttl === undefined || replicas === 0 ? null : ['WAIT', replicas, Math.min(ttl, 1000)]
+    const exchange = async (command) => {
+      if (wait && sendThenWait) {
+        const [reply, acked] = await sendThenWait(command, wait, key)
+        return { result: JSON.parse(String(reply)), acked: Number(acked) }
+      }
+      const result = JSON.parse(String(await send(command, key)))
+      // Nothing to wait for when the script wrote nothing.
+      const wrote = result.status === 'acquired' || result.status === 'renewed'
+      return { result, acked: wait && wrote ? Number(await send(wait, key)) : replicas }
+    }
     try {
-      reply = await send(['EVALSHA', sha, ...tail])
+      return await exchange(['EVALSHA', sha, 1, key, ...args])
     } catch (error) {
       // Scripts are gone after a restart, and never loaded on a new server.
       if (!/^NOSCRIPT/.test(String(error && error.message))) throw error
-      reply = await send(['EVAL', source, ...tail])
+      return exchange(['EVAL', source, 1, key, ...args])
     }
-    return JSON.parse(String(reply))
-  }
-
-  // WAIT is not allowed inside a script; it waits for this connection's writes so far.
-  async function replicated(ttl) {
-    if (replicas === 0) return replicas
-    return Number(await send(['WAIT', replicas, Math.min(ttl, 1000)]))
   }
 
   return {
     kind,
     async time() {
-      return (await run('time', 'time', [])).now
+      return (await run('time', 'time', [])).result.now
     },
     async acquire({ namespace, first, last, owner, ttl, proposed, meta, unknownMs }) {
-      const result = await run('acquire', namespace, [first, last, owner, ttl, proposed, meta, unknownMs])
-      if (result.status !== 'acquired' || replicas === 0) return result
-      const acked = await replicated(ttl)
-      return acked < replicas ? { status: 'unreplicated', id: result.id, acked } : result
+      const { result, acked } = await run('acquire', namespace, [first, last, owner, ttl, proposed, meta, unknownMs], ttl)
+      return result.status === 'acquired' && acked < replicas ? { status: 'unreplicated', id: result.id, acked } : result
     },
     async renew({ namespace, id, owner, ttl, proposed }) {
-      const result = await run('renew', namespace, [id, owner, ttl, proposed])
-      if (result.status !== 'renewed' || replicas === 0) return result
-      const acked = await replicated(ttl)
-      return acked < replicas ? { status: 'unreplicated', acked } : result
+      const { result, acked } = await run('renew', namespace, [id, owner, ttl, proposed], ttl)
+      return result.status === 'renewed' && acked < replicas ? { status: 'unreplicated', acked } : result
     },
     async release({ namespace, id, owner, last }) {
-      return run('release', namespace, [id, owner, last])
+      return (await run('release', namespace, [id, owner, last])).result
     },
     async list({ namespace }) {
-      const { now, fields } = await run('list', namespace, [])
+      const { now, fields } = (await run('list', namespace, [])).result
       // cjson encodes an empty table as {}, not [].
       const flat = Array.isArray(fields) ? fields : []
       let meta = null

@@ -25,8 +25,8 @@ function describe(value) {
 
 /**
  * The lease store adapter for a user's client.
- * @param {object} client an ioredis `Redis` or `Cluster`, a node-redis v4/v5 client, or a
- *   connected pg `Pool` or `Client`
+ * @param {object} client an ioredis `Redis` or `Cluster`, a node-redis v4/v5 client or cluster,
+ *   or a connected pg `Pool` or `Client`
  * @param {{ replicas?: number }} [options] Redis only: replicas that must acknowledge each
  *   acquire and renew (`WAIT`)
  * @returns {import('./redis.js').Store} with `kind`, `time`, `acquire`, `renew`, `release`, `list`
@@ -38,10 +38,22 @@ function storeFor(client, { replicas = 0 } = {}) {
   }
   const isObject = client !== null && (typeof client === 'object' || typeof client === 'function')
   if (isObject && typeof client.defineCommand === 'function' && typeof client.call === 'function') {
-    return redisStore('ioredis', (args) => client.call(...args), replicas)
+    const send = (args) => client.call(...args)
+    if (client.isCluster !== true) return redisStore('ioredis', { send }, replicas)
+    // A Cluster sends a command without keys, as WAIT is, to any node: in a pipeline it goes
+    // with the script, to the namespace's node, on the connection the script wrote on.
+    const sendThenWait = async (args, wait) => {
+      const results = await client.pipeline().call(...args).call(...wait).exec()
+      for (const [error] of results) if (error) throw error
+      return [results[0][1], results[1][1]]
+    }
+    return redisStore('ioredis', { send, sendThenWait }, replicas)
   }
   if (isObject && typeof client.sendCommand === 'function' && typeof client.isOpen === 'boolean') {
-    return redisStore('redis', (args) => client.sendCommand(args.map(String)), replicas)
+    // A node-redis cluster routes each command, WAIT included, by the key it is given.
+    const cluster = typeof client.getSlotMaster === 'function' && Array.isArray(client.masters)
+    const send = cluster ? (args, key) => client.sendCommand(key, false, args.map(String)) : (args) => client.sendCommand(args.map(String))
+    return redisStore('redis', { send }, replicas)
   }
   if (isObject && typeof client.query === 'function' && typeof client.connect === 'function') {
     if (replicas > 0) {
