@@ -1,0 +1,322 @@
+'use strict'
+// Real Redis and PostgreSQL servers for the lease tests: each on a free loopback port, in a temp
+// directory of its own, gone when the test process exits. No mocked store stands in for a server.
+
+const { spawn, execFileSync } = require('node:child_process')
+const fs = require('node:fs')
+const net = require('node:net')
+const os = require('node:os')
+const path = require('node:path')
+
+const START_TIMEOUT_MS = 30_000
+const STOP_TIMEOUT_MS = 10_000
+
+// Every running server process, to kill when the test process goes down whatever the way.
+const live = new Set()
+let hooked = false
+
+function killAll() {
+  for (const server of live) {
+    // The whole group: PostgreSQL's backends too, so nothing writes to the directory we remove.
+    try {
+      process.kill(-server.child.pid, 'SIGKILL')
+    } catch {}
+    fs.rmSync(server.dir, { recursive: true, force: true })
+  }
+  live.clear()
+}
+
+// Directories of servers whose test process was killed (their servers died with it).
+function sweep() {
+  for (const name of fs.readdirSync(os.tmpdir())) {
+    const match = /^flake-(?:redis|pg)-(\d+)-/.exec(name)
+    if (!match || Number(match[1]) === process.pid) continue
+    try {
+      process.kill(Number(match[1]), 0)
+    } catch (error) {
+      if (error.code === 'ESRCH') fs.rmSync(path.join(os.tmpdir(), name), { recursive: true, force: true })
+    }
+  }
+}
+
+function hook() {
+  if (hooked) return
+  hooked = true
+  sweep()
+  process.on('exit', killAll)
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+    process.once(signal, () => {
+      killAll()
+      process.kill(process.pid, signal)
+    })
+  }
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer()
+    server.unref()
+    server.on('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address()
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+function onPath(name) {
+  for (const dir of (process.env.PATH || '').split(path.delimiter)) {
+    const file = path.join(dir, name)
+    try {
+      fs.accessSync(file, fs.constants.X_OK)
+      return file
+    } catch {}
+  }
+  return null
+}
+
+// A test process killed with SIGKILL runs no exit handler: setpriv (util-linux) has the kernel
+// kill its servers with it.
+const SETPRIV = onPath('setpriv')
+
+function spawnServer(binary, args, options) {
+  const child = SETPRIV ? spawn(SETPRIV, ['--pdeathsig', 'KILL', binary, ...args], options) : spawn(binary, args, options)
+  child.on('error', () => {})
+  return child
+}
+
+function missing(binary, pkg) {
+  return new Error(`${binary} not found: the lease tests need a real server, install it with \`apt-get install ${pkg}\``)
+}
+
+function sleep(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms))
+}
+
+/** Sends one command over RESP and resolves with the raw reply (enough for PING and INFO). */
+function redisCommand(port, args, timeoutMs = 1000) {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1')
+    let reply = ''
+    socket.setTimeout(timeoutMs, () => socket.destroy(new Error('timeout')))
+    socket.on('connect', () => {
+      socket.write(`*${args.length}\r\n` + args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join(''))
+    })
+    socket.on('data', (chunk) => {
+      reply += chunk
+      // A simple string, an error, an integer, or a complete bulk string.
+      const bulk = /^\$(\d+)\r\n/.exec(reply)
+      if (bulk ? reply.length >= bulk[0].length + Number(bulk[1]) + 2 : reply.endsWith('\r\n')) {
+        socket.end()
+        resolve(reply)
+      }
+    })
+    socket.on('error', reject)
+  })
+}
+
+function exited(child) {
+  return child.exitCode !== null || child.signalCode !== null
+}
+
+function waitExit(child, ms) {
+  if (exited(child)) return Promise.resolve(true)
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms)
+    child.once('exit', () => {
+      clearTimeout(timer)
+      resolve(true)
+    })
+  })
+}
+
+async function until(what, server, logFile, check) {
+  const deadline = Date.now() + START_TIMEOUT_MS
+  let last
+  for (;;) {
+    if (exited(server.child)) break
+    try {
+      if (await check()) return
+    } catch (error) {
+      last = error
+    }
+    if (Date.now() > deadline) break
+    await sleep(50)
+  }
+  let log = ''
+  try {
+    log = fs.readFileSync(logFile, 'utf8').split('\n').slice(-15).join('\n')
+  } catch {}
+  const state = exited(server.child) ? `it exited (${server.child.exitCode ?? server.child.signalCode})` : `not within ${START_TIMEOUT_MS} ms`
+  throw new Error(`${what} did not start: ${state}${last ? `, last error: ${last.message}` : ''}\n${log}`)
+}
+
+async function kill(server) {
+  if (!server.child || exited(server.child)) return
+  try {
+    process.kill(-server.child.pid, 'SIGKILL')
+  } catch {}
+  await waitExit(server.child, STOP_TIMEOUT_MS)
+}
+
+/**
+ * Starts Debian's redis-server without persistence on a free loopback port.
+ * `replicaOf: { port }` makes it a replica of that server, and waits until its link is up.
+ * `cluster: true` makes it a Redis Cluster node that serves every slot, `cluster: { slots:
+ * [from, to], meet }` one that serves those slots and joins node `meet`; with `replicaOf` (a
+ * cluster node) it serves none and is that node's replica. `clusterReady()` waits until the
+ * cluster serves every slot.
+ * restart() brings it back on the same port with an empty dataset, as Redis without persistence
+ * comes back after a crash; kill() leaves it down.
+ */
+async function startRedis({ replicaOf, cluster = false } = {}) {
+  const binary = onPath('redis-server') || (fs.existsSync('/usr/bin/redis-server') ? '/usr/bin/redis-server' : null)
+  if (!binary) throw missing('redis-server', 'redis-server')
+  hook()
+  const port = await freePort()
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `flake-redis-${process.pid}-`))
+  const logFile = path.join(dir, 'redis.log')
+  const server = { dir, child: null }
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--logfile', logFile, '--repl-diskless-sync-delay', '0']
+  if (cluster) args.push('--cluster-enabled', 'yes', '--cluster-config-file', path.join(dir, 'nodes.conf'))
+  else if (replicaOf) args.push('--replicaof', '127.0.0.1', String(replicaOf.port))
+  const ask = async (...command) => {
+    const reply = await redisCommand(port, command)
+    if (reply.startsWith('-')) throw new Error(`${command.join(' ')}: ${reply.trim()}`)
+    return reply
+  }
+
+  async function start() {
+    server.child = spawnServer(binary, args, { stdio: 'ignore', detached: true })
+    live.add(server)
+    await until(`redis-server on port ${port}`, server, logFile, async () => (await redisCommand(port, ['PING'])).startsWith('+PONG'))
+    if (cluster && replicaOf) {
+      const master = (await redisCommand(replicaOf.port, ['CLUSTER', 'MYID'])).split('\r\n')[1]
+      await ask('CLUSTER', 'MEET', '127.0.0.1', String(replicaOf.port))
+      await until(`redis cluster node on port ${port}`, server, logFile, async () => (await ask('CLUSTER', 'NODES')).includes(master))
+      await until(`redis cluster replica on port ${port}`, server, logFile, async () => (await ask('CLUSTER', 'REPLICATE', master)).startsWith('+OK'))
+    } else if (cluster) {
+      const [from, to] = cluster === true ? [0, 16383] : cluster.slots
+      if (/cluster_slots_assigned:0\r/.test(await ask('CLUSTER', 'INFO'))) await ask('CLUSTER', 'ADDSLOTSRANGE', String(from), String(to))
+      if (cluster.meet) await ask('CLUSTER', 'MEET', '127.0.0.1', String(cluster.meet.port))
+      if (cluster === true) await clusterReady()
+    }
+    if (replicaOf) {
+      await until(`redis replica on port ${port}`, server, logFile, async () => /master_link_status:up/.test(await redisCommand(port, ['INFO', 'replication'])))
+    }
+  }
+
+  async function clusterReady() {
+    await until(`redis cluster on port ${port}`, server, logFile, async () => /cluster_state:ok/.test(await ask('CLUSTER', 'INFO')))
+  }
+
+  await start()
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    clusterReady,
+    async kill() {
+      await kill(server)
+    },
+    async restart() {
+      await kill(server)
+      await start()
+    },
+    async stop() {
+      await kill(server)
+      live.delete(server)
+      fs.rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+function postgresBinaries() {
+  const find = (name) => {
+    const found = onPath(name)
+    if (found) return found
+    let versions = []
+    try {
+      versions = fs.readdirSync('/usr/lib/postgresql').filter((v) => /^\d+(\.\d+)?$/.test(v))
+    } catch {}
+    versions.sort((a, b) => Number(b) - Number(a))
+    for (const version of versions) {
+      const file = path.join('/usr/lib/postgresql', version, 'bin', name)
+      if (fs.existsSync(file)) return file
+    }
+    throw missing(name, 'postgresql')
+  }
+  return { initdb: find('initdb'), postgres: find('postgres') }
+}
+
+/**
+ * Starts a throwaway PostgreSQL (initdb, trust auth, fsync off) on a free loopback port.
+ * PostgreSQL refuses to run as root: as root, the directory and the processes are the
+ * `postgres` user's.
+ */
+async function startPostgres() {
+  const bin = postgresBinaries()
+  hook()
+  const port = await freePort()
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `flake-pg-${process.pid}-`))
+  const data = path.join(dir, 'data')
+  const logFile = path.join(dir, 'postgres.log')
+  const server = { dir, child: null }
+  live.add(server)
+
+  let user = {}
+  if (process.getuid && process.getuid() === 0) {
+    let uid, gid
+    try {
+      uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }))
+      gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }))
+    } catch {
+      throw new Error('running as root, PostgreSQL needs the `postgres` user to run as: install it with `apt-get install postgresql`')
+    }
+    fs.chownSync(dir, uid, gid)
+    // Node sets the ids itself (and drops root's groups): the pid we hold is postgres's own.
+    user = { uid, gid, env: { ...process.env, HOME: dir } }
+  }
+  fs.writeFileSync(logFile, '')
+  if (user.uid !== undefined) fs.chownSync(logFile, user.uid, user.gid)
+
+  try {
+    execFileSync(bin.initdb, ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync'], { stdio: 'pipe', cwd: dir, ...user })
+  } catch (error) {
+    throw new Error(`initdb failed: ${error.stderr ? error.stderr.toString().trim() : error.message}`)
+  }
+  const log = fs.openSync(logFile, 'a')
+  server.child = spawnServer(
+    bin.postgres,
+    ['-D', data, '-k', dir, '-p', String(port), '-h', '127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
+    { stdio: ['ignore', log, log], detached: true, cwd: dir, ...user },
+  )
+  fs.closeSync(log)
+  // postmaster.pid's eighth line turns to "ready" once it accepts connections.
+  await until(`postgres on port ${port}`, server, logFile, async () => {
+    const lines = fs.readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')
+    if (lines[7] === undefined || lines[7].trim() !== 'ready') return false
+    await new Promise((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1', () => socket.end(resolve))
+      socket.on('error', reject)
+    })
+    return true
+  })
+
+  return {
+    port,
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    async stop() {
+      if (server.child && !exited(server.child)) {
+        // Fast shutdown: it closes its shared memory; SIGKILL only if it does not go.
+        try {
+          process.kill(server.child.pid, 'SIGINT')
+        } catch {}
+        if (!(await waitExit(server.child, STOP_TIMEOUT_MS))) await kill(server)
+      }
+      live.delete(server)
+      fs.rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+module.exports = { startRedis, startPostgres }

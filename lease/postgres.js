@@ -1,0 +1,163 @@
+'use strict'
+// Leases in PostgreSQL: one row per (namespace, id) in flake_idgen_leases, and the namespace's
+// marker as the row with id -1 (its `ceiling` is the floor of ids never held, `meta` the meta).
+// Rows are never deleted; only leases expire. Every decision is one statement judged by the
+// server's clock, so it holds with a Pool (each query on any connection) as with a Client.
+
+const TABLE = 'flake_idgen_leases'
+
+const CREATE = `CREATE TABLE IF NOT EXISTS ${TABLE} (
+  namespace text NOT NULL,
+  id integer NOT NULL,
+  owner text,
+  expires bigint NOT NULL,
+  ceiling bigint NOT NULL,
+  meta text,
+  PRIMARY KEY (namespace, id)
+)`
+
+const NOW = `SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint AS ms`
+
+// Idempotent: writes the marker if there is none, and a record for each id of the range that
+// has none, so that the statement that decides sees every candidate as a row it can lock.
+// Records written here have expires -1: never held (list leaves them out). Nothing is written
+// when the marker's meta differs. The marker may be another transaction's, committed after
+// this statement's snapshot: then no record is written here, and ACQUIRE says so (`present`).
+const PREPARE = `WITH now AS (${NOW}),
+inserted AS (
+  INSERT INTO ${TABLE} (namespace, id, owner, expires, ceiling, meta)
+  SELECT $1, -1, NULL, 0, now.ms + $5::bigint, $4::text FROM now
+  ON CONFLICT (namespace, id) DO NOTHING
+  RETURNING ceiling, meta
+),
+marker AS (
+  SELECT ceiling, meta FROM inserted
+  UNION ALL SELECT ceiling, meta FROM ${TABLE} WHERE namespace = $1 AND id = -1
+)
+INSERT INTO ${TABLE} (namespace, id, owner, expires, ceiling, meta)
+SELECT $1, g, NULL, -1, m.ceiling, NULL
+FROM generate_series($2::integer, $3::integer) AS g, (SELECT ceiling, meta FROM marker LIMIT 1) AS m
+WHERE m.meta = $4::text
+ON CONFLICT (namespace, id) DO NOTHING`
+
+// Takes the lease: the free record of lowest ceiling (then id), locked with SKIP LOCKED so that
+// concurrent acquirers never pick the same one, re-checked on its newest version by FOR UPDATE.
+const ACQUIRE = `WITH now AS (${NOW}),
+marker AS (SELECT meta FROM ${TABLE} WHERE namespace = $1 AND id = -1),
+pick AS (
+  SELECT l.id, l.ceiling FROM ${TABLE} AS l, now
+  WHERE l.namespace = $1 AND l.id BETWEEN $2::integer AND $3::integer
+    AND (l.owner IS NULL OR l.expires <= now.ms)
+    AND EXISTS (SELECT 1 FROM marker WHERE meta = $4::text)
+  ORDER BY l.ceiling, l.id
+  LIMIT 1
+  FOR UPDATE OF l SKIP LOCKED
+),
+taken AS (
+  UPDATE ${TABLE} AS l SET owner = $5::text, expires = now.ms + $6::bigint, ceiling = greatest(pick.ceiling, $7::bigint)
+  FROM pick, now
+  WHERE l.namespace = $1 AND l.id = pick.id
+  RETURNING l.id, pick.ceiling AS floor, l.ceiling
+)
+SELECT now.ms AS now,
+  (SELECT meta FROM marker) AS meta,
+  taken.id, taken.floor, taken.ceiling,
+  (SELECT min(expires) FROM ${TABLE} WHERE namespace = $1 AND id BETWEEN $2::integer AND $3::integer
+     AND owner IS NOT NULL AND expires > now.ms) AS retry_at,
+  (SELECT count(*) FROM ${TABLE} WHERE namespace = $1 AND id BETWEEN $2::integer AND $3::integer) AS present
+FROM now LEFT JOIN taken ON true`
+
+const RENEW = `WITH now AS (${NOW}),
+renewed AS (
+  UPDATE ${TABLE} AS l SET expires = now.ms + $4::bigint, ceiling = greatest(l.ceiling, $5::bigint)
+  FROM now
+  WHERE l.namespace = $1 AND l.id = $2::integer AND l.id >= 0 AND l.owner = $3::text
+  RETURNING l.ceiling
+)
+SELECT now.ms AS now, (SELECT ceiling FROM renewed) AS ceiling FROM now`
+
+const RELEASE = `UPDATE ${TABLE} SET owner = NULL, expires = 0, ceiling = $4::bigint
+WHERE namespace = $1 AND id = $2::integer AND id >= 0 AND owner = $3::text`
+
+const LIST = `WITH now AS (${NOW})
+SELECT now.ms AS now, l.id, l.owner, l.expires, l.ceiling, l.meta
+FROM now LEFT JOIN ${TABLE} AS l ON l.namespace = $1 AND (l.id = -1 OR l.expires >= 0)
+ORDER BY l.id`
+
+// Acquire retries only when a concurrent PREPARE or a TRUNCATE came between its two statements.
+const ATTEMPTS = 5
+
+const num = (value) => (value === null || value === undefined ? null : Number(value))
+
+/**
+ * A PostgreSQL store over the user's connected pg Pool or Client.
+ * @param {{ query: Function }} client
+ * @returns {import('./redis.js').Store}
+ */
+function postgresStore(client) {
+  let ready = null
+
+  // Once per adapter; two processes creating the table at once collide on the catalogs.
+  function table() {
+    if (!ready) {
+      ready = client.query(CREATE).catch((error) => {
+        if (error && (error.code === '23505' || error.code === '42P07')) return
+        ready = null
+        throw error
+      })
+    }
+    return ready
+  }
+
+  async function query(text, values) {
+    await table()
+    return client.query(text, values)
+  }
+
+  return {
+    kind: 'pg',
+    async time() {
+      return Number((await query(NOW)).rows[0].ms)
+    },
+    async acquire({ namespace, first, last, owner, ttl, proposed, meta, unknownMs }) {
+      for (let attempt = 1; ; attempt++) {
+        await query(PREPARE, [namespace, first, last, meta, unknownMs])
+        const { rows } = await query(ACQUIRE, [namespace, first, last, meta, owner, ttl, proposed])
+        const row = rows[0]
+        const now = Number(row.now)
+        if (row.id !== null) return { status: 'acquired', id: row.id, floor: Number(row.floor), ceiling: Number(row.ceiling), now }
+        if (row.meta !== null && row.meta !== meta) return { status: 'mismatch', meta: row.meta }
+        const complete = row.meta !== null && Number(row.present) === last - first + 1
+        if (complete || attempt === ATTEMPTS) {
+          // Null when the only leases in the way are being taken right now: try again at once.
+          return { status: 'exhausted', now, retryAt: row.retry_at === null ? now : Number(row.retry_at) }
+        }
+      }
+    },
+    async renew({ namespace, id, owner, ttl, proposed }) {
+      const { rows } = await query(RENEW, [namespace, id, owner, ttl, proposed])
+      const now = Number(rows[0].now)
+      return rows[0].ceiling === null ? { status: 'lost', now } : { status: 'renewed', ceiling: Number(rows[0].ceiling), now }
+    },
+    async release({ namespace, id, owner, last }) {
+      const { rowCount } = await query(RELEASE, [namespace, id, owner, last])
+      return { status: rowCount === 1 ? 'released' : 'lost' }
+    },
+    async list({ namespace }) {
+      const { rows } = await query(LIST, [namespace])
+      const result = { now: Number(rows[0].now), meta: null, floor: null, records: [] }
+      for (const row of rows) {
+        if (row.id === null) continue
+        if (row.id === -1) {
+          result.meta = row.meta
+          result.floor = num(row.ceiling)
+        } else {
+          result.records.push({ id: row.id, owner: row.owner, expires: num(row.expires), ceiling: num(row.ceiling) })
+        }
+      }
+      return result
+    },
+  }
+}
+
+module.exports = { postgresStore, TABLE }
