@@ -63,6 +63,12 @@ export declare function fillSlice(ids: Uint8Array, start: number, max: number, n
  */
 export declare function fromTime(time: unknown, options?: unknown): bigint
 
+/**
+ * The time (ms since 1970) of the last id the private state of the call in the scratch issued,
+ * or `undefined` if it issued none.
+ */
+export declare function lastIssuedAt(): number | null
+
 /** `met`: the clock reads earlier than ids already issued. */
 export declare const MET_CLOCK_BEHIND: number
 
@@ -95,6 +101,13 @@ export declare const SCRATCH_BYTES: number
  * `tryFillAt` and `fillRun`. Once per thread.
  */
 export declare function setup(scratch: Uint8Array): { fill: () => number | undefined; fillAt: (now: unknown) => number | undefined; tryFill: () => number | undefined; tryFillAt: (now: unknown) => number | undefined; fillRun: (max: number) => number }
+
+/**
+ * Starts the private state of the call in the scratch above `time` (ms since 1970): its next id
+ * is in a later millisecond, whatever its clock reads. For a lease, whose ids must all be
+ * above its predecessor's ceiling.
+ */
+export declare function startAbove(time: number): void
 
 /** A generator id's last id, as a state file records it. */
 export interface StateEntry {

@@ -30,7 +30,10 @@ class FlakeId {
       this.#call = new native.Call(PRIVATE_SLOT, settings, epoch)
       const driver = lease(this.#call, (leasedId) => native.configure({ ...options, id: leasedId, scope: 'process' }).settings)
       id = { get: () => driver.id, enumerable: true }
-      Object.defineProperty(this, 'close', { value: () => driver.close() })
+      Object.defineProperties(this, {
+        close: { value: () => driver.close() },
+        lease: { get: () => driver.fence },
+      })
     }
     Object.defineProperties(this, {
       options: readOnly(options == null ? {} : options),

@@ -144,6 +144,13 @@ class Lease {
     return this.#held?.id
   }
 
+  /** What the generator issues under now: its id, floor and ceiling (ms since 1970). */
+  get fence() {
+    const held = this.#held
+    if (held === undefined || this.#closed) return undefined
+    return { namespace: this.#o.namespace, id: held.id, floor: held.floor, ceiling: this.#call.ceiling }
+  }
+
   /** Acquires the first lease and installs it, waiting as long as its floor requires. */
   async start() {
     const { signal, acquireTimeout } = this.#o
@@ -228,7 +235,8 @@ class Lease {
         throw flakeError(Error, 'ERR_FLAKE_LEASE_MISMATCH', `namespace ${describe(namespace)} is leased with other settings (${answer.meta}), not ${this.#meta}`)
       }
       // Unreplicated: not ours to use; left to expire, since its floor is not known here.
-      const retryIn = answer.status === 'exhausted' ? answer.retryAt - answer.now : ttl / 3
+      // Polled, not only at the earliest expiry: a holder that closes frees its id at once.
+      const retryIn = Math.min(answer.status === 'exhausted' ? answer.retryAt - answer.now : ttl / 3, ttl / 10, 1000)
       const left = deadline - performance.now()
       if (left <= 0) {
         throw flakeError(Error, 'ERR_FLAKE_NO_FREE_ID', `no generator id of ${first}–${last} is free in namespace ${describe(namespace)} after ${timeout} ms`)
