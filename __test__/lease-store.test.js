@@ -13,6 +13,8 @@ const { startRedis, startPostgres } = require('./servers.js')
 const { storeFor } = require('../lease/store.js')
 
 const UNKNOWN = 5_000
+// A hang reports where it is instead of stalling the run.
+const LIMIT = { timeout: 20_000 }
 
 let redisServer, replicaServer, pgServer
 const clients = {}
@@ -43,7 +45,7 @@ before(async () => {
   clients.pgClient = new pg.Client({ connectionString: pgServer.url })
   await clients.pgClient.connect()
   track(clients.pgClient, () => clients.pgClient.end())
-})
+}, LIMIT)
 
 after(async () => {
   for (const close of opened) {
@@ -52,7 +54,7 @@ after(async () => {
     } catch {}
   }
   await Promise.all([replicaServer, redisServer, pgServer].filter(Boolean).map((s) => s.stop()))
-})
+}, LIMIT)
 
 const KINDS = { ioredis: 'ioredis', redis5: 'redis', redis4: 'redis', pgPool: 'pg', pgClient: 'pg' }
 const REDIS = ['ioredis', 'redis5', 'redis4']
@@ -70,7 +72,7 @@ function assertNumbers(result, keys) {
 }
 
 describe('storeFor', () => {
-  it('recognises each client by its shape', () => {
+  it('recognises each client by its shape', LIMIT, () => {
     for (const [name, kind] of Object.entries(KINDS)) assert.equal(storeFor(clients[name]).kind, kind, name)
     const cluster = new Redis.Cluster([{ host: '127.0.0.1', port: 1 }], { lazyConnect: true })
     try {
@@ -80,7 +82,7 @@ describe('storeFor', () => {
     }
   })
 
-  it('refuses anything else with a TypeError naming what it got', () => {
+  it('refuses anything else with a TypeError naming what it got', LIMIT, () => {
     const cases = [
       [undefined, 'got undefined'],
       [null, 'got null'],
@@ -103,7 +105,7 @@ describe('storeFor', () => {
     }
   })
 
-  it('refuses replicas with PostgreSQL, and replicas that are not an integer from 0', () => {
+  it('refuses replicas with PostgreSQL, and replicas that are not an integer from 0', LIMIT, () => {
     for (const name of PG) {
       assert.throws(() => storeFor(clients[name], { replicas: 1 }), { name: 'TypeError', code: 'ERR_FLAKE_INVALID_OPTION', message: /synchronous replication/ })
       assert.equal(storeFor(clients[name], { replicas: 0 }).kind, 'pg')
@@ -119,16 +121,16 @@ for (const name of Object.keys(KINDS)) {
     let store
     before(() => {
       store = storeFor(clients[name])
-    })
+    }, LIMIT)
 
-    it("time() is the store's clock", async () => {
+    it("time() is the store's clock", LIMIT, async () => {
       const now = await store.time()
       assert.equal(typeof now, 'number')
       assert.ok(Number.isInteger(now))
       assert.ok(Math.abs(now - Date.now()) < 1000, `${now} vs ${Date.now()}`)
     })
 
-    it('acquire on an empty namespace starts at now + unknownMs', async () => {
+    it('acquire on an empty namespace starts at now + unknownMs', LIMIT, async () => {
       const namespace = ns('empty')
       const before = await store.time()
       const a = await store.acquire(args(namespace, { last: 3 }))
@@ -149,7 +151,7 @@ for (const name of Object.keys(KINDS)) {
       ])
     })
 
-    it('a namespace with another meta is a mismatch, and changes nothing', async () => {
+    it('a namespace with another meta is a mismatch, and changes nothing', LIMIT, async () => {
       const namespace = ns('mismatch')
       await store.acquire(args(namespace, { last: 3, meta: 'first' }))
       const listed = await store.list({ namespace })
@@ -160,7 +162,7 @@ for (const name of Object.keys(KINDS)) {
       assert.equal(again.floor, listed.floor)
     })
 
-    it('an exhausted pool says when the earliest lease expires', async () => {
+    it('an exhausted pool says when the earliest lease expires', LIMIT, async () => {
       const namespace = ns('exhausted')
       const a = await store.acquire(args(namespace, { last: 1, ttl: 20_000 }))
       const b = await store.acquire(args(namespace, { last: 1, owner: 'b', ttl: 10_000 }))
@@ -172,7 +174,7 @@ for (const name of Object.keys(KINDS)) {
       assert.equal((await store.list({ namespace })).records.length, 2)
     })
 
-    it('concurrent acquires never get the same id', async () => {
+    it('concurrent acquires never get the same id', LIMIT, async () => {
       const namespace = ns('concurrent')
       const results = await Promise.all(Array.from({ length: 20 }, (_, i) => store.acquire(args(namespace, { last: 4, owner: `o${i}` }))))
       const acquired = results.filter((r) => r.status === 'acquired')
@@ -184,7 +186,7 @@ for (const name of Object.keys(KINDS)) {
       for (const r of acquired) assert.equal(list.records[r.id].ceiling, r.ceiling)
     })
 
-    it('an expired lease goes to another owner, above the previous ceiling', async () => {
+    it('an expired lease goes to another owner, above the previous ceiling', LIMIT, async () => {
       const namespace = ns('expiry')
       const a = await store.acquire(args(namespace, { ttl: 100 }))
       const renewed = await store.renew({ namespace, id: a.id, owner: 'a', ttl: 100, proposed: a.floor + 50_000 })
@@ -200,7 +202,7 @@ for (const name of Object.keys(KINDS)) {
       assert.deepEqual((await store.list({ namespace })).records, [{ id: a.id, owner: 'b', expires: b.now + 10_000, ceiling: b.ceiling }])
     })
 
-    it('renew raises the ceiling and never lowers it', async () => {
+    it('renew raises the ceiling and never lowers it', LIMIT, async () => {
       const namespace = ns('renew')
       const a = await store.acquire(args(namespace))
       const up = await store.renew({ namespace, id: a.id, owner: 'a', ttl: 20_000, proposed: a.ceiling + 1_000 })
@@ -213,7 +215,7 @@ for (const name of Object.keys(KINDS)) {
       assert.deepEqual(record, { id: a.id, owner: 'a', expires: down.now + 20_000, ceiling: a.ceiling + 1_000 })
     })
 
-    it("renew by another owner, or of an id never held, is lost", async () => {
+    it("renew by another owner, or of an id never held, is lost", LIMIT, async () => {
       const namespace = ns('renew-other')
       const a = await store.acquire(args(namespace, { last: 1 }))
       const other = await store.renew({ namespace, id: a.id, owner: 'b', ttl: 10_000, proposed: a.ceiling + 5_000 })
@@ -223,7 +225,7 @@ for (const name of Object.keys(KINDS)) {
       assert.equal((await store.list({ namespace })).records[0].ceiling, a.ceiling)
     })
 
-    it('renew after expiry succeeds when nobody took the id over', async () => {
+    it('renew after expiry succeeds when nobody took the id over', LIMIT, async () => {
       const namespace = ns('late')
       const a = await store.acquire(args(namespace, { ttl: 50 }))
       await sleep(100)
@@ -232,7 +234,7 @@ for (const name of Object.keys(KINDS)) {
       assert.equal((await store.acquire(args(namespace, { owner: 'b' }))).status, 'exhausted')
     })
 
-    it('release hands over at the last timestamp issued; a non-owner cannot release', async () => {
+    it('release hands over at the last timestamp issued; a non-owner cannot release', LIMIT, async () => {
       const namespace = ns('release')
       const a = await store.acquire(args(namespace, { proposed: Date.now() + 60_000 }))
       assert.deepEqual(await store.release({ namespace, id: a.id, owner: 'b', last: a.floor }), { status: 'lost' })
@@ -245,7 +247,7 @@ for (const name of Object.keys(KINDS)) {
       assert.deepEqual([b.status, b.id, b.floor, b.ceiling], ['acquired', a.id, last, last])
     })
 
-    it('picks the free id of lowest ceiling, then of lowest id', async () => {
+    it('picks the free id of lowest ceiling, then of lowest id', LIMIT, async () => {
       const namespace = ns('lowest')
       const held = []
       for (let i = 0; i < 3; i++) held.push(await store.acquire(args(namespace, { last: 2, owner: `h${i}` })))
@@ -262,7 +264,7 @@ for (const name of Object.keys(KINDS)) {
 
 describe('Redis replicas', () => {
   for (const name of REDIS) {
-    it(`${name}: replicas: 1 waits for the replica; replicas: 2 with one replica is unreplicated`, async () => {
+    it(`${name}: replicas: 1 waits for the replica; replicas: 2 with one replica is unreplicated`, LIMIT, async () => {
       const namespace = ns('replicas')
       const one = storeFor(clients[name], { replicas: 1 })
       const a = await one.acquire(args(namespace, { last: 1 }))
@@ -283,12 +285,12 @@ describe('Redis replicas', () => {
 
   before(() => {
     clients.replica = new Redis(replicaServer.url)
-  })
-  after(() => clients.replica.disconnect())
+  }, LIMIT)
+  after(() => clients.replica.disconnect(), LIMIT)
 })
 
 describe('the store loses its data', () => {
-  it('Redis restarted without persistence: holders lose, the next acquire starts at now + unknownMs', async () => {
+  it('Redis restarted without persistence: holders lose, the next acquire starts at now + unknownMs', LIMIT, async () => {
     const held = {}
     for (const name of REDIS) {
       const namespace = ns(`restart-${name}`)
@@ -310,7 +312,7 @@ describe('the store loses its data', () => {
     }
   })
 
-  it('PostgreSQL table truncated: holders lose, the next acquire starts at now + unknownMs', async () => {
+  it('PostgreSQL table truncated: holders lose, the next acquire starts at now + unknownMs', LIMIT, async () => {
     const held = {}
     for (const name of PG) {
       const namespace = ns(`truncate-${name}`)
@@ -352,13 +354,13 @@ describe('Redis Cluster', () => {
       cluster[name].on('error', () => {})
       await cluster[name].connect()
     }
-  })
+  }, LIMIT)
 
   after(async () => {
     cluster.ioredis?.disconnect()
     for (const name of ['redis5', 'redis4']) await cluster[name]?.disconnect().catch(() => {})
     await Promise.all([replica, second, first].filter(Boolean).map((s) => s.stop()))
-  })
+  }, LIMIT)
 
   /** Namespaces whose hash lives on the first master (with a replica) or on the second (without). */
   async function namespaces(name) {
@@ -372,7 +374,7 @@ describe('Redis Cluster', () => {
   }
 
   for (const name of REDIS) {
-    it(`${name}: leases on both masters, and WAIT on the namespace's own master`, async () => {
+    it(`${name}: leases on both masters, and WAIT on the namespace's own master`, LIMIT, async () => {
       assert.equal(storeFor(cluster[name]).kind, KINDS[name])
       const { replicated, alone } = await namespaces(name)
       const plain = storeFor(cluster[name])

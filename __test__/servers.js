@@ -306,13 +306,17 @@ async function startPostgres() {
     port,
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     async stop() {
-      if (server.child && !exited(server.child)) {
-        // Fast shutdown: it closes its shared memory; SIGKILL only if it does not go.
+      // Smart shutdown first: it lets clients that are closing (pg's Pool.end() resolves before
+      // its sockets close) say goodbye, where a fast one would hand them an 'error' event. Then
+      // fast, then SIGKILL.
+      for (const [signal, ms] of [['SIGTERM', 3000], ['SIGINT', STOP_TIMEOUT_MS]]) {
+        if (!server.child || exited(server.child)) break
         try {
-          process.kill(server.child.pid, 'SIGINT')
+          process.kill(server.child.pid, signal)
         } catch {}
-        if (!(await waitExit(server.child, STOP_TIMEOUT_MS))) await kill(server)
+        await waitExit(server.child, ms)
       }
+      await kill(server)
       live.delete(server)
       fs.rmSync(dir, { recursive: true, force: true })
     },
