@@ -218,10 +218,14 @@ async function state(dir, reset, epoch) {
       rows.push([String(entry.id), epochText(file.epoch), new Date(entry.time).toISOString(), String(entry.sequence), path.basename(file.path)])
     }
   }
-  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)))
-  const table = rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd())
-  await write(`state directory: ${dir}\n${rows.length > 1 ? table.join('\n') : '(no state)'}\n`)
+  await write(`state directory: ${dir}\n${rows.length > 1 ? table(rows) : '(no state)'}\n`)
   if (problems.length > 0) throw new Failure(problems.join('\n'))
+}
+
+/** Rows of cells as lines, each column as wide as its widest cell, two spaces between. */
+function table(rows) {
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)))
+  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd()).join('\n')
 }
 
 const epochText = (epoch) => (epoch === 0 ? '0' : `${epoch} (${new Date(epoch).toISOString()})`)
