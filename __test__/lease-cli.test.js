@@ -88,6 +88,10 @@ describe('lease list', () => {
     await seed(storeFor(ioredis), 'orders')
     assertListed(run(['lease', 'list', '--redis', redisServer.url, '--namespace', 'orders']), { namespace: 'orders', url: redisServer.url, client: 'ioredis' })
     assertEmpty(run(['lease', 'list', '--namespace', 'none', '--redis', redisServer.url]), 'none')
+    // An owner token that could break the table is quoted.
+    await storeFor(ioredis).acquire({ namespace: 'odd', first: 5, last: 5, owner: 'a b\nc', ttl: 60_000, proposed: CEILING, meta: META, unknownMs: 1_000 })
+    const odd = run(['lease', 'list', '--redis', redisServer.url, '--namespace', 'odd'])
+    assert.deepEqual(odd.lines.slice(2).map((line) => line.split(/ {2,}/).slice(0, 2)), [['5', '"a b\\nc"']])
   })
 
   it('--redis: node-redis when the project has redis and not ioredis', async () => {

@@ -279,7 +279,7 @@ async function lease(values, args) {
     const which = clients.length > 1 ? `${clients.join(' or ')} installed in your project (npm install ${clients[0]}); neither was` : `${clients[0]} installed in your project (npm install ${clients[0]}); it was not`
     throw new Failure(`lease list --${flag} needs ${which} found from ${process.cwd()}`)
   }
-  const client = connect(name, require(resolve(name)), url.href)
+  const client = connect(name, require(resolve(name)), values[flag])
   const where = `${redact(url)} (${name})`
   let listed
   try {
@@ -298,7 +298,7 @@ async function lease(values, args) {
   }
 
   const { now, meta, floor, records } = listed
-  const marker = meta === null ? 'no marker (never leased, or the store lost it)' : `meta ${meta}, floor ${iso(floor)}`
+  const marker = meta === null ? 'no marker (never leased, or the store lost it)' : `meta ${plain(meta)}, floor ${iso(floor)}`
   const rows = [['id', 'holder', 'expires', 'ceiling']]
   for (const { id, owner, expires, ceiling } of records) {
     const expiry = owner === null ? 'free' : expires <= now ? 'expired' : iso(expires)
@@ -381,7 +381,7 @@ function reason(error) {
 
 const iso = (ms) => (Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : String(ms))
 
-// An owner token as written by another process: quoted if it could break the table's columns.
+// A token another process wrote (an owner, a meta): quoted if it could break a line or a column.
 const plain = (text) => (/^[\x21-\x7e]+$/.test(text) ? text : JSON.stringify(text))
 
 /** Rows of cells as lines, each column as wide as its widest cell, two spaces between. */
