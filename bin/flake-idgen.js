@@ -15,6 +15,10 @@ const USAGE = `Usage:
   flake-idgen state --reset ID [--epoch TIME] [--state-dir D]
                                        forget generator ID's state (in every epoch's file, or
                                        in TIME's); refused while a process has the file open
+  flake-idgen lease list (--redis URL | --postgres URL) --namespace N
+                                       list namespace N's leases of generator ids: holder,
+                                       expiry and ceiling of each, with ioredis (else redis)
+                                       or pg from the current directory's project
 
 Options:
   -n, --count N        how many ids to print (default 1)
@@ -28,6 +32,9 @@ Options:
   --scope SCOPE        host (default: unique across the host's processes) or process
   --state-dir D        the state directory (default: $FLAKE_IDGEN_STATE_DIR, else
                        $XDG_RUNTIME_DIR/flake-idgen, else flake-idgen-<uid> in the temp dir)
+  --redis URL          lease list: a redis:// or rediss:// URL
+  --postgres URL       lease list: a postgres:// or postgresql:// URL
+  --namespace N        lease list: the namespace, as FlakeId.lease takes it
   -h, --help           show this help
 
 Bad arguments exit with status 2 and the reason on stderr.`
@@ -43,9 +50,24 @@ const OPTIONS = {
   scope: true,
   'state-dir': true,
   reset: true,
+  redis: true,
+  postgres: true,
+  namespace: true,
   help: false,
 }
 const SHORT = { n: 'count', h: 'help' }
+const LEASE_OPTIONS = ['redis', 'postgres', 'namespace']
+
+// Each store's URL schemes, and the clients that may serve it, in order of preference. None is
+// a dependency of this package: they are loaded from the user's project.
+const STORES = {
+  redis: { schemes: ['redis:', 'rediss:'], clients: ['ioredis', 'redis'] },
+  postgres: { schemes: ['postgres:', 'postgresql:'], clients: ['pg'] },
+}
+
+// Without it, an address that drops packets would hold the command for the client's default
+// (ioredis: 10 s, pg: forever).
+const CONNECT_TIMEOUT_MS = 5_000
 
 const FORMATS = {
   dec: (ids, offset) => ids.readBigUInt64BE(offset).toString(),
@@ -122,6 +144,10 @@ function main(argv) {
   if (values.help) {
     process.stdout.write(`${USAGE}\n`)
     return
+  }
+  if (positionals[0] === 'lease') return lease(values, positionals.slice(1))
+  for (const name of LEASE_OPTIONS) {
+    if (values[name] !== undefined) throw new Usage(`--${name} applies to lease list only`)
   }
   const epoch = values.epoch === undefined ? undefined : readEpoch(values.epoch)
   if (positionals[0] === 'state') {
@@ -218,10 +244,150 @@ async function state(dir, reset, epoch) {
       rows.push([String(entry.id), epochText(file.epoch), new Date(entry.time).toISOString(), String(entry.sequence), path.basename(file.path)])
     }
   }
-  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)))
-  const table = rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd())
-  await write(`state directory: ${dir}\n${rows.length > 1 ? table.join('\n') : '(no state)'}\n`)
+  await write(`state directory: ${dir}\n${rows.length > 1 ? table(rows) : '(no state)'}\n`)
   if (problems.length > 0) throw new Failure(problems.join('\n'))
+}
+
+/** Prints the lease records of a namespace in a Redis or PostgreSQL store. */
+async function lease(values, args) {
+  if (args.length === 0) throw new Usage('lease needs a command: list (see --help)')
+  if (args[0] !== 'list') throw new Usage(`unknown lease command ${quote(args[0])} (see --help)`)
+  if (args.length > 1) throw new Usage(`lease list takes no arguments, got ${quote(args[1])}`)
+  for (const name of Object.keys(values)) {
+    if (!LEASE_OPTIONS.includes(name)) throw new Usage(`--${name} does not apply to lease list`)
+  }
+  if ((values.redis === undefined) === (values.postgres === undefined)) {
+    throw new Usage(values.redis === undefined ? 'lease list needs --redis URL or --postgres URL (see --help)' : 'lease list takes --redis or --postgres, not both')
+  }
+  const namespace = values.namespace
+  if (namespace === undefined) throw new Usage('lease list needs --namespace N (see --help)')
+  // As FlakeId.lease counts them.
+  if (namespace.length === 0 || namespace.length > 200) throw new Usage(`--namespace must be 1 to 200 characters, got ${quote(namespace)}`)
+  const flag = values.redis === undefined ? 'postgres' : 'redis'
+  const { schemes, clients } = STORES[flag]
+  let url = null
+  try {
+    url = new URL(values[flag])
+  } catch {}
+  if (url === null || !schemes.includes(url.protocol)) {
+    const shown = url === null ? values[flag] : redact(url)
+    throw new Usage(`--${flag} must be a ${schemes.map((scheme) => `${scheme}//`).join(' or ')} URL, got ${quote(shown)}`)
+  }
+
+  const name = clients.find((client) => resolve(client) !== null)
+  if (name === undefined) {
+    const which = clients.length > 1 ? `${clients.join(' or ')} installed in your project (npm install ${clients[0]}); neither was` : `${clients[0]} installed in your project (npm install ${clients[0]}); it was not`
+    throw new Failure(`lease list --${flag} needs ${which} found from ${process.cwd()}`)
+  }
+  const client = connect(name, require(resolve(name)), values[flag])
+  const where = `${redact(url)} (${name})`
+  let listed
+  try {
+    try {
+      await client.open()
+    } catch (error) {
+      throw new Failure(`cannot connect to ${where}: ${reason(error)}`)
+    }
+    try {
+      listed = await require('../lease/store.js').storeFor(client.client).list({ namespace })
+    } catch (error) {
+      throw new Failure(`cannot list the leases at ${where}: ${reason(error)}`)
+    }
+  } finally {
+    await client.close()
+  }
+
+  const { now, meta, floor, records } = listed
+  const marker = meta === null ? 'no marker (never leased, or the store lost it)' : `meta ${plain(meta)}, floor ${iso(floor)}`
+  const rows = [['id', 'holder', 'expires', 'ceiling']]
+  for (const { id, owner, expires, ceiling } of records) {
+    const expiry = owner === null ? 'free' : expires <= now ? 'expired' : iso(expires)
+    rows.push([String(id), owner === null ? '-' : plain(owner), expiry, iso(ceiling)])
+  }
+  const head = `namespace ${JSON.stringify(namespace)} in ${where} at ${iso(now)} by its clock: ${marker}`
+  await write(`${head}\n${rows.length > 1 ? table(rows) : '(no leases)'}\n`)
+}
+
+/** The file of package `name` in the project of the current directory (or its parents), or null. */
+function resolve(name) {
+  try {
+    return require.resolve(name, { paths: [process.cwd()] })
+  } catch (error) {
+    if (error.code === 'MODULE_NOT_FOUND') return null
+    throw error
+  }
+}
+
+/**
+ * A client of library `name` for `url`, not yet connected, that gives up at the first failure:
+ * a command run once must not retry for ever. `close()` never throws: the command must end.
+ */
+function connect(name, lib, url) {
+  let client, close
+  if (name === 'ioredis') {
+    const Redis = lib.Redis ?? lib
+    client = new Redis(url, { lazyConnect: true, connectTimeout: CONNECT_TIMEOUT_MS, retryStrategy: () => null, maxRetriesPerRequest: 0 })
+    // disconnect() on a client that has ended holds the process for 2 s more.
+    close = () => (client.status === 'end' ? undefined : client.quit())
+  } else if (name === 'redis') {
+    client = lib.createClient({ url, socket: { connectTimeout: CONNECT_TIMEOUT_MS, reconnectStrategy: false } })
+    // v5 renamed quit to close and disconnect to destroy, and deprecates the old names.
+    close = () => (client.isOpen ? (client.close ?? client.quit).call(client) : undefined)
+  } else {
+    client = new lib.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS })
+    close = () => client.end()
+  }
+  // A client's 'error' event with no listener throws. It says why the connection failed, where
+  // ioredis's connect() only says "Connection is closed."
+  let failure
+  client.on('error', (error) => {
+    failure ??= error
+  })
+  return {
+    client,
+    async open() {
+      try {
+        await client.connect()
+      } catch (error) {
+        throw failure ?? error
+      }
+    },
+    async close() {
+      try {
+        await close()
+      } catch {
+        if (name === 'ioredis' && client.status !== 'end') client.disconnect()
+        else if (name === 'redis' && client.isOpen) (client.destroy ?? client.disconnect).call(client)
+      }
+    },
+  }
+}
+
+/** The URL without its password, in its user part or in its query (pg and ioredis read both). */
+function redact(url) {
+  const copy = new URL(url)
+  if (copy.password !== '') copy.password = '***'
+  for (const key of [...copy.searchParams.keys()]) {
+    if (/pass/i.test(key)) copy.searchParams.set(key, '***')
+  }
+  return copy.href
+}
+
+/** An error's message on one line (Node's connect errors to several addresses have none of their own). */
+function reason(error) {
+  const text = error?.message || error?.errors?.map((e) => e.message).join('; ') || error?.code || String(error)
+  return text.replace(/\s*\n\s*/g, ' ')
+}
+
+const iso = (ms) => (Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : String(ms))
+
+// A token another process wrote (an owner, a meta): quoted if it could break a line or a column.
+const plain = (text) => (/^[\x21-\x7e]+$/.test(text) ? text : JSON.stringify(text))
+
+/** Rows of cells as lines, each column as wide as its widest cell, two spaces between. */
+function table(rows) {
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)))
+  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd()).join('\n')
 }
 
 const epochText = (epoch) => (epoch === 0 ? '0' : `${epoch} (${new Date(epoch).toISOString()})`)
