@@ -209,6 +209,7 @@ test('installed from the tarballs: require, ESM default and named imports, TypeS
     'counts.js',
     'index.d.ts',
     'index.js',
+    path.join('lease', 'index.js'),
     path.join('lease', 'postgres.js'),
     path.join('lease', 'redis.js'),
     path.join('lease', 'store.js'),

@@ -397,3 +397,23 @@ describe('Redis Cluster', () => {
     })
   }
 })
+
+describe('listing on PostgreSQL', () => {
+  it('reads only: a database without the table lists nothing and gets no table', LIMIT, async () => {
+    const admin = new pg.Client({ connectionString: pgServer.url })
+    await admin.connect()
+    await admin.query('CREATE SCHEMA IF NOT EXISTS list_only')
+    const client = new pg.Client({ connectionString: pgServer.url, options: '-c search_path=list_only' })
+    await client.connect()
+    try {
+      const listed = await storeFor(client).list({ namespace: 'nothing' })
+      assert.deepEqual([listed.meta, listed.floor, listed.records], [null, null, []])
+      assert.ok(Math.abs(listed.now - Date.now()) < 60_000)
+      const { rows } = await admin.query("SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'list_only'")
+      assert.equal(rows[0].n, 0)
+    } finally {
+      await client.end()
+      await admin.end()
+    }
+  })
+})

@@ -144,7 +144,14 @@ function postgresStore(client) {
       return { status: rowCount === 1 ? 'released' : 'lost' }
     },
     async list({ namespace }) {
-      const { rows } = await query(LIST, [namespace])
+      // Read only: a monitoring role may lack CREATE, and a listing should not make the table.
+      let rows
+      try {
+        ;({ rows } = await client.query(LIST, [namespace]))
+      } catch (error) {
+        if (error?.code !== '42P01') throw error
+        return { now: Number((await client.query(NOW)).rows[0].ms), meta: null, floor: null, records: [] }
+      }
       const result = { now: Number(rows[0].now), meta: null, floor: null, records: [] }
       for (const row of rows) {
         if (row.id === null) continue
