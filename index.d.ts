@@ -50,6 +50,19 @@ declare class FlakeId {
    * @throws {RangeError} for a time before the epoch or past its 42 bits.
    */
   static fromTime(time: number | Date, options?: FlakeId.EpochOption): bigint
+  /**
+   * A generator whose id is leased from the user's Redis or PostgreSQL client: no other live
+   * holder in the namespace has it, and its timestamps are fenced by the ceilings the store
+   * acknowledged, so holders of one id never issue the same id, whatever pauses, kills or clock
+   * skew do. Resolves once the generator can issue (above its predecessor's ceiling).
+   *
+   * @throws {TypeError | RangeError} (rejects) code `ERR_FLAKE_INVALID_OPTION` for a bad option
+   *   or a store of another shape; `ERR_FLAKE_NO_FREE_ID` when no id is free within
+   *   `acquireTimeout`; `ERR_FLAKE_CLOCK_SKEW` when the clock is further from the store's than
+   *   `maxClockSkewMs`; `ERR_FLAKE_LEASE_MISMATCH` when the namespace is leased with another
+   *   epoch, ttl or skew; an `AbortError` when `signal` aborts.
+   */
+  static lease(options: FlakeId.LeaseOptions): Promise<FlakeId.Leased>
 
   /**
    * Returns a new id: a Buffer of 8 bytes with its own ArrayBuffer.
@@ -132,6 +145,47 @@ declare namespace FlakeId {
     stateDir?: string | null
   }
 
+  /** Options of `FlakeId.lease`. */
+  export interface LeaseOptions extends Pick<Options, 'epoch' | 'seqMask' | 'allowedFutureMs' | 'clock'> {
+    /** The user's own client: an ioredis `Redis` or `Cluster`, a node-redis v4/v5 client, or a connected pg `Pool` or `Client`. */
+    store: object
+    /** Ids are unique within a namespace; every holder of one must use the same epoch, ttl and maxClockSkewMs. */
+    namespace: string
+    /** The pool to lease from, `[first, last]`. Default `[0, 1023]`. */
+    ids?: [number, number]
+    /** Lease time in ms (100 to 86,400,000), renewed every ttl/3; also how far a ceiling runs ahead of the clock. Default 30,000. */
+    ttl?: number
+    /** The most this clock may differ from the store's, checked at each acquire. Default 1,000. */
+    maxClockSkewMs?: number
+    /** How long to wait for a free id, in ms. Default `ttl`. */
+    acquireTimeout?: number
+    /** Redis only: replicas that must acknowledge each acquire and renewal (`WAIT`). Default 0. */
+    replicas?: number
+    /** Gives up acquiring (an `AbortError`). */
+    signal?: AbortSignal
+    /**
+     * Called (once per loss) when the generator reached its ceiling with no renewal acknowledged:
+     * it issues nothing until a new lease is had, which it keeps trying to get.
+     */
+    onLost?: (error: FlakeIdError) => void
+  }
+
+  /** A generator on a leased id. */
+  export interface Leased extends FlakeId {
+    /**
+     * The leased generator id. It changes if the lease was lost (taken over after an expiry, or
+     * the store lost its data) and the generator leased another id to go on with.
+     */
+    readonly id: number
+    /** What it issues under now: the id, its floor and its ceiling (ms since 1970); `undefined` once closed. */
+    readonly lease: { namespace: string; id: number; floor: number; ceiling: number } | undefined
+    /**
+     * Releases the lease: the next holder starts at once, above the last id issued. Afterwards
+     * every call throws (or calls back) `ERR_FLAKE_LEASE_CLOSED`.
+     */
+    close(): Promise<void>
+  }
+
   /** The epoch ids were made with; a `FlakeId` instance will do. */
   export interface EpochOption {
     /** Milliseconds since 1970 that the generator subtracted. Default 0. */
@@ -184,6 +238,15 @@ declare namespace FlakeId {
       | 'ERR_INVALID_ARG_TYPE'
       | 'ERR_INVALID_ARG_VALUE'
       | 'ERR_OUT_OF_RANGE'
+      | 'ERR_FLAKE_STATE_DIR'
+      | 'ERR_FLAKE_STATE_FILE'
+      | 'ERR_FLAKE_STATE_IN_USE'
+      | 'ERR_FLAKE_LEASE_EXPIRED'
+      | 'ERR_FLAKE_LEASE_CLOSED'
+      | 'ERR_FLAKE_LEASE_STORE'
+      | 'ERR_FLAKE_LEASE_MISMATCH'
+      | 'ERR_FLAKE_NO_FREE_ID'
+      | 'ERR_FLAKE_CLOCK_SKEW'
   }
 
   export { FlakeId, FlakeId as default }

@@ -36,3 +36,17 @@ const inDir = new FlakeId({ stateDir: '/run/user/1000/ids', scope: null })
 new FlakeId({ scope: 'cluster' })
 // @ts-expect-error scope is read-only
 inDir.scope = scoped
+
+async function leased(store: object): Promise<void> {
+  const generator: FlakeId.Leased = await FlakeId.lease({ store, namespace: 'orders', ids: [0, 15], ttl: 30_000, onLost: (error) => console.error(error.code) })
+  const asFlake: FlakeId = generator
+  const id: number = generator.id
+  const ceiling: number | undefined = generator.lease?.ceiling
+  await generator.close()
+  // @ts-expect-error a lease sets the id
+  await FlakeId.lease({ store, namespace: 'orders', id: 3 })
+  // @ts-expect-error a namespace is required
+  await FlakeId.lease({ store })
+  void [asFlake, id, ceiling]
+}
+void leased
