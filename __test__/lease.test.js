@@ -44,6 +44,8 @@ before(async () => {
 
 after(async () => {
   for (const close of closing) await Promise.resolve(close()).catch(() => {})
+  // The servers are child processes: running, they keep this process alive.
+  await Promise.all([redisServer?.stop(), pgServer?.stop()])
 })
 
 /** The parts of an id (epoch 0). */
