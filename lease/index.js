@@ -321,7 +321,11 @@ class Lease {
       while (!this.#closed) {
         try {
           const lease = await this.#acquire(undefined, Infinity)
-          if (this.#closed) return this.#release(lease, lease.floor)
+          if (this.#closed) {
+            // Nobody waits for this one: it expires if the release fails.
+            await this.#release(lease, lease.floor).catch(() => {})
+            return
+          }
           this.#next = lease
           await this.#untilPast(lease.floor)
           if (this.#next === lease) this.#install(lease)
