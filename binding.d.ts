@@ -103,6 +103,12 @@ export declare const SCRATCH_BYTES: number
 export declare function setup(scratch: Uint8Array): { fill: () => number | undefined; fillAt: (now: unknown) => number | undefined; tryFill: () => number | undefined; tryFillAt: (now: unknown) => number | undefined; fillRun: (max: number) => number }
 
 /**
+ * Set in the slots whose calls must write their settings too (see `slots`): private ones, and
+ * those of configurations past the first 4,096 of a thread.
+ */
+export declare const SLOT_READS_FIELDS: number
+
+/**
  * Starts the private state of the call in the scratch above `time` (ms since 1970): its next id
  * is in a later millisecond, whatever its clock reads. For a lease, whose ids must all be
  * above its predecessor's ceiling.

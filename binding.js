@@ -851,5 +851,6 @@ module.exports.REPORT_UNIT = nativeBinding.REPORT_UNIT
 module.exports.resetState = nativeBinding.resetState
 module.exports.SCRATCH_BYTES = nativeBinding.SCRATCH_BYTES
 module.exports.setup = nativeBinding.setup
+module.exports.SLOT_READS_FIELDS = nativeBinding.SLOT_READS_FIELDS
 module.exports.startAbove = nativeBinding.startAbove
 module.exports.stateFiles = nativeBinding.stateFiles

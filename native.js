@@ -6,7 +6,7 @@
 const { Buffer } = require('node:buffer')
 const binding = require('./load.js')
 
-const { REPORT_UNIT, MET_OVERFLOW, MET_CLOCK_BEHIND, SCRATCH_BYTES, PRIVATE_SLOT } = binding
+const { REPORT_UNIT, MET_OVERFLOW, MET_CLOCK_BEHIND, SCRATCH_BYTES, PRIVATE_SLOT, SLOT_READS_FIELDS } = binding
 
 // The thread's scratch. Shared memory, because a SharedArrayBuffer can never be detached: the
 // native side writes into it, and a detachable buffer could be taken away under its feet.
@@ -46,6 +46,8 @@ const NOTHING_ISSUED = 0xffffffff
 class Call {
   constructor(slot, settings, epoch) {
     this.slot = slot
+    // Most slots say the settings themselves; the others' calls write them too.
+    this.readsFields = (slot & SLOT_READS_FIELDS) !== 0
     this.settings = settings
     this.epoch = epoch
     // A private state's word, as two 32-bit halves in the scratch's order, and its ceiling.
@@ -55,7 +57,13 @@ class Call {
   }
 }
 
+// The call whose fields the scratch holds now. A shared call's fields never change, so calling
+// the generator the scratch already describes writes nothing: next() in a loop stores no
+// field at all. Every write of fields goes through here or fill(), which keep it true.
+let current
+
 function enter(call) {
+  current = call
   halves[SLOT] = call.slot
   halves[SETTINGS] = call.settings
   doubles[EPOCH] = call.epoch
@@ -76,9 +84,14 @@ function leave(call) {
 
 /** One id into the scratch from a shared state by the system clock; returns the report, or throws. */
 function fill(call) {
-  halves[SLOT] = call.slot
-  halves[SETTINGS] = call.settings
-  doubles[EPOCH] = call.epoch
+  if (call !== current) {
+    current = call
+    halves[SLOT] = call.slot
+    if (call.readsFields) {
+      halves[SETTINGS] = call.settings
+      doubles[EPOCH] = call.epoch
+    }
+  }
   return nativeFill()
 }
 

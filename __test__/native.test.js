@@ -80,9 +80,15 @@ test('one id is in the scratch both ways: takeId() and takeBigInt() agree', () =
 
 test('call fields no configuration makes are refused, never read as an id', () => {
   const { call } = native.configure({ id: 1003 })
+  // A slot that names nothing, ...
+  for (const slot of [12345, 2 ** 31, binding.SLOT_READS_FIELDS | 5000]) {
+    const wrong = Object.assign(new native.Call(slot, call.settings, call.epoch))
+    assert.throws(() => native.fill(wrong), /no id issued/, String(slot))
+    assert.throws(() => native.fillRun(wrong, 5), /no id issued/, String(slot))
+  }
+  // ... and settings no configuration makes, where a call writes its settings (a private state).
+  const { call: own } = native.configure({ id: 1003, clock: Date.now })
   const bad = [
-    { slot: 12345 },
-    { slot: 2 ** 31 },
     // seqBits 0 and 13, allowedFutureMs 1001, a fractional, negative and unsafe epoch
     { settings: 0 },
     { settings: 13 << 10 },
@@ -92,9 +98,9 @@ test('call fields no configuration makes are refused, never read as an id', () =
     { epoch: 2 ** 60 },
   ]
   for (const fields of bad) {
-    const wrong = Object.assign(new native.Call(call.slot, call.settings, call.epoch), fields)
-    assert.throws(() => native.fill(wrong), /no id issued/, JSON.stringify(fields))
-    assert.throws(() => native.tryFill(wrong, () => Date.now()), /no id issued/, JSON.stringify(fields))
+    const wrong = Object.assign(new native.Call(own.slot, own.settings, own.epoch), fields)
+    assert.throws(() => native.fillBy(wrong, Date.now), /no id issued/, JSON.stringify(fields))
+    assert.throws(() => native.tryFill(wrong, Date.now), /no id issued/, JSON.stringify(fields))
     assert.throws(() => native.fillRun(wrong, 5), /no id issued/, JSON.stringify(fields))
   }
   assert.throws(() => native.fillRun(call, 0), /no id issued/)
@@ -124,4 +130,17 @@ test('the id functions write only into memory that cannot be detached', () => {
   assert.equal(native.fill(call), undefined)
   assert.equal(decode(native.takeId()).id, 1004)
   assert.equal(native.takeId().readBigUInt64BE(0), native.takeBigInt())
+})
+
+test('past the configurations a thread keeps a slot for, calls carry their settings and stay right', () => {
+  const FlakeId = require('..')
+  const generators = Array.from({ length: 4200 }, (_, k) => new FlakeId({ id: 1005, epoch: 1_000_000 + k, seqMask: k % 2 ? 4095 : 1023 }))
+  const last = generators[generators.length - 1]
+  const first = generators[0]
+  for (const generator of [last, first, last]) {
+    const before = Date.now()
+    const parts = FlakeId.decompose(generator.next(), generator)
+    assert.equal(parts.id, 1005)
+    assert.ok(parts.timestamp >= before && parts.timestamp <= Date.now() + 1)
+  }
 })

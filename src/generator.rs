@@ -25,7 +25,7 @@ pub struct Generator<'s> {
 pub const CLOSED: u64 = 0;
 
 /// What a generator is, besides its state: all a call needs to say (see `js::protocol`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Settings {
   /// The 10-bit generator id.
   pub node: u16,
@@ -139,7 +139,7 @@ impl<'s> Generator<'s> {
   /// clock and taking its turn at a shared state can find that other threads have since issued
   /// ids in later milliseconds: its reading is stale, not the clock wrong. So a refusal is
   /// retried with a fresh reading for as long as the clock has moved on since the refused one.
-  #[inline]
+  #[inline(always)]
   pub fn take_by(
     &self,
     mut read_clock: impl FnMut() -> Result<u64, FlakeError>,
@@ -178,7 +178,7 @@ impl<'s> Generator<'s> {
   }
 
   /// Up to `max` (≥ 1) consecutive ids, all in one millisecond, for a clock reading of `now_ms`.
-  #[inline]
+  #[inline(always)]
   pub fn take(&self, now_ms: u64, max: u16) -> Result<Ids, FlakeError> {
     let delta = now_ms
       .checked_sub(self.epoch)
@@ -189,22 +189,29 @@ impl<'s> Generator<'s> {
     if delta > MAX_DELTA {
       return Err(FlakeError::TimestampOverflow { delta });
     }
-    // The state's time and the most it may reach: 42 bits either way (a shared state's word
-    // holds ms since 1970), and for a private one never past its ceiling.
-    let (origin, limit) = match self.clock {
-      Clock::System => (0, MAX_DELTA),
-      Clock::Own => (
-        self.epoch,
-        self
-          .ceiling
-          .checked_sub(self.epoch)
-          .map_or(0, |ceiling| ceiling.min(MAX_DELTA)),
-      ),
-    };
-    let now = now_ms - origin;
-    if now > limit || self.ceiling < self.epoch {
-      return Err(self.past(now, origin));
+    // A shared state's word holds ms since 1970 in its 42 bits; a private one counts from the
+    // epoch, and stops at the ceiling.
+    if self.clock == Clock::Own {
+      return self.take_private(delta, max);
     }
+    if now_ms > MAX_DELTA {
+      return Err(self.past(now_ms, 0));
+    }
+    self.run(now_ms, max, MAX_DELTA, 0)
+  }
+
+  #[inline(never)]
+  fn take_private(&self, delta: u64, max: u16) -> Result<Ids, FlakeError> {
+    let limit = match self.ceiling.checked_sub(self.epoch) {
+      Some(ceiling) if self.ceiling != CLOSED && delta <= ceiling => ceiling.min(MAX_DELTA),
+      _ => return Err(self.past(delta, self.epoch)),
+    };
+    self.run(delta, max, limit, self.epoch)
+  }
+
+  /// Takes from the state for `now` (counted from `origin`), never past `limit`.
+  #[inline(always)]
+  fn run(&self, now: u64, max: u16, limit: u64, origin: u64) -> Result<Ids, FlakeError> {
     match self
       .state
       .take(now, self.seq_mask, max, self.allowed_future_ms, limit)

@@ -11,7 +11,7 @@ use napi::{sys, Env, JsValue, Result, Status};
 use napi_derive::napi;
 
 use super::error::{error_value, thrown, Failure};
-use super::id_functions::with_generator;
+use super::id_functions::{generator, with_generator};
 use super::input::{clock_reading, describe};
 use super::protocol::{self, PRIVATE_SLOT};
 use super::thread::Thread;
@@ -35,18 +35,15 @@ pub fn fill_batch(env: Env, ids: Unknown, clock: Option<Unknown>) -> Result<Obje
   let thread = Thread::of(&env)?;
   let total = unsafe { bytes(&env, ids.raw()) }?.len() / 8;
   let scratch = &thread.scratch;
-  let settings = scratch.settings().ok_or_else(unusable)?;
   let slot = scratch.slot();
   // A private state is worked on in a copy, put back whatever happens: the user's clock may
   // call other generators, whose calls write their own fields into the scratch.
   let copy = Sequencer::holding(scratch.private_state().word());
   let generator = if slot == PRIVATE_SLOT {
+    let settings = scratch.settings().ok_or_else(unusable)?;
     Generator::private(&settings, &copy, scratch.ceiling())
   } else {
-    Generator::shared(
-      &settings,
-      thread.slots.borrow().get(slot).ok_or_else(unusable)?,
-    )
+    generator(scratch, &thread.slots.borrow()).ok_or_else(unusable)?
   };
   // The Buffer is looked up again for each run: the user's clock could have detached it.
   let write = |index: usize, run: &Ids| -> std::result::Result<(), Failure> {

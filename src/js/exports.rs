@@ -48,13 +48,14 @@ pub fn configure<'env>(env: &'env Env, options: Unknown<'env>) -> Result<Object<
   let (raw, clock) = read_options(env, options)?;
   let config = options::parse(&raw, clock::system_now_ms()).map_err(|e| thrown(env, e))?;
   let thread = Thread::of(env)?;
+  let settings = Settings::from(&config);
   let (slot, host) = if config.custom_clock {
     (PRIVATE_SLOT, false)
   } else {
     let (state, host) = shared_state(&config).map_err(|e| thrown(env, e))?;
-    (thread.slots.borrow_mut().slot_of(state), host)
+    (thread.slots.borrow_mut().slot_of(state, settings), host)
   };
-  let (settings, epoch) = encode_settings(&Settings::from(&config));
+  let (settings, epoch) = encode_settings(&settings);
   let mut configured = Object::new(env)?;
   configured.set("slot", slot)?;
   configured.set("settings", settings)?;

@@ -19,12 +19,13 @@ use napi::{check_status, Env, Result};
 
 use super::error::throw;
 use super::input::clock_reading;
-use super::protocol::{self, PRIVATE_SLOT};
+use super::protocol::{self, Scratch, PRIVATE_SLOT};
 use super::thread::Thread;
 use crate::clock;
 use crate::error::FlakeError;
 use crate::generator::{Generator, Ids};
 use crate::layout::MAX_SEQUENCE;
+use crate::slots::{Slots, READS_FIELDS};
 
 /// The thread's id functions, as an object. Each serves the generator whose call fields JS wrote
 /// into the scratch just before the call (see `protocol`), and returns a report:
@@ -130,9 +131,14 @@ unsafe fn issue_now(
       None => return unsafe { unusable_call(env) },
     },
   };
-  let issued = with_generator(thread, |generator| {
-    generator.take_by(|| Ok(clock::system_now_ms()), 1)
-  });
+  let generator = generator(&thread.scratch, &thread.slots.borrow());
+  // A match, not `with_generator` or `Option::map`: their closure, big once `take_by` is
+  // inlined into it, is left out of line, a call more on the per-id path.
+  #[allow(clippy::manual_map)]
+  let issued = match generator {
+    Some(generator) => Some(generator.take_by(|| Ok(clock::system_now_ms()), 1)),
+    None => None,
+  };
   unsafe { issue(env, thread, issued, refused) }
 }
 
@@ -184,19 +190,33 @@ unsafe fn arguments(
   Some((thread, (argc >= 1).then_some(argument)))
 }
 
-/// Runs `take` on the generator the call fields in the scratch describe; `None` if they
-/// describe none.
+/// The generator the call fields in the scratch describe, its shared state from `slots` (the
+/// thread's, borrowed by the caller for as long as it uses the generator, which calls no JS);
+/// `None` if they describe none.
 #[inline(always)]
-pub(crate) fn with_generator<T>(thread: &Thread, take: impl FnOnce(&Generator) -> T) -> Option<T> {
-  let scratch = &thread.scratch;
-  let settings = scratch.settings()?;
+pub(crate) fn generator<'a>(scratch: &'a Scratch, slots: &Slots) -> Option<Generator<'a>> {
   let slot = scratch.slot();
-  let generator = if slot == PRIVATE_SLOT {
-    Generator::private(&settings, scratch.private_state(), scratch.ceiling())
-  } else {
-    Generator::shared(&settings, thread.slots.borrow().get(slot)?)
-  };
-  Some(take(&generator))
+  if slot & READS_FIELDS == 0 {
+    let (state, settings) = slots.configuration(slot)?;
+    return Some(Generator::shared(settings, state));
+  }
+  if slot == PRIVATE_SLOT {
+    let settings = scratch.settings()?;
+    return Some(Generator::private(
+      &settings,
+      scratch.private_state(),
+      scratch.ceiling(),
+    ));
+  }
+  let shared = slots.state(slot)?;
+  let settings = shared.decoded.settings(scratch.settings_fields())?;
+  Some(Generator::shared(&settings, shared.state))
+}
+
+/// Runs `take` on the generator the call fields in the scratch describe (see `generator`).
+pub(crate) fn with_generator<T>(thread: &Thread, take: impl FnOnce(&Generator) -> T) -> Option<T> {
+  let slots = thread.slots.borrow();
+  generator(&thread.scratch, &slots).map(|generator| take(&generator))
 }
 
 /// Writes the id `issued` into the scratch and returns its report; or hands the error to

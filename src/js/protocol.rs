@@ -11,16 +11,17 @@
 //!   (half the time of a big-endian `DataView`). A run of `count` ids is only its first id: the
 //!   others are `first + 1 ..= first + count - 1`, all of one millisecond, so adding `k` to the
 //!   id's low 32 bits never carries out of its 12 sequence bits.
-//! - `16` (`u32`) the slot of the call: which shared state it issues from (see `slots`), or
-//!   `PRIVATE_SLOT` for a generator whose state is the word at `32`.
+//! - `16` (`u32`) the slot of the call: which configuration, or which shared state, it issues
+//!   from (see `slots`), or `PRIVATE_SLOT` for a generator whose state is the word at `32`.
 //! - `20` (`u32`) the generator's settings: `id | seqBits << 10 | allowedFutureMs << 14`, with
-//!   `seqMask = 2^seqBits - 1` (see `settings`); `24` (`f64`) its epoch.
+//!   `seqMask = 2^seqBits - 1` (see `encode_settings`); `24` (`f64`) its epoch. Read only for a
+//!   slot with `SLOT_READS_FIELDS`: a configuration's slot says them itself.
 //! - `32` (`u64`) a private generator's state word, which JS keeps between calls (copied in
 //!   before, out after): no native memory per instance, so nothing to free. `40` (`f64`) its
 //!   ceiling, ms since 1970 (`Infinity`: none; below 1, or `NaN`: a closed lease).
 //!
-//! JS writes the call's fields before each call; a configuration costs nothing on the native
-//! side, since every call says what it is.
+//! JS writes the call's fields before a call, unless they are in the scratch already (the
+//! same generator as the call before).
 //!
 //! **The report.** What an id function returns besides the id, as one number, so that the
 //! per-id path creates no object:
@@ -34,6 +35,7 @@
 //! `MET_CLOCK_BEHIND` (the clock reads earlier than ids already issued). The constants are
 //! exported, so `native.js` reads them from here rather than repeating them.
 
+use std::cell::Cell;
 use std::ptr;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
@@ -65,6 +67,10 @@ pub const SCRATCH_BYTES: u32 = 48;
 /// The slot of a call whose generator's state is the scratch's private word.
 #[napi]
 pub const PRIVATE_SLOT: u32 = u32::MAX;
+/// Set in the slots whose calls must write their settings too (see `slots`): private ones, and
+/// those of configurations past the first 4,096 of a thread.
+#[napi]
+pub const SLOT_READS_FIELDS: u32 = crate::slots::READS_FIELDS;
 
 const ID_BE: usize = 0;
 const ID_NE: usize = 8;
@@ -83,6 +89,27 @@ pub(crate) struct Scratch {
   bytes: *mut u8,
   /// Held, never read: the strong reference is what keeps the memory alive.
   _view: sys::napi_ref,
+  /// The settings of the last private call (shared ones are remembered by their slot).
+  decoded: Decoded,
+}
+
+/// The settings fields last decoded, and what they decoded to: calls for the generator of the
+/// last call decode nothing, they compare two words.
+#[derive(Debug, Default)]
+pub(crate) struct Decoded(Cell<(u32, u64, Option<Settings>)>);
+
+impl Decoded {
+  /// The settings of the fields `(packed, epoch)` (see `decode_settings`).
+  #[inline(always)]
+  pub fn settings(&self, (packed, epoch): (u32, u64)) -> Option<Settings> {
+    let (last_packed, last_epoch, last) = self.0.get();
+    if (packed, epoch) == (last_packed, last_epoch) {
+      return last;
+    }
+    let settings = decode_settings(packed, f64::from_bits(epoch));
+    self.0.set((packed, epoch, settings));
+    settings
+  }
 }
 
 impl Scratch {
@@ -129,6 +156,7 @@ impl Scratch {
     Ok(Self {
       bytes: data.cast(),
       _view: reference,
+      decoded: Decoded::default(),
     })
   }
 
@@ -158,13 +186,20 @@ impl Scratch {
     self.half(SLOT).load(Relaxed)
   }
 
-  /// The settings JS wrote for this call, if they are settings `settings` could have made.
+  /// The settings fields JS wrote for this call: the packed `u32` and the epoch's bits.
+  #[inline(always)]
+  pub fn settings_fields(&self) -> (u32, u64) {
+    (
+      self.half(SETTINGS).load(Relaxed),
+      self.word(EPOCH).load(Relaxed),
+    )
+  }
+
+  /// The settings JS wrote for this call, if they are settings `encode_settings` could have
+  /// made.
   #[inline(always)]
   pub fn settings(&self) -> Option<Settings> {
-    decode_settings(
-      self.half(SETTINGS).load(Relaxed),
-      f64::from_bits(self.word(EPOCH).load(Relaxed)),
-    )
+    self.decoded.settings(self.settings_fields())
   }
 
   /// The private generator's state word JS wrote for this call.
@@ -209,10 +244,12 @@ pub(crate) fn encode_settings(settings: &Settings) -> (u32, f64) {
 pub(crate) fn decode_settings(packed: u32, epoch: f64) -> Option<Settings> {
   let seq_bits = (packed >> SEQ_BITS_SHIFT) & 0xf;
   let allowed = u64::from(packed >> ALLOWED_SHIFT);
+  // A whole number by a round trip through u64 (NaN, negatives and fractions do not survive
+  // it): `fract()` is a call into libm on x86-64's baseline, on the per-id path.
   let valid = (1..=12).contains(&seq_bits)
     && allowed <= MAX_LEAD
-    && (0.0..=MAX_SAFE_INTEGER).contains(&epoch)
-    && epoch.fract() == 0.0;
+    && epoch <= MAX_SAFE_INTEGER
+    && (epoch as u64) as f64 == epoch;
   valid.then(|| Settings {
     node: (packed & u32::from(MAX_NODE)) as u16,
     epoch: epoch as u64,

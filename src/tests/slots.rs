@@ -5,7 +5,7 @@ use crate::generator::{shared_state, Generator, Settings};
 use crate::input::Input;
 use crate::js::protocol::{decode_settings, encode_settings};
 use crate::options::RawOptions;
-use crate::slots::Slots;
+use crate::slots::{Slots, CONFIGURATIONS, READS_FIELDS};
 
 fn options(id: f64, epoch: f64) -> RawOptions {
   RawOptions {
@@ -16,43 +16,49 @@ fn options(id: f64, epoch: f64) -> RawOptions {
 }
 
 fn slot(slots: &mut Slots, raw: RawOptions) -> u32 {
-  slots.slot_of(shared_state(&config(raw)).unwrap().0)
+  let config = config(raw);
+  slots.slot_of(shared_state(&config).unwrap().0, Settings::from(&config))
 }
 
 #[test]
-fn a_slot_is_a_generator_ids_state_whatever_the_other_options() {
+fn configurations_alike_share_a_slot_and_others_get_their_own() {
   let mut slots = Slots::default();
   let a = slot(&mut slots, options(900.0, 1000.0));
   let by_parts = RawOptions {
     datacenter: Input::Number(28.0),
     worker: Input::Number(4.0),
+    epoch: Input::Number(1000.0),
     ..RawOptions::default()
   };
-  let others = [
-    options(900.0, 2000.0),
-    by_parts,
-    RawOptions {
-      seq_mask: Input::Number(1.0),
-      allowed_future_ms: Input::Number(5.0),
-      ..options(900.0, 0.0)
-    },
-  ];
-  for raw in others {
-    assert_eq!(slot(&mut slots, raw), a);
-  }
+  assert_eq!(slot(&mut slots, by_parts), a);
+  assert_ne!(slot(&mut slots, options(900.0, 2000.0)), a);
   assert_ne!(slot(&mut slots, options(901.0, 1000.0)), a);
+  let (state, settings) = *slots.configuration(a).unwrap();
+  assert_eq!(settings.epoch, 1000);
+  assert_eq!(settings.node, 900);
+  assert!(std::ptr::eq(
+    state,
+    shared_state(&config(options(900.0, 5.0))).unwrap().0
+  ));
 }
 
 #[test]
-fn the_table_is_bounded_by_the_ids_however_many_configurations_come() {
+fn past_the_configurations_a_slot_is_a_state_and_the_table_stays_bounded() {
   let mut slots = Slots::default();
-  for epoch in 0..5_000 {
+  let mut made = std::collections::HashSet::new();
+  for epoch in 0..(CONFIGURATIONS as u32 + 3_000) {
     for id in [960.0, 961.0] {
-      slot(&mut slots, options(id, f64::from(epoch)));
+      made.insert(slot(&mut slots, options(id, f64::from(epoch))));
     }
   }
-  assert!(slots.get(2).is_none(), "two ids, two slots");
-  assert!(slots.get(1).is_some());
+  // Every configuration up to the bound has a slot of its own; past it, each id one more.
+  assert_eq!(made.len(), CONFIGURATIONS + 2);
+  let past = slot(&mut slots, options(960.0, 1e9));
+  assert_ne!(past & READS_FIELDS, 0);
+  assert!(std::ptr::eq(
+    slots.state(past).unwrap().state,
+    shared_state(&config(options(960.0, 0.0))).unwrap().0
+  ));
 }
 
 #[test]
