@@ -79,25 +79,24 @@ pub fn fill<E: From<FlakeError>>(
 }
 
 /// Up to `max` ascending ids that the clock allows now, without waiting: runs taken by
-/// `take` (one millisecond each) until `max` or a refusal. Returns how many were issued and the
-/// first thing a run met; or, if none was, the refusal.
+/// `take` (one millisecond each) until `max` or a refusal. Returns how many were issued, the
+/// first thing a run met, and the refusal that stopped it, if one did.
 pub fn fill_now(
   max: usize,
   mut take: impl FnMut(u16) -> Result<Ids, FlakeError>,
   mut write: impl FnMut(usize, &Ids),
-) -> Result<(usize, Option<Met>), FlakeError> {
+) -> (usize, Option<Met>, Option<FlakeError>) {
   let (mut filled, mut met) = (0, None);
   while filled < max {
     let ids = match take((max - filled).min(usize::from(MAX_SEQUENCE) + 1) as u16) {
       Ok(ids) => ids,
-      Err(_) if filled > 0 => break,
-      Err(err) => return Err(err),
+      Err(err) => return (filled, met, Some(err)),
     };
     write(filled, &ids);
     filled += usize::from(ids.count);
     met = met.or(ids.met);
   }
-  Ok((filled, met))
+  (filled, met, None)
 }
 
 /// The waiter for batches on the system clock: waits out an overflow, and with

@@ -284,14 +284,15 @@ fn a_slice_takes_what_the_clock_allows_now_and_reports_a_wait_only_when_none() {
     |max| generator.take(NOW, max),
     |index, ids| ids.write_be(&mut out[index * 8..]),
   );
-  assert_eq!(taken, Ok((4, None)));
+  let overflow = FlakeError::SequenceOverflow { wait_ms: 1 };
+  assert_eq!(taken, (4, None, Some(overflow.clone())));
   assert_eq!(decode(ids(&out)[3]), (NOW, 0, 3));
   assert_eq!(
     fill_now(10, |max| generator.take(NOW, max), |_, _| {}),
-    Err(FlakeError::SequenceOverflow { wait_ms: 1 })
+    (0, None, Some(overflow))
   );
   assert_eq!(
     fill_now(2, |max| generator.take(NOW + 1, max), |_, _| {}),
-    Ok((2, None))
+    (2, None, None)
   );
 }
