@@ -96,8 +96,9 @@ declare class FlakeId {
   nextBatch(count: number): Buffer
   /**
    * `nextBatch(count)` a millisecond at a time between turns of the event loop: never blocks
-   * it, never holds a thread of libuv's pool, and waits instead of rejecting for overflow or a
-   * clock that moved backwards. Batches of one generator id run one after the other.
+   * it for more than about a millisecond, never holds a thread of libuv's pool, and waits
+   * instead of rejecting for overflow or a clock that moved backwards. Batches of one generator
+   * id run one after the other.
    *
    * @throws {Error} (rejects) name `AbortError`, code `ABORT_ERR`, when `options.signal` aborts;
    *   the ids taken by then are never handed out again.
