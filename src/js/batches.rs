@@ -12,7 +12,7 @@ use napi_derive::napi;
 
 use super::error::{error_value, thrown, Failure};
 use super::id_functions::{generator, with_generator};
-use super::input::{clock_reading, describe};
+use super::input::{clock_reading, describe, typed_array};
 use super::protocol::{self, PRIVATE_SLOT};
 use super::thread::Thread;
 use crate::batch;
@@ -162,27 +162,17 @@ pub fn check_count(env: Env, count: Unknown) -> Result<u32> {
 /// # Safety
 /// `view` must belong to the current call, and the slice not outlive it nor any JS call.
 unsafe fn bytes<'a>(env: &Env, view: sys::napi_value) -> Result<&'a mut [u8]> {
-  let (mut kind, mut length, mut data) = (0, 0, ptr::null_mut());
-  let status = unsafe {
-    sys::napi_get_typedarray_info(
-      env.raw(),
-      view,
-      &mut kind,
-      &mut length,
-      &mut data,
-      ptr::null_mut(),
-      ptr::null_mut(),
-    )
-  };
-  if status != sys::Status::napi_ok
-    || kind != sys::TypedarrayType::uint8_array
-    || length < 8
-    || !length.is_multiple_of(8)
-    || data.is_null()
-  {
-    return Err(unusable());
+  match unsafe { typed_array(env.raw(), view) } {
+    Ok(array)
+      if array.kind == sys::TypedarrayType::uint8_array
+        && array.length >= 8
+        && array.length.is_multiple_of(8)
+        && !array.data.is_null() =>
+    {
+      Ok(unsafe { std::slice::from_raw_parts_mut(array.data.cast::<u8>(), array.length) })
+    }
+    _ => Err(unusable()),
   }
-  Ok(unsafe { std::slice::from_raw_parts_mut(data.cast::<u8>(), length) })
 }
 
 /// A call only a caller other than `native.js` could make.

@@ -64,27 +64,53 @@ pub(crate) unsafe fn bytes<'a>(
   env: sys::napi_env,
   value: sys::napi_value,
 ) -> Result<Option<&'a [u8]>> {
-  let (mut kind, mut length, mut data) = (0, 0, ptr::null_mut());
+  let array = unsafe { typed_array(env, value) }?;
+  if array.kind != sys::TypedarrayType::uint8_array {
+    return Ok(None);
+  }
+  if array.length == 0 {
+    return Ok(Some(&[]));
+  }
+  Ok(Some(unsafe {
+    std::slice::from_raw_parts(array.data.cast::<u8>(), array.length)
+  }))
+}
+
+/// A typed array as N-API describes it.
+pub(crate) struct TypedArray {
+  pub kind: sys::napi_typedarray_type,
+  /// In elements.
+  pub length: usize,
+  pub data: *mut std::ffi::c_void,
+  /// Its ArrayBuffer (or SharedArrayBuffer), and where in it the array starts.
+  pub buffer: sys::napi_value,
+  pub offset: usize,
+}
+
+/// What N-API says of `value`, a typed array; an error for anything else.
+///
+/// # Safety
+/// `env` and `value` must belong to the current call; `data` is valid only until JS runs.
+pub(crate) unsafe fn typed_array(env: sys::napi_env, value: sys::napi_value) -> Result<TypedArray> {
+  let mut array = TypedArray {
+    kind: 0,
+    length: 0,
+    data: ptr::null_mut(),
+    buffer: ptr::null_mut(),
+    offset: 0,
+  };
   check_status!(unsafe {
     sys::napi_get_typedarray_info(
       env,
       value,
-      &mut kind,
-      &mut length,
-      &mut data,
-      ptr::null_mut(),
-      ptr::null_mut(),
+      &mut array.kind,
+      &mut array.length,
+      &mut array.data,
+      &mut array.buffer,
+      &mut array.offset,
     )
   })?;
-  if kind != sys::TypedarrayType::uint8_array {
-    return Ok(None);
-  }
-  if length == 0 {
-    return Ok(Some(&[]));
-  }
-  Ok(Some(unsafe {
-    std::slice::from_raw_parts(data.cast::<u8>(), length)
-  }))
+  Ok(array)
 }
 
 /// The property `name` of `object`, described.

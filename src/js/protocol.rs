@@ -42,6 +42,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use napi::{check_status, sys, Env, Error, Result, Status};
 use napi_derive::napi;
 
+use super::input::typed_array;
 use crate::clock::MAX_SAFE_INTEGER;
 use crate::error::FlakeError;
 use crate::generator::{Ids, Settings, CLOSED};
@@ -119,38 +120,32 @@ impl Scratch {
   /// # Safety
   /// `env` and `view` must belong to the current call.
   pub unsafe fn new(env: &Env, view: sys::napi_value) -> Result<Self> {
-    let (mut kind, mut length, mut data, mut buffer, mut offset) =
-      (0, 0, ptr::null_mut(), ptr::null_mut(), 0);
-    let status = unsafe {
-      sys::napi_get_typedarray_info(
-        env.raw(),
-        view,
-        &mut kind,
-        &mut length,
-        &mut data,
-        &mut buffer,
-        &mut offset,
-      )
-    };
+    let array = unsafe { typed_array(env.raw(), view) };
     // A plain ArrayBuffer could be detached under the id functions' feet; a typed array whose
     // buffer is no ArrayBuffer is over a SharedArrayBuffer, which cannot be.
     let mut detachable = true;
-    let shared = status == sys::Status::napi_ok
-      && unsafe { sys::napi_is_arraybuffer(env.raw(), buffer, &mut detachable) }
-        == sys::Status::napi_ok
-      && !detachable;
-    if !shared
-      || kind != sys::TypedarrayType::uint8_array
-      || length != SCRATCH_BYTES as usize
-      || offset != 0
-      || data.is_null()
-      || !(data as usize).is_multiple_of(8)
-    {
-      return Err(Error::new(
-        Status::InvalidArg,
-        "flake-idgen-rs: the scratch must be a Uint8Array over a whole SharedArrayBuffer of SCRATCH_BYTES",
-      ));
-    }
+    let shared = array.as_ref().is_ok_and(|array| {
+      let status = unsafe { sys::napi_is_arraybuffer(env.raw(), array.buffer, &mut detachable) };
+      status == sys::Status::napi_ok && !detachable
+    });
+    let data = match array {
+      Ok(array)
+        if shared
+          && array.kind == sys::TypedarrayType::uint8_array
+          && array.length == SCRATCH_BYTES as usize
+          && array.offset == 0
+          && !array.data.is_null()
+          && (array.data as usize).is_multiple_of(8) =>
+      {
+        array.data
+      }
+      _ => {
+        return Err(Error::new(
+          Status::InvalidArg,
+          "flake-idgen-rs: the scratch must be a Uint8Array over a whole SharedArrayBuffer of SCRATCH_BYTES",
+        ))
+      }
+    };
     let mut reference = ptr::null_mut();
     check_status!(unsafe { sys::napi_create_reference(env.raw(), view, 1, &mut reference) })?;
     Ok(Self {
