@@ -38,10 +38,10 @@ const {
 const NOTHING_ISSUED = 0xffffffff
 
 /**
- * What a call for one generator writes into the scratch. Instances of one configuration on the
- * system clock may share it; a generator with a private state (its own clock, or a lease) has
- * one of its own, which holds that state between calls: so the native side keeps nothing per
- * generator, and an instance, once dropped, is freed by the GC alone.
+ * What a call for one generator writes into the scratch, one per instance. Instances of one
+ * configuration on the system clock get the same slot; a generator with a private state (its
+ * own clock, or a lease) keeps that state here between calls: so the native side keeps nothing
+ * per instance, and an instance, once dropped, is freed by the GC alone.
  */
 class Call {
   constructor(slot, settings, epoch) {
