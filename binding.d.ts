@@ -40,6 +40,9 @@ export declare function decompose(id: unknown, options?: unknown): { timestamp: 
  */
 export declare function defaultStateDir(): string
 
+/** `value` as error messages show it: `"text"` (cut to 40 characters), `5`, `an object`, … */
+export declare function describeValue(value: unknown): string
+
 /**
  * Fills `ids` (a Buffer of a multiple of 8 bytes) with ascending ids, synchronously: a full
  * millisecond waits (spinning) for the next; anything else fails as `next()` does. With
@@ -62,6 +65,19 @@ export declare function fillSlice(ids: Uint8Array, start: number, max: number, n
  * `WHERE id >= ...` range queries.
  */
 export declare function fromTime(time: unknown, options?: unknown): bigint
+
+/**
+ * A bad function argument, as Node reports one (not thrown): "The "name" argument must be
+ * {expected}, got {value}", a `TypeError` with code `ERR_INVALID_ARG_TYPE`.
+ */
+export declare function invalidArgument(argument: string, expected: string, got: unknown): TypeError
+
+/**
+ * A bad option, as the constructor reports one (not thrown): "option `name` must be
+ * {expected}, got {value}", code `ERR_FLAKE_INVALID_OPTION`; a `RangeError` when `outOfRange`
+ * (a value of the right type outside what it may be), else a `TypeError`.
+ */
+export declare function invalidOption(option: string, expected: string, got: unknown, outOfRange: boolean): TypeError | RangeError
 
 /**
  * The time (ms since 1970) of the last id the private state of the call in the scratch issued,

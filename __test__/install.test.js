@@ -197,28 +197,21 @@ test('installed from the tarballs: require, ESM default and named imports, TypeS
   const lock = JSON.parse(fs.readFileSync(path.join(dir, 'package-lock.json'), 'utf8'))
   assert.equal(lock.packages[`node_modules/${platform.name}`].optional, true)
 
-  // Only the loader, the entry points and their types ship with the main package; the binary
-  // ships alone in the platform package.
+  // The entry points, their types, the generated loader and every module under lib/ and bin/
+  // ship with the main package (`files` lists folders, so a new module cannot be left off);
+  // the binary ships alone in the platform package. Every relative require of a shipped module
+  // names a shipped file: a module that only the checkout has would fail only from the tarball.
   const shipped = listFiles(installed)
-  assert.deepEqual(shipped.sort(), [
-    'README.md',
-    'batch-async.js',
-    path.join('bin', 'flake-idgen.js'),
-    'binding.js',
-    'callbacks.js',
-    'counts.js',
-    'index.d.ts',
-    'index.js',
-    path.join('lease', 'index.js'),
-    path.join('lease', 'postgres.js'),
-    path.join('lease', 'redis.js'),
-    path.join('lease', 'store.js'),
-    'load.js',
-    'native.js',
-    'package.json',
-    'queue.js',
-    'wait.js',
-  ])
+  const checkout = ['lib', 'bin'].flatMap((folder) => listFiles(path.join(root, folder), `${folder}/`))
+  assert.deepEqual(shipped.sort(), ['README.md', 'binding.js', 'index.d.ts', 'index.js', 'package.json', ...checkout].sort())
+  for (const file of shipped.filter((file) => file.endsWith('.js'))) {
+    const source = fs.readFileSync(path.join(installed, file), 'utf8')
+    for (const [, , request] of source.matchAll(/require\((['"])(\.{1,2}(?:\/[^'"]*)?)\1\)/g)) {
+      const target = path.posix.join(path.posix.dirname(file), request)
+      const candidates = [target, `${target}.js`, `${target}/index.js`].map((candidate) => path.posix.normalize(candidate))
+      assert.ok(candidates.some((candidate) => shipped.includes(candidate)), `${file} requires ${request}, which does not ship`)
+    }
+  }
   const { exports } = manifest
   for (const entry of [manifest.main, manifest.types, ...Object.values(exports['.']), exports['./package.json']]) {
     assert.ok(shipped.includes(path.normalize(entry)), `${entry} ships`)

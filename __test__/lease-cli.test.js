@@ -14,7 +14,7 @@ const { setTimeout: sleep } = require('node:timers/promises')
 const Redis = require('ioredis')
 const pg = require('pg')
 const { startRedis, startPostgres } = require('./servers.js')
-const { storeFor } = require('../lease/store.js')
+const { storeFor } = require('../lib/lease/store.js')
 
 const ROOT = path.join(__dirname, '..')
 const BIN = path.join(ROOT, 'bin', 'flake-idgen.js')

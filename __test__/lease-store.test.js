@@ -10,7 +10,7 @@ const redis5 = require('redis')
 const redis4 = require('redis4')
 const pg = require('pg')
 const { startRedis, startPostgres } = require('./servers.js')
-const { storeFor } = require('../lease/store.js')
+const { storeFor } = require('../lib/lease/store.js')
 
 const UNKNOWN = 5_000
 // A hang reports where it is instead of stalling the run.

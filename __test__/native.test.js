@@ -4,8 +4,8 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const binding = require('../load.js')
-const native = require('../native.js')
+const binding = require('../lib/load-binding.js')
+const native = require('../lib/native.js')
 const { decode } = require('./helpers')
 
 const { REPORT_UNIT: UNIT, MET_NONE, MET_OVERFLOW, MET_CLOCK_BEHIND } = binding
@@ -108,7 +108,7 @@ test('call fields no configuration makes are refused, never read as an id', () =
 })
 
 test('the id functions write only into memory that cannot be detached', () => {
-  const binding = require('../load.js')
+  const binding = require('../lib/load-binding.js')
   // The attack transferred the scratch's buffer away and left the native side writing
   // into freed memory. A scratch over a plain ArrayBuffer (or part of one) is refused, ...
   const bytes = binding.SCRATCH_BYTES

@@ -4,7 +4,7 @@
 const { createInterface } = require('node:readline')
 const path = require('node:path')
 const FlakeId = require('..')
-const native = require('../native.js')
+const native = require('../lib/native.js')
 
 const USAGE = `Usage:
   flake-idgen [options]                print new ids, one per line
@@ -289,7 +289,7 @@ async function lease(values, args) {
       throw new Failure(`cannot connect to ${where}: ${reason(error)}`)
     }
     try {
-      listed = await require('../lease/store.js').storeFor(client.client).list({ namespace })
+      listed = await require('../lib/lease/store.js').storeFor(client.client).list({ namespace })
     } catch (error) {
       throw new Failure(`cannot list the leases at ${where}: ${reason(error)}`)
     }

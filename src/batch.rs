@@ -29,12 +29,12 @@ pub fn count(got: &Input) -> Result<u32, FlakeError> {
       Ok(*n as u32)
     }
     Input::Number(_) => Err(FlakeError::ArgumentRange {
-      argument: "count",
+      argument: "count".into(),
       expected: expected(),
       got: got.clone(),
     }),
     _ => Err(FlakeError::ArgumentType {
-      argument: "count",
+      argument: "count".into(),
       expected: expected(),
       got: got.clone(),
     }),

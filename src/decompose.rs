@@ -21,7 +21,7 @@ pub fn epoch(value: &Input) -> Result<u64, FlakeError> {
   let epoch = options::epoch(value)?;
   if epoch > MAX_DATE_MS {
     return Err(FlakeError::OptionRange {
-      option: "epoch",
+      option: "epoch".into(),
       expected: format!("a time a Date holds, at most {MAX_DATE_MS} ms since 1970"),
       got: value.clone(),
     });
@@ -47,7 +47,7 @@ pub fn parts(id: u64, epoch: u64, got: &Input) -> Result<Parts, FlakeError> {
   let timestamp = (id >> TIMESTAMP_SHIFT) + epoch;
   if timestamp > MAX_DATE_MS {
     return Err(FlakeError::ArgumentRange {
-      argument: "id",
+      argument: "id".into(),
       expected: format!("an id whose time, {epoch} ms added for the epoch, is a valid Date"),
       got: got.clone(),
     });
@@ -73,14 +73,14 @@ pub fn parse(text: &str) -> Result<u64, FlakeError> {
   };
   if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
     return Err(FlakeError::ArgumentValue {
-      argument: "id",
+      argument: "id".into(),
       expected: ID_EXPECTED.into(),
       got: got(),
     });
   }
   // Only the digits are left, so the one way to fail is a value past 64 bits.
   u64::from_str_radix(digits, radix).map_err(|_| FlakeError::ArgumentRange {
-    argument: "id",
+    argument: "id".into(),
     expected: ID_EXPECTED.into(),
     got: got(),
   })
@@ -90,7 +90,7 @@ pub fn parse(text: &str) -> Result<u64, FlakeError> {
 /// id 0, sequence 0.
 pub fn from_time(time: f64, epoch: u64, got: &Input) -> Result<u64, FlakeError> {
   let out_of_range = |expected: String| FlakeError::ArgumentRange {
-    argument: "time",
+    argument: "time".into(),
     expected,
     got: got.clone(),
   };

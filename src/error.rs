@@ -1,6 +1,8 @@
 //! Every way configuring or generating an id can fail, with the JS class and `code` it is
 //! thrown as. The mapping to actual JS errors lives in one place: `js::error`.
 
+use std::borrow::Cow;
+
 use thiserror::Error;
 
 use crate::input::{Input, QuotedPath};
@@ -45,7 +47,7 @@ pub enum FlakeError {
   /// The option has a type it can never take (e.g. a boolean, or a string that is not a number).
   #[error("option `{option}` must be {expected}, got {got}")]
   OptionType {
-    option: &'static str,
+    option: Cow<'static, str>,
     expected: String,
     got: Input,
   },
@@ -53,7 +55,7 @@ pub enum FlakeError {
   /// The option is a number (or numeric string) outside what it may be.
   #[error("option `{option}` must be {expected}, got {got}")]
   OptionRange {
-    option: &'static str,
+    option: Cow<'static, str>,
     expected: String,
     got: Input,
   },
@@ -61,7 +63,7 @@ pub enum FlakeError {
   /// A function argument has a type it can never take.
   #[error("The \"{argument}\" argument must be {expected}, got {got}")]
   ArgumentType {
-    argument: &'static str,
+    argument: Cow<'static, str>,
     expected: String,
     got: Input,
   },
@@ -69,7 +71,7 @@ pub enum FlakeError {
   /// A string argument that is not in the expected form.
   #[error("The \"{argument}\" argument must be {expected}, got {got}")]
   ArgumentValue {
-    argument: &'static str,
+    argument: Cow<'static, str>,
     expected: String,
     got: Input,
   },
@@ -77,7 +79,7 @@ pub enum FlakeError {
   /// A numeric argument outside what it may be.
   #[error("The \"{argument}\" argument must be {expected}, got {got}")]
   ArgumentRange {
-    argument: &'static str,
+    argument: Cow<'static, str>,
     expected: String,
     got: Input,
   },

@@ -78,7 +78,7 @@ pub fn parse(raw: &RawOptions, now_ms: u64) -> Result<Config, FlakeError> {
     Input::Function => true,
     other => {
       return Err(FlakeError::OptionType {
-        option: "clock",
+        option: "clock".into(),
         expected: "a function returning milliseconds since 1970".into(),
         got: other.clone(),
       })
@@ -106,7 +106,7 @@ pub fn parse(raw: &RawOptions, now_ms: u64) -> Result<Config, FlakeError> {
   let epoch = epoch(&raw.epoch)?;
   if !custom_clock && epoch > now_ms {
     return Err(FlakeError::OptionRange {
-      option: "epoch",
+      option: "epoch".into(),
       expected: format!("not in the future (the clock reads {now_ms})"),
       got: raw.epoch.clone(),
     });
@@ -122,7 +122,7 @@ pub fn parse(raw: &RawOptions, now_ms: u64) -> Result<Config, FlakeError> {
     let is_low_bits = mask & (mask + 1) == 0;
     if mask == 0 || mask > u64::from(MAX_SEQUENCE) || !is_low_bits {
       return Err(FlakeError::OptionRange {
-        option: "seqMask",
+        option: "seqMask".into(),
         expected: EXPECTED.into(),
         got: raw.seq_mask.clone(),
       });
@@ -164,7 +164,7 @@ fn scope(raw: &RawOptions, custom_clock: bool) -> Result<Scope, FlakeError> {
     Input::String(name) if name == "process" => Some(false),
     other => {
       return Err(FlakeError::OptionType {
-        option: "scope",
+        option: "scope".into(),
         expected: "'host' or 'process'".into(),
         got: other.clone(),
       })
@@ -175,14 +175,14 @@ fn scope(raw: &RawOptions, custom_clock: bool) -> Result<Scope, FlakeError> {
     Input::String(dir) if absolute(dir).is_some() => absolute(dir),
     other => {
       return Err(FlakeError::OptionType {
-        option: "stateDir",
+        option: "stateDir".into(),
         expected: "an absolute path".into(),
         got: other.clone(),
       })
     }
   };
-  let refuse = |option, expected: &str, got: &Input| FlakeError::OptionType {
-    option,
+  let refuse = |option: &'static str, expected: &str, got: &Input| FlakeError::OptionType {
+    option: option.into(),
     expected: expected.into(),
     got: got.clone(),
   };
@@ -225,7 +225,7 @@ pub fn epoch(value: &Input) -> Result<u64, FlakeError> {
     unset if unset.is_unset() => Ok(0),
     // flake-idgen's `+options.epoch` takes a Date; the other options would mask its value.
     Input::Date(ms) => whole(*ms).ok_or_else(|| FlakeError::OptionRange {
-      option: "epoch",
+      option: "epoch".into(),
       expected: EXPECTED.into(),
       got: value.clone(),
     }),
@@ -255,7 +255,7 @@ pub fn integer(
   expected: &'static str,
 ) -> Result<u64, FlakeError> {
   let out_of_range = || FlakeError::OptionRange {
-    option,
+    option: option.into(),
     expected: expected.into(),
     got: value.clone(),
   };
@@ -264,7 +264,7 @@ pub fn integer(
     Input::String(s) if is_decimal(s.trim()) => s.trim().parse().map_err(|_| out_of_range())?,
     _ => {
       return Err(FlakeError::OptionType {
-        option,
+        option: option.into(),
         expected: expected.into(),
         got: value.clone(),
       })

@@ -25,24 +25,24 @@ pub fn decompose(env: Env, id: Unknown, options: Option<Unknown>) -> Result<Obje
       Some(Ok(bytes)) => Ok(u64::from_be_bytes(bytes)),
       // `describe` saw 8 bytes of a Uint8Array: not reached, but never read as a zero id.
       _ => Err(FlakeError::ArgumentType {
-        argument: "id",
+        argument: "id".into(),
         expected: ID_EXPECTED.into(),
         got: got.clone(),
       }),
     },
     Input::String(text) => decompose::parse(text),
     Input::BigInt(digits) => digits.parse().map_err(|_| FlakeError::ArgumentRange {
-      argument: "id",
+      argument: "id".into(),
       expected: ID_EXPECTED.into(),
       got: got.clone(),
     }),
     Input::Bytes(_) => Err(FlakeError::ArgumentRange {
-      argument: "id",
+      argument: "id".into(),
       expected: ID_EXPECTED.into(),
       got: got.clone(),
     }),
     _ => Err(FlakeError::ArgumentType {
-      argument: "id",
+      argument: "id".into(),
       expected: ID_EXPECTED.into(),
       got: got.clone(),
     }),
@@ -73,7 +73,7 @@ pub fn from_time(env: Env, time: Unknown, options: Option<Unknown>) -> Result<Bi
       return Err(thrown(
         &env,
         FlakeError::ArgumentType {
-          argument: "time",
+          argument: "time".into(),
           expected: "a number of ms since 1970 or a Date".into(),
           got,
         },
@@ -100,7 +100,7 @@ fn epoch_option(env: &Env, options: Option<Unknown>) -> Result<u64> {
       return Err(thrown(
         env,
         FlakeError::ArgumentType {
-          argument: "options",
+          argument: "options".into(),
           expected: OPTIONS_EXPECTED.into(),
           got,
         },

@@ -107,14 +107,14 @@ pub fn reset_state(env: &Env, dir: String, id: f64, epoch: Option<f64>) -> Resul
     let id = whole(id)
       .filter(|id| *id <= u64::from(MAX_NODE))
       .ok_or_else(|| FlakeError::ArgumentRange {
-        argument: "id",
+        argument: "id".into(),
         expected: "an integer from 0 to 1023".into(),
         got: Input::Number(id),
       })?;
     let epoch = match epoch {
       None => None,
       Some(ms) => Some(whole(ms).ok_or_else(|| FlakeError::ArgumentRange {
-        argument: "epoch",
+        argument: "epoch".into(),
         expected: "a non-negative integer number of ms since 1970".into(),
         got: Input::Number(ms),
       })?),
@@ -136,7 +136,7 @@ pub fn reset_state(env: &Env, dir: String, id: f64, epoch: Option<f64>) -> Resul
 
 fn absolute(dir: &str) -> std::result::Result<PathBuf, FlakeError> {
   dir::absolute(dir).ok_or_else(|| FlakeError::ArgumentValue {
-    argument: "dir",
+    argument: "dir".into(),
     expected: "an absolute path".into(),
     got: Input::String(dir.into()),
   })

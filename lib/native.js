@@ -4,7 +4,7 @@
 // side, and says what the scratch holds and what a report means. Nothing else knows either.
 
 const { Buffer } = require('node:buffer')
-const binding = require('./load.js')
+const binding = require('./load-binding.js')
 
 const { REPORT_UNIT, MET_OVERFLOW, MET_CLOCK_BEHIND, SCRATCH_BYTES, PRIVATE_SLOT, SLOT_READS_FIELDS } = binding
 

@@ -4,7 +4,7 @@
 // loads, blaming an npm bug and naming neither the platform nor what it looked for. Say both,
 // and keep its error, which chains every attempt, as the cause.
 try {
-  module.exports = require('./binding.js')
+  module.exports = require('../binding.js')
 } catch (cause) {
   const lookedFor = []
   // The chain runs from the last attempt back to the first.

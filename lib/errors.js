@@ -1,0 +1,36 @@
+'use strict'
+
+// The errors the JS modules make. A bad value is worded by the native side (src/js/messages.rs),
+// as the constructor's options are: an option reads the same whichever side checks it.
+
+const binding = require('./load-binding.js')
+
+/** Node's AbortError, as fs and timers reject with it. */
+class AbortError extends Error {
+  constructor(signal) {
+    super('The operation was aborted', { cause: signal.reason })
+    this.name = 'AbortError'
+    this.code = 'ABORT_ERR'
+  }
+}
+
+/** An error of class `Kind` (Error, TypeError, RangeError) with a `code`, and a `cause` if given. */
+function codedError(Kind, code, message, cause) {
+  const error = new Kind(message, cause === undefined ? undefined : { cause })
+  error.code = code
+  return error
+}
+
+/** `value` as every message shows it: `"text"` (cut to 40 characters), `5`, `an object`, … */
+const describe = (value) => binding.describeValue(value)
+
+/**
+ * "option `option` must be `expected`, got `value`" with code `ERR_FLAKE_INVALID_OPTION`: a
+ * RangeError when `outOfRange` (the right type, outside what it may be), else a TypeError.
+ */
+const invalidOption = (option, expected, value, outOfRange = false) => binding.invalidOption(option, expected, value, outOfRange)
+
+/** "The "argument" argument must be `expected`, got `value`", a TypeError coded as Node does. */
+const invalidArgument = (argument, expected, value) => binding.invalidArgument(argument, expected, value)
+
+module.exports = { AbortError, codedError, describe, invalidOption, invalidArgument }

@@ -1,0 +1,68 @@
+//! The package's wording of bad values, for the JS modules that check arguments of their own
+//! (the lease options, `nextBatchAsync`'s options, the command): one template, `FlakeError`'s,
+//! and one way to show a value, `Input`'s, whichever side checks.
+
+use napi::bindgen_prelude::Unknown;
+use napi::{Env, JsValue, Result};
+use napi_derive::napi;
+
+use super::error::error_value;
+use super::input::describe;
+use crate::error::FlakeError;
+
+/// `value` as error messages show it: `"text"` (cut to 40 characters), `5`, `an object`, …
+#[napi(ts_args_type = "value: unknown")]
+pub fn describe_value(env: Env, value: Unknown) -> Result<String> {
+  Ok(unsafe { describe(env.raw(), value.raw()) }?.to_string())
+}
+
+/// A bad option, as the constructor reports one (not thrown): "option `name` must be
+/// {expected}, got {value}", code `ERR_FLAKE_INVALID_OPTION`; a `RangeError` when `outOfRange`
+/// (a value of the right type outside what it may be), else a `TypeError`.
+#[napi(
+  ts_args_type = "option: string, expected: string, got: unknown, outOfRange: boolean",
+  ts_return_type = "TypeError | RangeError"
+)]
+pub fn invalid_option<'env>(
+  env: &'env Env,
+  option: String,
+  expected: String,
+  got: Unknown<'env>,
+  out_of_range: bool,
+) -> Result<Unknown<'env>> {
+  let got = unsafe { describe(env.raw(), got.raw()) }?;
+  let err = if out_of_range {
+    FlakeError::OptionRange {
+      option: option.into(),
+      expected,
+      got,
+    }
+  } else {
+    FlakeError::OptionType {
+      option: option.into(),
+      expected,
+      got,
+    }
+  };
+  Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), error_value(env.raw(), &err)) })
+}
+
+/// A bad function argument, as Node reports one (not thrown): "The "name" argument must be
+/// {expected}, got {value}", a `TypeError` with code `ERR_INVALID_ARG_TYPE`.
+#[napi(
+  ts_args_type = "argument: string, expected: string, got: unknown",
+  ts_return_type = "TypeError"
+)]
+pub fn invalid_argument<'env>(
+  env: &'env Env,
+  argument: String,
+  expected: String,
+  got: Unknown<'env>,
+) -> Result<Unknown<'env>> {
+  let err = FlakeError::ArgumentType {
+    argument: argument.into(),
+    expected,
+    got: unsafe { describe(env.raw(), got.raw()) }?,
+  };
+  Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), error_value(env.raw(), &err)) })
+}
