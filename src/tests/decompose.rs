@@ -63,7 +63,7 @@ fn a_time_past_what_a_date_holds_is_refused() {
   let refused = parts(u64::MAX, 8_640_000_000_000_000, &Input::BigInt("1".into()));
   assert!(matches!(
     refused,
-    Err(FlakeError::ArgumentRange { argument: "id", .. })
+    Err(FlakeError::ArgumentRange { ref argument, .. }) if argument == "id"
   ));
 }
 
