@@ -85,6 +85,12 @@ export declare function invalidOption(option: string, expected: string, got: unk
  */
 export declare function lastIssuedAt(): number | null
 
+/** The largest generator id. */
+export declare const MAX_NODE: number
+
+/** The largest datacenter or worker id. */
+export declare const MAX_PART: number
+
 /** `met`: the clock reads earlier than ids already issued. */
 export declare const MET_CLOCK_BEHIND: number
 
@@ -93,6 +99,9 @@ export declare const MET_NONE: number
 
 /** `met`: the clock's millisecond had no id left. */
 export declare const MET_OVERFLOW: number
+
+/** Bits of the generator id (datacenter and worker). */
+export declare const NODE_BITS: number
 
 /** The slot of a call whose generator's state is the scratch's private word. */
 export declare const PRIVATE_SLOT: number
@@ -109,6 +118,9 @@ export declare function resetState(dir: string, id: number, epoch?: number | und
 
 /** Bytes in the scratch. */
 export declare const SCRATCH_BYTES: number
+
+/** Bits of the per-millisecond counter. */
+export declare const SEQUENCE_BITS: number
 
 /**
  * Sets up this thread with its scratch (a `Uint8Array` over a whole `SharedArrayBuffer` of
@@ -170,3 +182,6 @@ export interface StateReset {
   /** The file held no other id's state, and was removed. */
   removed: boolean
 }
+
+/** Bits of the timestamp. */
+export declare const TIMESTAMP_BITS: number

@@ -7,6 +7,7 @@ mod error;
 mod exports;
 mod id_functions;
 mod input;
+mod layout;
 mod messages;
 pub(crate) mod protocol;
 mod state;

@@ -1,0 +1,76 @@
+'use strict'
+
+// The options of FlakeId.lease(), each read once and checked, and the limits the command
+// shares: a rule is stated here and nowhere else.
+
+const { MAX_NODE } = require('../load-binding.js')
+const { codedError, describe, invalidOption } = require('../errors.js')
+
+const DEFAULTS = { ttl: 30_000, maxClockSkewMs: 1000 }
+
+/** The longest namespace, in characters: the store's key or row holds it whole. */
+const MAX_NAMESPACE_LENGTH = 200
+
+// What a lease sets itself: a user's value would be overridden, so it is refused instead.
+const LEASED_OPTIONS = ['id', 'datacenter', 'worker', 'scope', 'stateDir']
+
+/** `value` as an integer from `min` to `max`, or `fallback` when unset. */
+function integer(option, value, fallback, min, max) {
+  if (value === undefined || value === null) return fallback
+  const expected = `an integer from ${min} to ${max}`
+  if (typeof value !== 'number') throw invalidOption(option, expected, value)
+  if (!Number.isInteger(value) || value < min || value > max) throw invalidOption(option, expected, value, true)
+  return value
+}
+
+/** Refuses a namespace that is not a string of 1 to MAX_NAMESPACE_LENGTH characters. */
+function checkNamespace(namespace) {
+  if (typeof namespace !== 'string' || namespace.length === 0 || namespace.length > MAX_NAMESPACE_LENGTH) {
+    throw invalidOption('namespace', `a string of 1 to ${MAX_NAMESPACE_LENGTH} characters`, namespace)
+  }
+  return namespace
+}
+
+/** `[first, last]` of the pool of generator ids to lease from: all of them by default. */
+function idRange(ids) {
+  if (ids === undefined || ids === null) return [0, MAX_NODE]
+  const isId = (id) => Number.isInteger(id) && id >= 0 && id <= MAX_NODE
+  if (!Array.isArray(ids) || ids.length !== 2 || !ids.every(isId) || ids[0] > ids[1]) {
+    throw invalidOption('ids', `a pair [first, last] of generator ids, 0 ≤ first ≤ last ≤ ${MAX_NODE}`, ids)
+  }
+  return [ids[0], ids[1]]
+}
+
+/**
+ * The lease's configuration from the options of FlakeId.lease(), each read once: the lease's
+ * own settings, the user's store client and `replicas` (checked by the store adapter, which
+ * knows the client), and `generator`, the options of the generator it drives.
+ */
+function readLeaseOptions(options) {
+  if (options === null || typeof options !== 'object') {
+    throw codedError(TypeError, 'ERR_FLAKE_INVALID_OPTION', `options must be an object, got ${describe(options)}`)
+  }
+  for (const name of LEASED_OPTIONS) {
+    const value = options[name]
+    if (value !== undefined) throw invalidOption(name, 'left out: a lease sets it', value)
+  }
+  const { store, namespace, ids, signal, onLost, replicas, epoch, seqMask, allowedFutureMs, clock } = options
+  const ttl = integer('ttl', options.ttl, DEFAULTS.ttl, 100, 86_400_000)
+  const config = {
+    ttl,
+    maxClockSkewMs: integer('maxClockSkewMs', options.maxClockSkewMs, DEFAULTS.maxClockSkewMs, 0, 3_600_000),
+    acquireTimeout: integer('acquireTimeout', options.acquireTimeout, ttl, 0, 2 ** 31 - 1),
+    namespace: checkNamespace(namespace),
+    ids: idRange(ids),
+    store,
+    replicas,
+    signal,
+    onLost,
+    generator: { epoch, seqMask, allowedFutureMs, clock },
+  }
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw invalidOption('signal', 'an AbortSignal', signal)
+  if (onLost !== undefined && typeof onLost !== 'function') throw invalidOption('onLost', 'a function', onLost)
+  return config
+}
+
+module.exports = { readLeaseOptions, checkNamespace, integer, MAX_NAMESPACE_LENGTH }
