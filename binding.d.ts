@@ -119,6 +119,27 @@ export declare function resetState(dir: string, id: number, epoch?: number | und
 /** Bytes in the scratch. */
 export declare const SCRATCH_BYTES: number
 
+/** Byte offset of a private generator's ceiling (`f64`). */
+export declare const SCRATCH_CEILING: number
+
+/** Byte offset of the call's epoch (`f64`). */
+export declare const SCRATCH_EPOCH: number
+
+/** Byte offset of the id issued, big-endian (8 bytes). */
+export declare const SCRATCH_ID_BE: number
+
+/** Byte offset of the id issued, in the platform's byte order (`u64`). */
+export declare const SCRATCH_ID_NE: number
+
+/** Byte offset of a private generator's state word (`u64`). */
+export declare const SCRATCH_PRIVATE_STATE: number
+
+/** Byte offset of the call's packed settings (`u32`). */
+export declare const SCRATCH_SETTINGS: number
+
+/** Byte offset of the call's slot (`u32`). */
+export declare const SCRATCH_SLOT: number
+
 /** Bits of the per-millisecond counter. */
 export declare const SEQUENCE_BITS: number
 

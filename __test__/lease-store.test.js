@@ -89,8 +89,8 @@ describe('storeFor', () => {
       [() => {}, 'got a function'],
       [{}, 'got an object'],
       [{ query() {} }, 'got an object'],
-      [42, 'got a number (42)'],
-      ['redis://x', 'got a string ("redis://x")'],
+      [42, 'got 42'],
+      ['redis://x', 'got "redis://x"'],
     ]
     for (const [value, got] of cases) {
       assert.throws(
@@ -110,8 +110,8 @@ describe('storeFor', () => {
       assert.throws(() => storeFor(clients[name], { replicas: 1 }), { name: 'TypeError', code: 'ERR_FLAKE_INVALID_OPTION', message: /synchronous replication/ })
       assert.equal(storeFor(clients[name], { replicas: 0 }).kind, 'pg')
     }
-    for (const replicas of [-1, 1.5, '1', null]) {
-      assert.throws(() => storeFor(clients.ioredis, { replicas }), { name: 'TypeError', code: 'ERR_FLAKE_INVALID_OPTION' })
+    for (const [replicas, name] of [[-1, 'RangeError'], [1.5, 'RangeError'], [1001, 'RangeError'], ['1', 'TypeError']]) {
+      assert.throws(() => storeFor(clients.ioredis, { replicas }), { name, code: 'ERR_FLAKE_INVALID_OPTION', message: `option \`replicas\` must be an integer from 0 to 1000, got ${typeof replicas === 'string' ? `"${replicas}"` : replicas}` })
     }
   })
 })

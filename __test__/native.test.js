@@ -37,12 +37,12 @@ test('reports decode into count, met and wait', () => {
 })
 
 test('the id functions report as native.js decodes: a full millisecond, then a wait', () => {
-  const { call } = native.configure({ id: 1000, seqMask: 3 })
+  const { fields } = native.configure({ id: 1000, seqMask: 3 })
   // At most 4 ids a millisecond: a run asked for 10 stops at what is left of it.
   let taken = 0
   let report
   for (;;) {
-    report = native.fillRun(call, 10)
+    report = native.issueRun(fields, 10)
     if (native.decode.waitMs(report) > 0) break
     taken += native.decode.count(report)
     assert.ok(taken <= 8, 'never more than a millisecond or two of ids')
@@ -53,12 +53,12 @@ test('the id functions report as native.js decodes: a full millisecond, then a w
 })
 
 test('a run is rebuilt from its first id: consecutive, one generator, one millisecond', () => {
-  const { call } = native.configure({ id: 1001 })
-  const report = native.fillRun(call, 300)
+  const { fields } = native.configure({ id: 1001 })
+  const report = native.issueRun(fields, 300)
   const count = native.decode.count(report)
   assert.ok(count >= 1 && count <= 300)
   const first = native.takeBigInt()
-  const run = new native.Run(count)
+  const run = new native.IdRun(count)
   const ids = Array.from({ length: count }, () => run.take())
   assert.equal(run.left, 0)
   ids.forEach((id, k) => {
@@ -72,22 +72,22 @@ test('a run is rebuilt from its first id: consecutive, one generator, one millis
 })
 
 test('one id is in the scratch both ways: takeId() and takeBigInt() agree', () => {
-  const { call } = native.configure({ id: 1002 })
-  assert.equal(native.fill(call), undefined)
+  const { fields } = native.configure({ id: 1002 })
+  assert.equal(native.issue(fields), undefined)
   assert.equal(native.takeId().readBigUInt64BE(0), native.takeBigInt())
   assert.equal(decode(native.takeId()).id, 1002)
 })
 
 test('call fields no configuration makes are refused, never read as an id', () => {
-  const { call } = native.configure({ id: 1003 })
+  const { fields } = native.configure({ id: 1003 })
   // A slot that names nothing, ...
   for (const slot of [12345, 2 ** 31, binding.SLOT_READS_FIELDS | 5000]) {
-    const wrong = Object.assign(new native.Call(slot, call.settings, call.epoch))
-    assert.throws(() => native.fill(wrong), /no id issued/, String(slot))
-    assert.throws(() => native.fillRun(wrong, 5), /no id issued/, String(slot))
+    const wrong = new native.GeneratorFields(slot, fields.settings, fields.epoch)
+    assert.throws(() => native.issue(wrong), /unusable call/, String(slot))
+    assert.throws(() => native.issueRun(wrong, 5), /unusable call/, String(slot))
   }
   // ... and settings no configuration makes, where a call writes its settings (a private state).
-  const { call: own } = native.configure({ id: 1003, clock: Date.now })
+  const { fields: own } = native.configure({ id: 1003, clock: Date.now })
   const bad = [
     // seqBits 0 and 13, allowedFutureMs 1001, a fractional, negative and unsafe epoch
     { settings: 0 },
@@ -97,14 +97,14 @@ test('call fields no configuration makes are refused, never read as an id', () =
     { epoch: -1 },
     { epoch: 2 ** 60 },
   ]
-  for (const fields of bad) {
-    const wrong = Object.assign(new native.Call(own.slot, own.settings, own.epoch), fields)
-    assert.throws(() => native.fillBy(wrong, Date.now), /no id issued/, JSON.stringify(fields))
-    assert.throws(() => native.tryFill(wrong, Date.now), /no id issued/, JSON.stringify(fields))
-    assert.throws(() => native.fillRun(wrong, 5), /no id issued/, JSON.stringify(fields))
+  for (const changed of bad) {
+    const wrong = Object.assign(new native.GeneratorFields(own.slot, own.settings, own.epoch), changed)
+    assert.throws(() => native.issueBy(wrong, Date.now), /unusable call/, JSON.stringify(changed))
+    assert.throws(() => native.tryIssue(wrong, Date.now), /unusable call/, JSON.stringify(changed))
+    assert.throws(() => native.issueRun(wrong, 5), /unusable call/, JSON.stringify(changed))
   }
-  assert.throws(() => native.fillRun(call, 0), /no id issued/)
-  assert.throws(() => native.fillRun(call), /no id issued/)
+  assert.throws(() => native.issueRun(fields, 0), /unusable call/)
+  assert.throws(() => native.issueRun(fields), /unusable call/)
 })
 
 test('the id functions write only into memory that cannot be detached', () => {
@@ -126,8 +126,8 @@ test('the id functions write only into memory that cannot be detached', () => {
   // ... and the shared memory it takes cannot be transferred away.
   const shared = new SharedArrayBuffer(bytes)
   assert.throws(() => structuredClone(shared, { transfer: [shared] }), TypeError)
-  const { call } = native.configure({ id: 1004 })
-  assert.equal(native.fill(call), undefined)
+  const { fields } = native.configure({ id: 1004 })
+  assert.equal(native.issue(fields), undefined)
   assert.equal(decode(native.takeId()).id, 1004)
   assert.equal(native.takeId().readBigUInt64BE(0), native.takeBigInt())
 })

@@ -4,7 +4,7 @@
 const { createInterface } = require('node:readline')
 const path = require('node:path')
 const FlakeId = require('..')
-const native = require('../lib/native.js')
+const native = require('../lib/load-binding.js')
 
 const USAGE = `Usage:
   flake-idgen [options]                print new ids, one per line

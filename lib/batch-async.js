@@ -8,10 +8,10 @@
 
 const { Buffer } = require('node:buffer')
 const { setImmediate, clearImmediate } = require('node:timers')
-const native = require('./native.js')
+const { checkCount } = require('./load-binding.js')
+const { slice, decode, PRIVATE_SLOT } = require('./native.js')
 const { waitForClock } = require('./wait.js')
-
-const { slice, decode, checkCount, PRIVATE_SLOT } = native
+const { AbortError, invalidArgument } = require('./errors.js')
 
 // Ids per native call: 16 ms of one generator's ids, so that even a slice of borrowed
 // milliseconds (allowedFutureMs) hands the event loop back within a fraction of a millisecond.
@@ -19,32 +19,15 @@ const SLICE = 65_536
 
 // The batch running on each state, so that batches of one generator id run one after the other
 // (the first asked is the first done) rather than all finishing at the end. Keyed by slot for a
-// shared state, by the call itself for a private one; an entry goes when its last batch does.
+// shared state, by the fields themselves for a private one; an entry goes when its last batch does.
 const running = new Map()
-
-/** Node's AbortError, as fs and timers reject with it. */
-class AbortError extends Error {
-  constructor(signal) {
-    super('The operation was aborted', { cause: signal.reason })
-    this.name = 'AbortError'
-    this.code = 'ABORT_ERR'
-  }
-}
-
-function invalidArgument(message) {
-  const error = new TypeError(message)
-  error.code = 'ERR_INVALID_ARG_TYPE'
-  return error
-}
 
 /** The `signal` of nextBatchAsync's options, checked. */
 function signalOf(options) {
   if (options === undefined || options === null) return undefined
-  if (typeof options !== 'object') throw invalidArgument(`The "options" argument must be of type object, got ${typeof options}`)
+  if (typeof options !== 'object') throw invalidArgument('options', 'an object such as { signal }', options)
   const { signal } = options
-  if (signal !== undefined && !(signal instanceof AbortSignal)) {
-    throw invalidArgument('The "options.signal" property must be an instance of AbortSignal')
-  }
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw invalidArgument('options.signal', 'an AbortSignal', signal)
   return signal
 }
 
@@ -71,7 +54,7 @@ function nextTurn(then) {
 }
 
 /** Fills `ids`, counting into `counts`, a slice at a time. */
-async function fillAll(call, clock, counts, ids, signal) {
+async function issueAll(fields, clock, counts, ids, signal) {
   const total = ids.length / 8
   let filled = 0
   // A wait counts once, however often it polls.
@@ -80,7 +63,7 @@ async function fillAll(call, clock, counts, ids, signal) {
     if (signal?.aborted) throw new AbortError(signal)
     let report
     try {
-      report = slice(call, ids, filled, Math.min(SLICE, total - filled), clock)
+      report = slice(fields, ids, filled, Math.min(SLICE, total - filled), clock)
     } catch (error) {
       counts.refused(error)
       throw error
@@ -110,14 +93,14 @@ async function fillAll(call, clock, counts, ids, signal) {
  * instead of failing on overflow or a clock behind. `options.signal` aborts it (an
  * `AbortError`); ids taken by then are not handed out again.
  */
-async function batchAsync(call, clock, counts, count, options) {
+async function batchAsync(fields, clock, counts, count, options) {
   const signal = signalOf(options)
   const ids = Buffer.allocUnsafeSlow(checkCount(count) * 8)
   if (signal?.aborted) throw new AbortError(signal)
-  const key = call.slot === PRIVATE_SLOT ? call : call.slot
+  const key = fields.slot === PRIVATE_SLOT ? fields : fields.slot
   const before = running.get(key)
   const mine = (before === undefined ? Promise.resolve() : waitOrAbort((then) => before.then(then) && (() => {}), signal)).then(() =>
-    fillAll(call, clock, counts, ids, signal),
+    issueAll(fields, clock, counts, ids, signal),
   )
   const done = mine.then(
     () => {},

@@ -3,12 +3,12 @@
 // next(cb): callbacks answered strictly in call order, each asynchronously, with ids that
 // increase in that order; a call that finds no id waits for the clock instead of failing.
 
-const { tryFill, fillRun, Run, decode } = require('./native.js')
+const { tryIssue, issueRun, IdRun, decode } = require('./native.js')
 const Queue = require('./queue.js')
 const { waitForClock } = require('./wait.js')
 
 /** An id-less answer: what the clock threw, say. A class, since a clock may throw anything. */
-class Failure {
+class FailedCall {
   constructor(error) {
     this.error = error
   }
@@ -16,13 +16,13 @@ class Failure {
 
 /** The next(cb) calls of one instance. */
 class Callbacks {
-  // What a call for the generator writes into the scratch; kept here, since calls may still
-  // wait when their instance is gone.
-  #call
+  // The generator's fields (see native.js); kept here, since calls may still wait when their
+  // instance is gone.
+  #fields
   #clock
   #counts
   // Every call not yet called back, in call order; the first #answered of them have their
-  // answers in #answers, in the same order: a Run per run of ids, a Failure per failed call.
+  // answers in #answers, in the same order: an IdRun per run of ids, a FailedCall per failed call.
   #calls = new Queue()
   #answered = 0
   #answers = new Queue()
@@ -37,8 +37,8 @@ class Callbacks {
   // True while answers are delivered: a call a callback makes is delivered by the same loop.
   #delivering = false
 
-  constructor(call, clock, counts) {
-    this.#call = call
+  constructor(fields, clock, counts) {
+    this.#fields = fields
     this.#clock = clock
     this.#counts = counts
   }
@@ -73,7 +73,7 @@ class Callbacks {
 
   /** Answers the unanswered calls as far as the clock allows; sets a timer for the rest. */
   #take() {
-    const call = this.#call
+    const fields = this.#fields
     const clock = this.#clock
     const counts = this.#counts
     this.#taking = true
@@ -83,9 +83,9 @@ class Callbacks {
         let report
         try {
           // On the system clock, several waiting calls take a run of ids in one native call.
-          report = clock === undefined && unanswered > 1 ? fillRun(call, unanswered) : tryFill(call, clock)
+          report = clock === undefined && unanswered > 1 ? issueRun(fields, unanswered) : tryIssue(fields, clock)
         } catch (error) {
-          this.#answers.push(new Failure(error))
+          this.#answers.push(new FailedCall(error))
           this.#answered++
           continue
         }
@@ -104,7 +104,7 @@ class Callbacks {
         const count = decode.count(report)
         counts.ids += count
         counts.met(report)
-        this.#answers.push(new Run(count))
+        this.#answers.push(new IdRun(count))
         this.#answered += count
       }
     } finally {
@@ -129,7 +129,7 @@ class Callbacks {
           const answer = answers.peek()
           const cb = calls.shift()
           this.#answered--
-          if (answer instanceof Failure) {
+          if (answer instanceof FailedCall) {
             answers.shift()
             cb(answer.error)
             continue

@@ -1,50 +1,48 @@
 'use strict'
 
+const binding = require('./load-binding.js')
 const native = require('./native.js')
 const Counts = require('./stats.js')
 const Callbacks = require('./callbacks.js')
 const batchAsync = require('./batch-async.js')
-const leases = require('./lease/index.js')
+const { invalidArgument } = require('./errors.js')
+const { lease } = require('./lease/index.js')
 
-const { fill, fillBy, takeId, takeBigInt, PRIVATE_SLOT } = native
+const { issue, issueBy, takeId, takeBigInt, PRIVATE_SLOT } = native
 const readOnly = (value) => ({ value, enumerable: true })
-// Passed by FlakeId.lease() alone: the constructor makes a leased generator with it.
-const LEASED = Symbol('leased')
+
+// Set once, by FlakeId's static block: a leased generator's constructor reaches FlakeId's
+// private fields through it.
+let setUp
 
 class FlakeId {
   // What each call for this generator writes into the scratch (see native.js).
-  #call
+  #fields
   #clock
   #counts = new Counts()
   // Made on the first next(cb): most instances never take a callback.
   #callbacks
 
-  constructor(options, lease, leased) {
-    const configured = native.configure(leased === LEASED ? { ...options, id: 0, scope: 'process' } : options)
-    this.#call = configured.call
-    this.#clock = configured.clock
-    let id = readOnly(configured.id)
-    if (leased === LEASED) {
-      // A private state, whose id, floor and ceiling the lease sets (see lease/index.js).
-      const { settings, epoch } = configured.call
-      this.#call = new native.Call(PRIVATE_SLOT, settings, epoch)
-      const driver = lease(this.#call, (leasedId) => native.configure({ ...options, id: leasedId, scope: 'process' }).settings)
-      id = { get: () => driver.id, enumerable: true }
-      Object.defineProperties(this, {
-        close: { value: () => driver.close() },
-        lease: { get: () => driver.fence },
+  constructor(options) {
+    // A leased generator is set up by its own constructor, on the fields its lease drives.
+    if (new.target === LeasedFlakeId) return
+    const configured = native.configure(options)
+    // Set on the process's first fallback only: one warning per process.
+    if (configured.warning !== undefined) {
+      process.emitWarning(`flake-idgen-rs: host scope unavailable, ids are unique per process only: ${configured.warning}`, {
+        code: 'FLAKE_IDGEN_HOST_SCOPE_UNAVAILABLE',
       })
     }
-    Object.defineProperties(this, {
-      options: readOnly(options == null ? {} : options),
-      id,
-      datacenter: readOnly(configured.datacenter),
-      worker: readOnly(configured.worker),
-      epoch: readOnly(configured.epoch),
-      seqMask: readOnly(configured.seqMask),
-      allowedFutureMs: readOnly(configured.allowedFutureMs),
-      scope: readOnly(configured.scope),
-    })
+    this.#fields = configured.fields
+    this.#clock = configured.clock
+    define(this, options, configured, readOnly(configured.id))
+  }
+
+  static {
+    setUp = (generator, fields, clock) => {
+      generator.#fields = fields
+      generator.#clock = clock
+    }
   }
 
   /**
@@ -52,15 +50,15 @@ class FlakeId {
    * holders of its namespace, its timestamps fenced by the ceilings the store acknowledged.
    */
   static lease(options) {
-    return leases.lease(options, (generatorOptions, lease) => new FlakeId(generatorOptions, lease, LEASED))
+    return lease(options, (generatorOptions, configured, fields, controller) => new LeasedFlakeId(generatorOptions, configured, fields, controller))
   }
 
   static decompose(id, options) {
-    return native.decompose(id, options)
+    return binding.decompose(id, options)
   }
 
   static fromTime(time, options) {
-    return native.fromTime(time, options)
+    return binding.fromTime(time, options)
   }
 
   next(cb) {
@@ -68,12 +66,8 @@ class FlakeId {
       this.#take()
       return takeId()
     }
-    if (typeof cb !== 'function') {
-      const error = new TypeError(`The "cb" argument must be a function, got ${typeof cb}`)
-      error.code = 'ERR_INVALID_ARG_TYPE'
-      throw error
-    }
-    ;(this.#callbacks ??= new Callbacks(this.#call, this.#clock, this.#counts)).push(cb)
+    if (typeof cb !== 'function') throw invalidArgument('cb', 'a function', cb)
+    ;(this.#callbacks ??= new Callbacks(this.#fields, this.#clock, this.#counts)).push(cb)
   }
 
   nextBigInt() {
@@ -97,11 +91,11 @@ class FlakeId {
   }
 
   nextBatch(count) {
-    return this.#counted(native.batch(this.#call, count, this.#clock))
+    return this.#counted(native.batch(this.#fields, count, this.#clock))
   }
 
   nextBatchAsync(count, options) {
-    return batchAsync(this.#call, this.#clock, this.#counts, count, options)
+    return batchAsync(this.#fields, this.#clock, this.#counts, count, options)
   }
 
   stats() {
@@ -118,12 +112,12 @@ class FlakeId {
 
   /** One id into the scratch, counted. */
   #take() {
-    const call = this.#call
+    const fields = this.#fields
     let report
     try {
-      // One native function for every generator, told apart by what the call writes into the
-      // scratch: the call site stays monomorphic however many generators it serves.
-      report = call.slot !== PRIVATE_SLOT ? fill(call) : fillBy(call, this.#clock)
+      // One native function for every generator, told apart by the fields a call writes into
+      // the scratch: the call site stays monomorphic however many generators it serves.
+      report = fields.slot !== PRIVATE_SLOT ? issue(fields) : issueBy(fields, this.#clock)
     } catch (error) {
       this.#counts.refused(error)
       throw error
@@ -133,6 +127,31 @@ class FlakeId {
   }
 }
 
+/** A generator on a leased id (see lease/): FlakeId.lease() makes it once its lease is had. */
+class LeasedFlakeId extends FlakeId {
+  constructor(options, configured, fields, controller) {
+    super()
+    setUp(this, fields, configured.clock)
+    define(this, options, configured, { get: () => controller.id, enumerable: true })
+    Object.defineProperties(this, {
+      close: { value: () => controller.close() },
+      lease: { get: () => controller.fence },
+    })
+  }
+}
+
+/** The read-only properties of a generator: what `options` configured, and its `id`. */
+function define(generator, options, configured, id) {
+  Object.defineProperties(generator, {
+    options: readOnly(options == null ? {} : options),
+    id,
+    datacenter: readOnly(configured.datacenter),
+    worker: readOnly(configured.worker),
+    epoch: readOnly(configured.epoch),
+    seqMask: readOnly(configured.seqMask),
+    allowedFutureMs: readOnly(configured.allowedFutureMs),
+    scope: readOnly(configured.scope),
+  })
+}
+
 module.exports = FlakeId
-module.exports.FlakeId = FlakeId
-module.exports.default = FlakeId

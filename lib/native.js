@@ -1,7 +1,8 @@
 'use strict'
 
 // The JS side of the protocol with the native id functions; src/js/protocol.rs is the other
-// side, and says what the scratch holds and what a report means. Nothing else knows either.
+// side, and says what the scratch holds and what a report means. This module is the only one
+// on this side that reads or writes the scratch: the others hand it a generator's fields.
 
 const { Buffer } = require('node:buffer')
 const binding = require('./load-binding.js')
@@ -12,38 +13,37 @@ const { REPORT_UNIT, MET_OVERFLOW, MET_CLOCK_BEHIND, SCRATCH_BYTES, PRIVATE_SLOT
 // native side writes into it, and a detachable buffer could be taken away under its feet.
 const memory = new SharedArrayBuffer(SCRATCH_BYTES)
 const scratch = new Uint8Array(memory)
-// The id in the platform's byte order at 8; the call's fields at 16 and on.
-const idNumbers = new BigUint64Array(memory, 0, 2)
+const words = new BigUint64Array(memory)
 const halves = new Uint32Array(memory)
 const doubles = new Float64Array(memory)
-const SLOT = 4
-const SETTINGS = 5
-const EPOCH = 3
-const STATE_LOW = 8
-const STATE_HIGH = 9
-const CEILING = 5
+// Each field's index in the view of its type, from the byte offsets the native side exports.
+const ID_BE = binding.SCRATCH_ID_BE
+const ID_NE = binding.SCRATCH_ID_NE / 8
+const SLOT = binding.SCRATCH_SLOT / 4
+const SETTINGS = binding.SCRATCH_SETTINGS / 4
+const EPOCH = binding.SCRATCH_EPOCH / 8
+const STATE_LOW = binding.SCRATCH_PRIVATE_STATE / 4
+const STATE_HIGH = STATE_LOW + 1
+const CEILING = binding.SCRATCH_CEILING / 8
 
 // The id functions (see src/js/id_functions.rs). Call fields go through the scratch, not as
 // arguments: reading an argument costs the native side a `napi_get_value_*` each, a store
 // here costs nothing measurable.
-const {
-  fill: nativeFill,
-  fillAt: nativeFillAt,
-  tryFill: nativeTryFill,
-  tryFillAt: nativeTryFillAt,
-  fillRun: nativeFillRun,
-} = binding.setup(scratch)
+const ids = binding.setup(scratch)
 
-// A private state before its first id: all ones (see src/sequencer.rs).
+// A private state before its first id: all ones (see src/sequencer.rs), in each half.
 const NOTHING_ISSUED = 0xffffffff
+// A lease's ceiling before it is installed, and after it is closed: nothing may be issued.
+const CLOSED = 0
 
 /**
- * What a call for one generator writes into the scratch, one per instance. Instances of one
- * configuration on the system clock get the same slot; a generator with a private state (its
- * own clock, or a lease) keeps that state here between calls: so the native side keeps nothing
- * per instance, and an instance, once dropped, is freed by the GC alone.
+ * A generator's fields: what a call for it writes into the scratch, one object per instance.
+ * Instances of one configuration on the system clock get the same slot; a generator with a
+ * private state (its own clock, or a lease) keeps that state here between calls: so the native
+ * side keeps nothing per instance, and an instance, once dropped, is freed by the GC alone.
+ * Only this module reads or writes them.
  */
-class Call {
+class GeneratorFields {
   constructor(slot, settings, epoch) {
     this.slot = slot
     // Most slots say the settings themselves; the others' calls write them too.
@@ -57,70 +57,70 @@ class Call {
   }
 }
 
-// The call whose fields the scratch holds now. A shared call's fields never change, so calling
-// the generator the scratch already describes writes nothing: next() in a loop stores no
-// field at all. Every write of fields goes through here or fill(), which keep it true.
+// The generator whose fields the scratch holds now. A shared state's fields never change, so
+// calling the generator the scratch already describes writes nothing: next() in a loop stores
+// no field at all. Every write of fields goes through enter() or issue(), which keep it true.
 let current
 
-function enter(call) {
-  current = call
-  halves[SLOT] = call.slot
-  halves[SETTINGS] = call.settings
-  doubles[EPOCH] = call.epoch
-  if (call.slot === PRIVATE_SLOT) {
-    halves[STATE_LOW] = call.stateLow
-    halves[STATE_HIGH] = call.stateHigh
-    doubles[CEILING] = call.ceiling
+function enter(fields) {
+  current = fields
+  halves[SLOT] = fields.slot
+  halves[SETTINGS] = fields.settings
+  doubles[EPOCH] = fields.epoch
+  if (fields.slot === PRIVATE_SLOT) {
+    halves[STATE_LOW] = fields.stateLow
+    halves[STATE_HIGH] = fields.stateHigh
+    doubles[CEILING] = fields.ceiling
   }
 }
 
 /** After a call that may have issued ids: a private state keeps what it became. */
-function leave(call) {
-  if (call.slot === PRIVATE_SLOT) {
-    call.stateLow = halves[STATE_LOW]
-    call.stateHigh = halves[STATE_HIGH]
+function leave(fields) {
+  if (fields.slot === PRIVATE_SLOT) {
+    fields.stateLow = halves[STATE_LOW]
+    fields.stateHigh = halves[STATE_HIGH]
   }
 }
 
 /** One id into the scratch from a shared state by the system clock; returns the report, or throws. */
-function fill(call) {
-  if (call !== current) {
-    current = call
-    halves[SLOT] = call.slot
-    if (call.readsFields) {
-      halves[SETTINGS] = call.settings
-      doubles[EPOCH] = call.epoch
+function issue(fields) {
+  if (fields !== current) {
+    current = fields
+    halves[SLOT] = fields.slot
+    if (fields.readsFields) {
+      halves[SETTINGS] = fields.settings
+      doubles[EPOCH] = fields.epoch
     }
   }
-  return nativeFill()
+  return ids.fill()
 }
 
 /**
  * One id into the scratch from any generator, by `clock` (the system's if undefined). The
- * clock is read before the call's fields are written: it may call other generators.
+ * clock is read before the fields are written: it may call other generators.
  */
-function fillBy(call, clock) {
+function issueBy(fields, clock) {
   const now = clock === undefined ? undefined : clock()
-  enter(call)
-  const report = clock === undefined ? nativeFill() : nativeFillAt(now)
-  leave(call)
+  enter(fields)
+  const report = clock === undefined ? ids.fill() : ids.fillAt(now)
+  leave(fields)
   return report
 }
 
-/** As fillBy(), but reports a wait instead of throwing when waiting would help. */
-function tryFill(call, clock) {
+/** As issueBy(), but reports a wait instead of throwing when waiting would help. */
+function tryIssue(fields, clock) {
   const now = clock === undefined ? undefined : clock()
-  enter(call)
-  const report = clock === undefined ? nativeTryFill() : nativeTryFillAt(now)
-  leave(call)
+  enter(fields)
+  const report = clock === undefined ? ids.tryFill() : ids.tryFillAt(now)
+  leave(fields)
   return report
 }
 
 /** Up to `max` ids of one millisecond by the system clock; reports their count or a wait. */
-function fillRun(call, max) {
-  enter(call)
-  const report = nativeFillRun(max)
-  leave(call)
+function issueRun(fields, max) {
+  enter(fields)
+  const report = ids.fillRun(max)
+  leave(fields)
   return report
 }
 
@@ -128,71 +128,59 @@ function fillRun(call, max) {
  * `count` ids in a Buffer of their own, synchronously (see src/js/batches.rs). Returns what the
  * batch met, with `ids`, or with `error` if it failed; throws what `clock` throws.
  */
-function batch(call, count, clock) {
-  const ids = Buffer.allocUnsafeSlow(binding.checkCount(count) * 8)
-  enter(call)
+function batch(fields, count, clock) {
+  const batchIds = Buffer.allocUnsafeSlow(binding.checkCount(count) * 8)
+  enter(fields)
   let outcome
   try {
-    outcome = binding.fillBatch(ids, clock)
+    outcome = binding.fillBatch(batchIds, clock)
   } finally {
     // Ids may have been taken even if the batch failed: its state must not go back.
-    leave(call)
+    leave(fields)
   }
-  if (outcome.error === undefined) outcome.ids = ids
+  if (outcome.error === undefined) outcome.ids = batchIds
   return outcome
 }
 
-/** Up to `max` ids into `ids` from the `start`-th on, that `clock` allows now; a report. */
-function slice(call, ids, start, max, clock) {
+/** Up to `max` ids into `batchIds` from the `start`-th on, that `clock` allows now; a report. */
+function slice(fields, batchIds, start, max, clock) {
   const now = clock === undefined ? undefined : clock()
-  enter(call)
-  const report = binding.fillSlice(ids, start, max, now)
-  leave(call)
+  enter(fields)
+  const report = binding.fillSlice(batchIds, start, max, now)
+  leave(fields)
   return report
-}
-
-/** Starts a private state above `time` (ms since 1970): its ids are all in later milliseconds. */
-function startAbove(call, time) {
-  enter(call)
-  binding.startAbove(time)
-  leave(call)
-}
-
-/** The time (ms since 1970) of the last id a private state issued, or undefined. */
-function lastIssuedAt(call) {
-  enter(call)
-  return binding.lastIssuedAt()
 }
 
 /** A Buffer of its own (own 8-byte ArrayBuffer, as flake-idgen's are) holding the id just issued. */
 function takeId() {
   const id = Buffer.alloc(8)
   // Byte by byte: for 8 bytes the JIT's stores beat a call to the set() builtin by ~10 ns.
-  id[0] = scratch[0]
-  id[1] = scratch[1]
-  id[2] = scratch[2]
-  id[3] = scratch[3]
-  id[4] = scratch[4]
-  id[5] = scratch[5]
-  id[6] = scratch[6]
-  id[7] = scratch[7]
+  id[0] = scratch[ID_BE]
+  id[1] = scratch[ID_BE + 1]
+  id[2] = scratch[ID_BE + 2]
+  id[3] = scratch[ID_BE + 3]
+  id[4] = scratch[ID_BE + 4]
+  id[5] = scratch[ID_BE + 5]
+  id[6] = scratch[ID_BE + 6]
+  id[7] = scratch[ID_BE + 7]
   return id
 }
 
 /** The id just issued, as a bigint. */
-const takeBigInt = () => idNumbers[1]
+const takeBigInt = () => words[ID_NE]
 
 /**
  * The ids of a run just issued, as two numbers until each is handed out: a burst of a million
  * next(cb) calls then waits with a few thousand of these, not a million Buffers that every
  * young-generation GC would have to copy.
  */
-class Run {
+class IdRun {
   constructor(count) {
     // The high and low 32 bits of the first id; the k-th adds k to the low ones (no carry: one
     // millisecond's sequence numbers all fit in the low 12 bits).
-    this.high = ((scratch[0] << 24) | (scratch[1] << 16) | (scratch[2] << 8) | scratch[3]) >>> 0
-    this.low = ((scratch[4] << 24) | (scratch[5] << 16) | (scratch[6] << 8) | scratch[7]) >>> 0
+    const at = ID_BE
+    this.high = ((scratch[at] << 24) | (scratch[at + 1] << 16) | (scratch[at + 2] << 8) | scratch[at + 3]) >>> 0
+    this.low = ((scratch[at + 4] << 24) | (scratch[at + 5] << 16) | (scratch[at + 6] << 8) | scratch[at + 7]) >>> 0
     this.left = count
   }
 
@@ -226,41 +214,73 @@ const decode = {
   waitMs: (report) => (report === undefined || report >= 0 ? 0 : (-report - (-report % REPORT_UNIT)) / REPORT_UNIT),
 }
 
-/** Validates `options` (each read once) and returns what it configures, with its `call`. */
+/**
+ * Validates `options` (each read once) and returns what they configure (see the native
+ * `configure`), with the generator's `fields`.
+ */
 function configure(options) {
   const configured = binding.configure(options)
-  // Set on the process's first fallback only: one warning per process.
-  if (configured.warning !== undefined) {
-    process.emitWarning(`flake-idgen-rs: host scope unavailable, ids are unique per process only: ${configured.warning}`, {
-      code: 'FLAKE_IDGEN_HOST_SCOPE_UNAVAILABLE',
-    })
-  }
-  configured.call = new Call(configured.slot, configured.settings, configured.epoch)
+  configured.fields = new GeneratorFields(configured.slot, configured.settings, configured.epoch)
   return configured
 }
 
+/**
+ * What `options` (a lease's generator options, without an id) configure, with fields of a
+ * private state that issues nothing until installLease() gives it a lease.
+ */
+function leasedFields(options) {
+  const configured = binding.configure({ ...options, id: 0, scope: 'process' })
+  const fields = new GeneratorFields(PRIVATE_SLOT, configured.settings, configured.epoch)
+  fields.ceiling = CLOSED
+  return { configured, fields }
+}
+
+/**
+ * Makes the fields leasedFields() made for `options` issue as generator `id`: every id above
+ * `floor` (ms since 1970), none past `ceiling`.
+ */
+function installLease(fields, options, id, floor, ceiling) {
+  fields.settings = binding.configure({ ...options, id, scope: 'process' }).settings
+  enter(fields)
+  binding.startAbove(floor)
+  leave(fields)
+  fields.ceiling = ceiling
+}
+
+/** Lets a leased generator issue up to `ceiling` (ms since 1970); CLOSED: nothing more. */
+function setCeiling(fields, ceiling) {
+  fields.ceiling = ceiling
+}
+
+/** The ceiling a leased generator issues up to. */
+const ceilingOf = (fields) => fields.ceiling
+
+/** The time (ms since 1970) of the last id a private state issued, or undefined. */
+function lastIssuedAt(fields) {
+  enter(fields)
+  return binding.lastIssuedAt()
+}
+
 module.exports = {
-  Call,
-  fill,
-  fillBy,
-  tryFill,
-  fillRun,
+  issue,
+  issueBy,
+  tryIssue,
+  issueRun,
   batch,
   slice,
-  startAbove,
-  lastIssuedAt,
   takeId,
   takeBigInt,
-  Run,
+  IdRun,
+  GeneratorFields,
   decode,
   MET_OVERFLOW,
   MET_CLOCK_BEHIND,
   PRIVATE_SLOT,
+  CLOSED,
   configure,
-  checkCount: binding.checkCount,
-  decompose: binding.decompose,
-  fromTime: binding.fromTime,
-  defaultStateDir: binding.defaultStateDir,
-  stateFiles: binding.stateFiles,
-  resetState: binding.resetState,
+  leasedFields,
+  installLease,
+  setCeiling,
+  ceilingOf,
+  lastIssuedAt,
 }

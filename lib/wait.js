@@ -1,14 +1,16 @@
 'use strict'
 
-// How a call that found no id waits for the clock, for next(cb) and nextBatchAsync alike.
+// Waiting: for the clock, as next(cb) and nextBatchAsync do when they found no id, and for real
+// time, as a lease does between calls to its store.
 
 // Timers from the module, not the globals: fake timers in a user's tests replace the globals,
 // and would then hold waits that only the real clock can end.
 const { setImmediate, setTimeout, clearImmediate, clearTimeout } = require('node:timers')
+const { AbortError } = require('./errors.js')
 
-// The longest timer set: the system clock is read again at least this often (it may be set
-// forward meanwhile), and a delay never nears setTimeout's 2^31 - 1 ms limit, past which Node
-// warns and fires at once.
+// The longest timer set for the clock: the system clock is read again at least this often (it
+// may be set forward meanwhile), and a delay never nears setTimeout's 2^31 - 1 ms limit, past
+// which Node warns and fires at once.
 const LONGEST_MS = 1000
 
 /**
@@ -28,4 +30,23 @@ function waitForClock(ms, clock, then) {
   return () => clearTimeout(timer)
 }
 
-module.exports = { waitForClock }
+/** Resolves after `ms` of real time; rejects when `signal` aborts. Keeps the process alive. */
+function sleep(ms, signal) {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new AbortError(signal))
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(new AbortError(signal))
+    }
+    const timer = setTimeout(
+      () => {
+        signal?.removeEventListener('abort', onAbort)
+        resolve()
+      },
+      Math.max(0, Math.min(ms, 2 ** 31 - 1)),
+    )
+    signal?.addEventListener('abort', onAbort, { once: true })
+  })
+}
+
+module.exports = { waitForClock, sleep }

@@ -4,38 +4,25 @@
 
 const { redisStore } = require('./redis.js')
 const { postgresStore } = require('./postgres.js')
+const { integer } = require('./options.js')
+const { invalidOption } = require('../errors.js')
 
+// Redis's own limit on a replica count is far above any deployment; this only keeps WAIT's
+// argument a number Redis reads.
+const MAX_REPLICAS = 1000
 const ACCEPTED = 'an ioredis client, a node-redis (v4/v5) client, or a pg Pool or Client'
-
-function invalid(message) {
-  const error = new TypeError(message)
-  error.code = 'ERR_FLAKE_INVALID_OPTION'
-  return error
-}
-
-function describe(value) {
-  if (value === null) return 'null'
-  if (value === undefined) return 'undefined'
-  if (typeof value === 'function') return 'a function'
-  if (Array.isArray(value)) return 'an array'
-  if (typeof value === 'object') return 'an object'
-  if (typeof value === 'string') return `a string (${JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value)})`
-  return `a ${typeof value} (${String(value)})`
-}
 
 /**
  * The lease store adapter for a user's client.
  * @param {object} client an ioredis `Redis` or `Cluster`, a node-redis v4/v5 client or cluster,
  *   or a connected pg `Pool` or `Client`
  * @param {{ replicas?: number }} [options] Redis only: replicas that must acknowledge each
- *   acquire and renew (`WAIT`)
+ *   acquire and renew (`WAIT`), 0 to MAX_REPLICAS
  * @returns {import('./redis.js').Store} with `kind`, `time`, `acquire`, `renew`, `release`, `list`
  * @throws {TypeError} code `ERR_FLAKE_INVALID_OPTION` for a client of another shape, or bad `replicas`
  */
-function storeFor(client, { replicas = 0 } = {}) {
-  if (!Number.isSafeInteger(replicas) || replicas < 0) {
-    throw invalid(`option \`replicas\` must be an integer from 0, got ${describe(replicas)}`)
-  }
+function storeFor(client, options = {}) {
+  const replicas = integer('replicas', options.replicas, 0, 0, MAX_REPLICAS)
   const isObject = client !== null && (typeof client === 'object' || typeof client === 'function')
   if (isObject && typeof client.defineCommand === 'function' && typeof client.call === 'function') {
     const send = (args) => client.call(...args)
@@ -57,11 +44,11 @@ function storeFor(client, { replicas = 0 } = {}) {
   }
   if (isObject && typeof client.query === 'function' && typeof client.connect === 'function') {
     if (replicas > 0) {
-      throw invalid('option `replicas` is for Redis only: with PostgreSQL, use its synchronous replication (synchronous_standby_names) instead')
+      throw invalidOption('replicas', '0 with PostgreSQL (use its synchronous replication, synchronous_standby_names)', replicas)
     }
     return postgresStore(client)
   }
-  throw invalid(`option \`store\` must be ${ACCEPTED}, got ${describe(client)}`)
+  throw invalidOption('store', ACCEPTED, client)
 }
 
 module.exports = { storeFor }

@@ -73,13 +73,35 @@ pub const PRIVATE_SLOT: u32 = u32::MAX;
 #[napi]
 pub const SLOT_READS_FIELDS: u32 = crate::slots::READS_FIELDS;
 
-const ID_BE: usize = 0;
-const ID_NE: usize = 8;
-const SLOT: usize = 16;
-const SETTINGS: usize = 20;
-const EPOCH: usize = 24;
-const PRIVATE_STATE: usize = 32;
-const CEILING: usize = 40;
+/// Byte offset of the id issued, big-endian (8 bytes).
+#[napi]
+pub const SCRATCH_ID_BE: u32 = 0;
+/// Byte offset of the id issued, in the platform's byte order (`u64`).
+#[napi]
+pub const SCRATCH_ID_NE: u32 = 8;
+/// Byte offset of the call's slot (`u32`).
+#[napi]
+pub const SCRATCH_SLOT: u32 = 16;
+/// Byte offset of the call's packed settings (`u32`).
+#[napi]
+pub const SCRATCH_SETTINGS: u32 = 20;
+/// Byte offset of the call's epoch (`f64`).
+#[napi]
+pub const SCRATCH_EPOCH: u32 = 24;
+/// Byte offset of a private generator's state word (`u64`).
+#[napi]
+pub const SCRATCH_PRIVATE_STATE: u32 = 32;
+/// Byte offset of a private generator's ceiling (`f64`).
+#[napi]
+pub const SCRATCH_CEILING: u32 = 40;
+
+const ID_BE: usize = SCRATCH_ID_BE as usize;
+const ID_NE: usize = SCRATCH_ID_NE as usize;
+const SLOT: usize = SCRATCH_SLOT as usize;
+const SETTINGS: usize = SCRATCH_SETTINGS as usize;
+const EPOCH: usize = SCRATCH_EPOCH as usize;
+const PRIVATE_STATE: usize = SCRATCH_PRIVATE_STATE as usize;
+const CEILING: usize = SCRATCH_CEILING as usize;
 
 const SEQ_BITS_SHIFT: u32 = NODE_BITS;
 const ALLOWED_SHIFT: u32 = NODE_BITS + 4;
