@@ -3,7 +3,8 @@
 // all in one process: interleaved rounds, the order rotated each round, medians, ratios.
 //
 // Shorter runs: BENCH_ROUNDS (per-call rounds, default 31), BENCH_BURST_ROUNDS (default 7),
-// BENCH_BURST (ids per burst, default 1,000,000).
+// BENCH_BURST (ids per burst, default 1,000,000). BENCH_BEFORE=<checkout>: that build's next()
+// rows beside these, for a change's cost against the build before it (see per-call.js).
 
 const fs = require('node:fs')
 const os = require('node:os')

@@ -5,9 +5,10 @@
 // millisecond (the wait is not timed) and stays well under that; every candidate gets the same
 // batches.
 
-// The floor takes Buffer from the module, as index.js does: the global `Buffer` is an accessor
+// The floor takes Buffer from the module, as lib/native.js does: the global `Buffer` is an accessor
 // in Node 20 that costs a few ns on each use.
 const { Buffer } = require('node:buffer')
+const path = require('node:path')
 const FlakeIdgen = require('flake-idgen')
 const { Snowflake: Sapphire } = require('@sapphire/snowflake')
 const { Snowflake: WasmSnowflake } = require('nodejs-snowflake')
@@ -82,6 +83,29 @@ const candidates = [
     kind: 'buffer',
   },
 ]
+
+// BENCH_BEFORE=<a checkout with its addon built>: that build's next() rows too, timed side by
+// side with these in the same rounds, for a change's cost against the build before it. Its
+// generators take ids of their own, so the two builds never share a state word.
+if (process.env.BENCH_BEFORE) {
+  const Before = require(path.resolve(process.env.BENCH_BEFORE))
+  const before = new Before({ id: 8 })
+  const beforeProcess = new Before({ id: 9, scope: 'process' })
+  const beforeBigInt = new Before({ id: 13 })
+  const beforeThree = [84, 85, 86].map((id) => new Before({ id }))
+  const beforeSixtyFour = Array.from({ length: 64 }, (_, i) => new Before({ id: 87 + i }))
+  let turn = 0
+  const label = (call) => `build before (BENCH_BEFORE) ${call}`
+  candidates.splice(
+    6,
+    0,
+    { key: 'beforeNext', call: label('`next()`'), fn: () => before.next(), kind: 'buffer', genId: 8 },
+    { key: 'beforeProcess', call: label("`next()`, scope: 'process'"), fn: () => beforeProcess.next(), kind: 'buffer', genId: 9 },
+    { key: 'before3', call: label('`next()`, 3 generators'), fn: () => beforeThree[(turn = turn === 2 ? 0 : turn + 1)].next(), kind: 'buffer' },
+    { key: 'before64', call: label('`next()`, 64 generators'), fn: () => beforeSixtyFour[turn64++ & 63].next(), kind: 'buffer' },
+    { key: 'beforeBigInt', call: label('`nextBigInt()`'), fn: () => beforeBigInt.nextBigInt(), kind: 'bigint', genId: 13 },
+  )
+}
 
 for (const [index, candidate] of candidates.entries()) {
   // A loop compiled for each candidate (the comment makes each source unique, so V8 caches

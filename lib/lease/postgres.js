@@ -167,4 +167,4 @@ function postgresStore(client) {
   }
 }
 
-module.exports = { postgresStore, TABLE }
+module.exports = { postgresStore }

@@ -177,4 +177,4 @@ function redisStore(kind, { send, sendThenWait }, replicas) {
   }
 }
 
-module.exports = { redisStore, keyOf }
+module.exports = { redisStore }
