@@ -105,7 +105,12 @@ test('bad arguments: status 2, one line on stderr naming the problem in our word
     [['decompose', '1', 'abc'], /^The "id" argument must be .*, got "abc"$/],
     [['decompose', '9'.repeat(1000)], /^The "id" argument must be .*, got "9{40}…"$/],
     [['state', 'extra'], 'state takes no arguments, got "extra"'],
-    [['state', '--reset', 'all'], '--reset must be a generator id from 0 to 1023, got "all"'],
+    // Limits the library checks, in its words, naming the flag and the value as typed.
+    [['state', '--reset', 'all'], '--reset must be an integer from 0 to 1023, got "all"'],
+    [['state', '--reset', '1024'], '--reset must be an integer from 0 to 1023, got "1024"'],
+    [['state', '--reset', '1.5'], '--reset must be an integer from 0 to 1023, got "1.5"'],
+    [['state', '--state-dir', 'relative'], '--state-dir must be an absolute path, got "relative"'],
+    [['state', '--reset', '3', '--state-dir', 'relative'], '--state-dir must be an absolute path, got "relative"'],
     [['--epoch', '9999-01-01'], /^--epoch must be not in the future/],
   ]
   for (const [args, reason] of cases) {

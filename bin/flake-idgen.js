@@ -5,7 +5,8 @@
 // runs from its own file under lib/cli/.
 
 const { parse } = require('../lib/cli/args.js')
-const { UsageError, CommandError, quote } = require('../lib/cli/errors.js')
+const { describe } = require('../lib/errors.js')
+const { UsageError, CommandError } = require('../lib/cli/errors.js')
 const { exitOnClosedPipe } = require('../lib/cli/output.js')
 
 const USAGE = `Usage:
@@ -94,10 +95,10 @@ function commandOf(positionals) {
   if (name === undefined) return [PRINT, []]
   if (name === 'lease') {
     if (args.length === 0) throw new UsageError('lease needs a command: list (see --help)')
-    if (!Object.hasOwn(LEASE_COMMANDS, args[0])) throw new UsageError(`unknown lease command ${quote(args[0])} (see --help)`)
+    if (!Object.hasOwn(LEASE_COMMANDS, args[0])) throw new UsageError(`unknown lease command ${describe(args[0])} (see --help)`)
     return [LEASE_COMMANDS[args[0]], args.slice(1)]
   }
-  if (!Object.hasOwn(COMMANDS, name)) throw new UsageError(`unknown command ${quote(name)} (see --help)`)
+  if (!Object.hasOwn(COMMANDS, name)) throw new UsageError(`unknown command ${describe(name)} (see --help)`)
   return [COMMANDS[name], args]
 }
 
@@ -119,7 +120,7 @@ function main(argv) {
   for (const name of Object.keys(values)) {
     if (!command.options.includes(name)) throw new UsageError(misplaced(name, command))
   }
-  if (args.length > 0 && !command.takesArguments) throw new UsageError(`${command.name} takes no arguments, got ${quote(args[0])}`)
+  if (args.length > 0 && !command.takesArguments) throw new UsageError(`${command.name} takes no arguments, got ${describe(args[0])}`)
   return command.run(values, args)
 }
 

@@ -2,7 +2,8 @@
 
 // The command line as getopt reads it, and the readings of values more than one command takes.
 
-const { UsageError, quote } = require('./errors.js')
+const { describe } = require('../errors.js')
+const { UsageError } = require('./errors.js')
 
 /**
  * Splits `argv` into option values (by long name) and positionals, as getopt does. `options`
@@ -26,10 +27,10 @@ function parse(argv, { options, short }) {
       const eq = arg.indexOf('=')
       name = eq === -1 ? arg.slice(2) : arg.slice(2, eq)
       inline = eq === -1 ? undefined : arg.slice(eq + 1)
-      if (!Object.hasOwn(options, name)) throw new UsageError(`unknown option ${quote(eq === -1 ? arg : arg.slice(0, eq))} (see --help)`)
+      if (!Object.hasOwn(options, name)) throw new UsageError(`unknown option ${describe(eq === -1 ? arg : arg.slice(0, eq))} (see --help)`)
     } else if (arg.startsWith('-') && arg.length > 1) {
       name = Object.hasOwn(short, arg[1]) ? short[arg[1]] : undefined
-      if (name === undefined) throw new UsageError(`unknown option ${quote(arg.slice(0, 2))} (see --help)`)
+      if (name === undefined) throw new UsageError(`unknown option ${describe(arg.slice(0, 2))} (see --help)`)
       if (arg.length > 2) inline = arg.slice(arg[2] === '=' ? 3 : 2)
     } else {
       positionals.push(arg)
@@ -38,7 +39,7 @@ function parse(argv, { options, short }) {
     const flag = `--${name}`
     if (Object.hasOwn(values, name)) throw new UsageError(`${flag} is given more than once`)
     if (!options[name]) {
-      if (inline !== undefined) throw new UsageError(`${flag} takes no value, got ${quote(inline)}`)
+      if (inline !== undefined) throw new UsageError(`${flag} takes no value, got ${describe(inline)}`)
       values[name] = true
     } else if (inline !== undefined) {
       values[name] = inline
@@ -58,7 +59,7 @@ function parse(argv, { options, short }) {
 function readEpoch(text) {
   if (text === undefined || /^\s*[0-9]+\s*$/.test(text)) return text
   const ms = Date.parse(text)
-  if (Number.isNaN(ms)) throw new UsageError(`--epoch must be ms since 1970 or a date, got ${quote(text)}`)
+  if (Number.isNaN(ms)) throw new UsageError(`--epoch must be ms since 1970 or a date, got ${describe(text)}`)
   return new Date(ms)
 }
 

@@ -20,15 +20,6 @@ class CommandError extends Error {
 const REFUSED = new Set(['ERR_FLAKE_INVALID_OPTION', 'ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_VALUE', 'ERR_OUT_OF_RANGE'])
 const NAMED = /^(?:option `(\w+)`|The "(\w+)" argument)/
 
-/**
- * A value as messages show it: in double quotes, cut to 40 characters and "…" (as the
- * library's own messages show strings), never more than one line.
- */
-function quote(text) {
-  const chars = Array.from(text)
-  return chars.length > 40 ? `${JSON.stringify(chars.slice(0, 40).join('')).slice(0, -1)}…"` : JSON.stringify(text)
-}
-
 const flagOf = (option) => `--${option.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
 
 /**
@@ -55,4 +46,4 @@ function withFlags(fn, flags = {}) {
   }
 }
 
-module.exports = { UsageError, CommandError, withFlags, quote }
+module.exports = { UsageError, CommandError, withFlags }

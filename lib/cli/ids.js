@@ -4,7 +4,8 @@
 
 const FlakeId = require('../flake-id.js')
 const { readEpoch } = require('./args.js')
-const { UsageError, withFlags, quote } = require('./errors.js')
+const { describe } = require('../errors.js')
+const { UsageError, withFlags } = require('./errors.js')
 const { write } = require('./output.js')
 
 // Each format: the id at `offset` of a batch as its line (or JSON array element).
@@ -21,7 +22,7 @@ const CHUNK = 65_536
 function readCount(text) {
   if (text === undefined) return 1
   const count = /^[0-9]+$/.test(text) ? Number(text) : NaN
-  if (!(count >= 1 && count <= Number.MAX_SAFE_INTEGER)) throw new UsageError(`--count must be a positive integer, got ${quote(text)}`)
+  if (!(count >= 1 && count <= Number.MAX_SAFE_INTEGER)) throw new UsageError(`--count must be a positive integer, got ${describe(text)}`)
   return count
 }
 
@@ -30,7 +31,7 @@ async function printIds(values) {
   const epoch = readEpoch(values.epoch)
   const count = readCount(values.count)
   const format = values.format ?? 'dec'
-  if (!Object.hasOwn(FORMATS, format)) throw new UsageError(`--format must be dec, hex, base64 or json, got ${quote(format)}`)
+  if (!Object.hasOwn(FORMATS, format)) throw new UsageError(`--format must be dec, hex, base64 or json, got ${describe(format)}`)
   // The library checks every option (as text, as the user typed it); a bad one names its flag.
   const generator = withFlags(
     () =>

@@ -2,7 +2,9 @@
 
 // `flake-idgen lease list`: who holds each generator id of a namespace in a FlakeId.lease store.
 
-const { UsageError, CommandError, quote } = require('./errors.js')
+const { describe } = require('../errors.js')
+const { checkNamespace } = require('../lease/options.js')
+const { UsageError, CommandError, withFlags } = require('./errors.js')
 const { write, table, iso, cell } = require('./output.js')
 const { STORES, findClient, connect, redact, reason } = require('./store-client.js')
 
@@ -15,7 +17,7 @@ function storeUrl(flag, text) {
   } catch {}
   if (url === null || !schemes.includes(url.protocol)) {
     const shown = url === null ? text : redact(url)
-    throw new UsageError(`--${flag} must be a ${schemes.map((scheme) => `${scheme}//`).join(' or ')} URL, got ${quote(shown)}`)
+    throw new UsageError(`--${flag} must be a ${schemes.map((scheme) => `${scheme}//`).join(' or ')} URL, got ${describe(shown)}`)
   }
   return url
 }
@@ -28,8 +30,7 @@ async function leaseList(values) {
   const flag = values.redis === undefined ? 'postgres' : 'redis'
   const { namespace } = values
   if (namespace === undefined) throw new UsageError('lease list needs --namespace N (see --help)')
-  // As FlakeId.lease counts them.
-  if (namespace.length === 0 || namespace.length > 200) throw new UsageError(`--namespace must be 1 to 200 characters, got ${quote(namespace)}`)
+  withFlags(() => checkNamespace(namespace))
   const url = storeUrl(flag, values[flag])
 
   const { clients } = STORES[flag]

@@ -5,7 +5,7 @@
 const path = require('node:path')
 const native = require('../native.js')
 const { readEpoch } = require('./args.js')
-const { UsageError, CommandError, quote } = require('./errors.js')
+const { UsageError, CommandError, withFlags } = require('./errors.js')
 const { write, table } = require('./output.js')
 
 const epochText = (epoch) => (epoch === 0 ? '0' : `${epoch} (${new Date(epoch).toISOString()})`)
@@ -15,16 +15,18 @@ async function state(values) {
   const dir = values['state-dir'] ?? native.defaultStateDir()
   const epoch = readEpoch(values.epoch)
   if (epoch !== undefined && values.reset === undefined) throw new UsageError('--epoch applies to state --reset only')
-  if (!path.isAbsolute(dir)) throw new UsageError(`--state-dir must be an absolute path, got ${quote(dir)}`)
+  // The library checks the directory and the id; a message shows each as the user typed it.
+  const flags = { dir: ['--state-dir', dir], id: ['--reset', values.reset] }
   const reset = values.reset
   if (reset !== undefined) {
-    if (!/^[0-9]+$/.test(reset) || Number(reset) > 1023) throw new UsageError(`--reset must be a generator id from 0 to 1023, got ${quote(reset)}`)
-    const done = native.resetState(dir, Number(reset), epoch === undefined ? undefined : Number(epoch))
+    // Digits are an id; anything else no number, which the library refuses as it refuses 1024.
+    const id = /^[0-9]+$/.test(reset) ? Number(reset) : NaN
+    const done = withFlags(() => native.resetState(dir, id, epoch === undefined ? undefined : Number(epoch)), flags)
     if (done.length === 0) throw new CommandError(`generator ${reset} has no state in ${dir}${epoch === undefined ? '' : ` for epoch ${Number(epoch)}`}`)
     const lines = done.map((file) => `${file.removed ? 'removed' : 'reset generator ' + reset + ' in'} ${file.path}`)
     return write(lines.join('\n') + '\n')
   }
-  const files = native.stateFiles(dir)
+  const files = withFlags(() => native.stateFiles(dir), flags)
   const rows = [['id', 'epoch', 'last id issued at', 'sequence', 'file']]
   const problems = []
   for (const file of files) {
