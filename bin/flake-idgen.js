@@ -13,11 +13,11 @@ const USAGE = `Usage:
   flake-idgen [options]                print new ids, one per line
   flake-idgen decompose [ID...]        print the parts of each ID (or of each line of stdin)
                                        as one JSON object per line
-  flake-idgen state [--state-dir D]    list the host's state files: generator id, epoch and
-                                       the time of the last id each issued
-  flake-idgen state --reset ID [--epoch TIME] [--state-dir D]
-                                       forget generator ID's state (in every epoch's file, or
-                                       in TIME's); refused while a process has the file open
+  flake-idgen state [--state-dir D]    list the host's state file: the time and sequence of
+                                       the last id each generator id issued
+  flake-idgen state --reset ID [--state-dir D]
+                                       forget generator ID's state; refused while a process
+                                       has the file open
   flake-idgen lease list (--redis URL | --postgres URL) --namespace N
                                        list namespace N's leases of generator ids: holder,
                                        expiry and ceiling of each, with ioredis (else redis)
@@ -76,7 +76,7 @@ const COMMANDS = {
   },
   state: {
     name: 'state',
-    options: ['state-dir', 'reset', 'epoch'],
+    options: ['state-dir', 'reset'],
     run: (values) => require('../lib/cli/state.js')(values),
   },
 }

@@ -1,42 +1,35 @@
 'use strict'
 
-// `flake-idgen state`: the host's state files listed, or one generator id's state forgotten.
+// `flake-idgen state`: the state file this host's processes share, listed, or one generator
+// id's state in it forgotten.
 
-const path = require('node:path')
 const native = require('../native.js')
-const { readEpoch } = require('./args.js')
-const { UsageError, CommandError, withFlags } = require('./errors.js')
+const { CommandError, withFlags } = require('./errors.js')
 const { write, table } = require('./output.js')
 
-const epochText = (epoch) => (epoch === 0 ? '0' : `${epoch} (${new Date(epoch).toISOString()})`)
+/** Forgets generator `text`'s state in the state file of `dir`. */
+async function reset(dir, text, flags) {
+  // Digits are an id; anything else no number, which the library refuses as it refuses 1024.
+  const id = /^[0-9]+$/.test(text) ? Number(text) : NaN
+  const [done] = withFlags(() => native.resetState(dir, id), flags)
+  if (done === undefined) throw new CommandError(`generator ${text} has no state in ${dir}`)
+  await write(`${done.removed ? 'removed' : `reset generator ${text} in`} ${done.path}\n`)
+}
 
-/** Lists the state files of `--state-dir` (else the default directory), or resets `--reset`'s state in them. */
+/** Lists the state file of `--state-dir` (else the default directory), or resets `--reset`'s state in it. */
 async function state(values) {
   const dir = values['state-dir'] ?? native.defaultStateDir()
-  const epoch = readEpoch(values.epoch)
-  if (epoch !== undefined && values.reset === undefined) throw new UsageError('--epoch applies to state --reset only')
   // The library checks the directory and the id; a message shows each as the user typed it.
   const flags = { dir: ['--state-dir', dir], id: ['--reset', values.reset] }
-  const reset = values.reset
-  if (reset !== undefined) {
-    // Digits are an id; anything else no number, which the library refuses as it refuses 1024.
-    const id = /^[0-9]+$/.test(reset) ? Number(reset) : NaN
-    const done = withFlags(() => native.resetState(dir, id, epoch === undefined ? undefined : Number(epoch)), flags)
-    if (done.length === 0) throw new CommandError(`generator ${reset} has no state in ${dir}${epoch === undefined ? '' : ` for epoch ${Number(epoch)}`}`)
-    const lines = done.map((file) => `${file.removed ? 'removed' : 'reset generator ' + reset + ' in'} ${file.path}`)
-    return write(lines.join('\n') + '\n')
+  if (values.reset !== undefined) return reset(dir, values.reset, flags)
+  const [file] = withFlags(() => native.stateFiles(dir), flags)
+  const rows = [['id', 'last id issued at', 'sequence']]
+  for (const entry of file?.entries ?? []) {
+    rows.push([String(entry.id), new Date(entry.time).toISOString(), String(entry.sequence)])
   }
-  const files = withFlags(() => native.stateFiles(dir), flags)
-  const rows = [['id', 'epoch', 'last id issued at', 'sequence', 'file']]
-  const problems = []
-  for (const file of files) {
-    if (file.error !== undefined) problems.push(`${file.error} [${file.code}]`)
-    for (const entry of file.entries) {
-      rows.push([String(entry.id), epochText(file.epoch), new Date(entry.time).toISOString(), String(entry.sequence), path.basename(file.path)])
-    }
-  }
-  await write(`state directory: ${dir}\n${rows.length > 1 ? table(rows) : '(no state)'}\n`)
-  if (problems.length > 0) throw new CommandError(problems.join('\n'))
+  const head = file === undefined ? `state directory: ${dir}` : `state file: ${file.path}`
+  await write(`${head}\n${rows.length > 1 ? table(rows) : '(no state)'}\n`)
+  if (file?.error !== undefined) throw new CommandError(`${file.error} [${file.code}]`)
 }
 
 module.exports = state
