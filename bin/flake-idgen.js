@@ -6,7 +6,7 @@
 
 const { parse } = require('../lib/cli/args.js')
 const { describe } = require('../lib/errors.js')
-const { UsageError, CommandError } = require('../lib/cli/errors.js')
+const { UsageError, CommandError } = require('../lib/cli/command-errors.js')
 const { exitOnClosedPipe } = require('../lib/cli/output.js')
 
 const USAGE = `Usage:

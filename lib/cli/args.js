@@ -3,7 +3,7 @@
 // The command line as getopt reads it, and the readings of values more than one command takes.
 
 const { describe } = require('../errors.js')
-const { UsageError } = require('./errors.js')
+const { UsageError } = require('./command-errors.js')
 
 /**
  * Splits `argv` into option values (by long name) and positionals, as getopt does. `options`

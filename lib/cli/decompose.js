@@ -5,7 +5,7 @@
 const { createInterface } = require('node:readline')
 const FlakeId = require('../flake-id.js')
 const { readEpoch } = require('./args.js')
-const { UsageError, withFlags } = require('./errors.js')
+const { UsageError, withFlags } = require('./command-errors.js')
 const { write } = require('./output.js')
 
 /** Prints the parts of each of `ids`, or of each line of stdin when there are none. */

@@ -5,7 +5,7 @@
 const FlakeId = require('../flake-id.js')
 const { readEpoch } = require('./args.js')
 const { describe } = require('../errors.js')
-const { UsageError, withFlags } = require('./errors.js')
+const { UsageError, withFlags } = require('./command-errors.js')
 const { write } = require('./output.js')
 
 // Each format: the id at `offset` of a batch as its line (or JSON array element).

@@ -4,7 +4,7 @@
 
 const { describe } = require('../errors.js')
 const { checkNamespace } = require('../lease/options.js')
-const { UsageError, CommandError, withFlags } = require('./errors.js')
+const { UsageError, CommandError, withFlags } = require('./command-errors.js')
 const { write, table, iso, cell } = require('./output.js')
 const { STORES, findClient, connect, redact, reason } = require('./store-client.js')
 

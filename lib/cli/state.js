@@ -4,7 +4,7 @@
 // id's state in it forgotten.
 
 const native = require('../native.js')
-const { CommandError, withFlags } = require('./errors.js')
+const { CommandError, withFlags } = require('./command-errors.js')
 const { write, table } = require('./output.js')
 
 /** Forgets generator `text`'s state in the state file of `dir`. */
