@@ -110,11 +110,11 @@ export declare const PRIVATE_SLOT: number
 export declare const REPORT_UNIT: number
 
 /**
- * Forgets generator `id`'s state in `dir`: in `epoch`'s file, or in every file that has one.
- * A file left with no state is removed. Throws `ERR_FLAKE_STATE_IN_USE`, changing nothing,
- * while a process has one of those files open.
+ * Forgets generator `id`'s state in the state file of `dir`, and removes the file if that
+ * leaves it with no state: one `StateReset`, or none if the file has no state of `id`'s. Throws
+ * `ERR_FLAKE_STATE_IN_USE`, changing nothing, while a process has the file open.
  */
-export declare function resetState(dir: string, id: number, epoch?: number | undefined | null): Array<StateReset>
+export declare function resetState(dir: string, id: number): Array<StateReset>
 
 /** Bytes in the scratch. */
 export declare const SCRATCH_BYTES: number
@@ -174,13 +174,11 @@ export interface StateEntry {
   sequence: number
 }
 
-/** A state file: its entries, or why it cannot be read (`error`, `code`). */
+/** The state file: its entries, or why it cannot be read (`error`, `code`). */
 export interface StateFile {
   /** The file's path. */
   path: string
-  /** The epoch it holds the state of, in ms since 1970. */
-  epoch: number
-  /** Every generator id that has issued an id from it. */
+  /** Every generator id that has issued an id from it, by id. */
   entries: Array<StateEntry>
   /** Why it cannot be read, if it cannot. */
   error?: string
@@ -189,17 +187,15 @@ export interface StateFile {
 }
 
 /**
- * The state files in `dir` (none if it does not exist), by epoch. Throws `ERR_FLAKE_STATE_DIR`
- * if the directory is not safe to use.
+ * The state file of `dir`: none if there is none (or no directory), else one, with its entries
+ * or why it cannot be read. Throws `ERR_FLAKE_STATE_DIR` if the directory is not safe to use.
  */
 export declare function stateFiles(dir: string): Array<StateFile>
 
-/** What a reset did to one state file. */
+/** What a reset did to the state file. */
 export interface StateReset {
   /** The file's path. */
   path: string
-  /** The epoch it holds the state of, in ms since 1970. */
-  epoch: number
   /** The file held no other id's state, and was removed. */
   removed: boolean
 }

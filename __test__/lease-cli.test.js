@@ -149,8 +149,9 @@ describe('lease list', () => {
       [['lease', 'list', '--namespace', 'n'], 'lease list needs --redis URL or --postgres URL (see --help)'],
       [['lease', 'list', ...url, '--postgres', 'postgres://h/db', '--namespace', 'n'], 'lease list takes --redis or --postgres, not both'],
       [['lease', 'list', ...url], 'lease list needs --namespace N (see --help)'],
-      [['lease', 'list', ...url, '--namespace', ''], '--namespace must be 1 to 200 characters, got ""'],
-      [['lease', 'list', ...url, '--namespace', 'x'.repeat(201)], `--namespace must be 1 to 200 characters, got "${'x'.repeat(40)}…"`],
+      // FlakeId.lease's own check, in its words.
+      [['lease', 'list', ...url, '--namespace', ''], '--namespace must be a string of 1 to 200 characters, got ""'],
+      [['lease', 'list', ...url, '--namespace', 'x'.repeat(201)], `--namespace must be a string of 1 to 200 characters, got "${'x'.repeat(40)}…"`],
       [['lease', 'list', '--namespace', 'n', '--namespace', 'm'], '--namespace is given more than once'],
       [['lease', 'list', '--namespace', 'n', '--redis'], '--redis needs a value (see --help)'],
       [['lease', 'list', '--redis', 'localhost:6379', '--namespace', 'n'], '--redis must be a redis:// or rediss:// URL, got "localhost:6379"'],

@@ -1,5 +1,5 @@
-//! What `flake-idgen state` does: list the state files of a directory, and reset one generator
-//! id's state. Both read and write through file descriptors, never through a mapping.
+//! What `flake-idgen state` does: list the state file of a directory, and reset one generator
+//! id's state in it. Both read and write through file descriptors, never through a mapping.
 
 use std::fs::{self, File, TryLockError};
 use std::io;
@@ -7,58 +7,49 @@ use std::path::{Path, PathBuf};
 
 use super::dir;
 use super::file::{error, open_checked, read_at, OpenFailure};
-use super::format::{epoch_of, file_name, word_offset, FILE_LEN, WORDS};
+use super::format::{word_offset, FILE_LEN, FILE_NAME, WORDS};
 use crate::error::FlakeError;
 use crate::sequencer::{last_issued, NOTHING_ISSUED};
 
-/// The last id a generator id issued, as one state file records it.
+/// The last id a generator id issued, as the state file records it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry {
+  /// The generator id.
   pub id: u16,
-  /// Its timestamp, in ms after the epoch.
-  pub delta: u64,
+  /// Its timestamp, in ms since 1970.
+  pub time: u64,
+  /// Its sequence number.
   pub sequence: u16,
 }
 
-/// A state file: its epoch and entries, or why it cannot be read.
+/// A directory's state file: its entries, or why it cannot be read.
 #[derive(Debug)]
 pub struct Listed {
+  /// The file's path.
   pub path: PathBuf,
-  pub epoch: u64,
+  /// Every generator id that has issued an id from it, by id.
   pub entries: Result<Vec<Entry>, FlakeError>,
 }
 
-/// Every state file in `dir`, by epoch; none if `dir` does not exist. A snapshot: processes may
-/// be issuing ids meanwhile.
-pub fn list(dir: &Path) -> Result<Vec<Listed>, FlakeError> {
-  let names = match fs::read_dir(dir) {
-    Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-    read => read.map_err(|err| dir::error(dir, err.to_string()))?,
-  };
-  dir::check(dir)?;
-  let mut listed = Vec::new();
-  for name in names {
-    let name = name.map_err(|err| dir::error(dir, err.to_string()))?;
-    let Some(epoch) = name.file_name().to_str().and_then(epoch_of) else {
-      continue;
-    };
-    let path = name.path();
-    let entries = read(&path, epoch);
-    listed.push(Listed {
-      path,
-      epoch,
-      entries,
-    });
+/// The state file of `dir`, if it has one (a missing directory has none). A snapshot: processes
+/// may be issuing ids meanwhile. A file of another name is none of ours, and is not looked at.
+pub fn list(dir: &Path) -> Result<Option<Listed>, FlakeError> {
+  match fs::symlink_metadata(dir) {
+    Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
+    _ => dir::check(dir)?,
   }
-  listed.sort_by_key(|file| file.epoch);
-  Ok(listed)
-}
-
-fn read(path: &Path, epoch: u64) -> Result<Vec<Entry>, FlakeError> {
-  let file = open(path, epoch, false)?;
-  let mut bytes = vec![0; FILE_LEN];
-  read_at(&file, &mut bytes, 0).map_err(|err| error(path, err.to_string()))?;
-  Ok(entries(&bytes))
+  let path = dir.join(FILE_NAME);
+  let file = match open_checked(&path, false) {
+    Err(OpenFailure::Missing) => return Ok(None),
+    Err(OpenFailure::Refused(err)) => Err(err),
+    Ok(file) => Ok(file),
+  };
+  let entries = file.and_then(|file| {
+    let mut bytes = vec![0; FILE_LEN];
+    read_at(&file, &mut bytes, 0).map_err(|err| error(&path, err.to_string()))?;
+    Ok(entries(&bytes))
+  });
+  Ok(Some(Listed { path, entries }))
 }
 
 fn entries(bytes: &[u8]) -> Vec<Entry> {
@@ -66,87 +57,58 @@ fn entries(bytes: &[u8]) -> Vec<Entry> {
     .filter_map(|id| {
       let at = word_offset(id);
       let word = u64::from_ne_bytes(bytes[at..at + 8].try_into().unwrap());
-      last_issued(word).map(|(delta, sequence)| Entry {
-        id,
-        delta,
-        sequence,
-      })
+      last_issued(word).map(|(time, sequence)| Entry { id, time, sequence })
     })
     .collect()
 }
 
-fn open(path: &Path, epoch: u64, write: bool) -> Result<File, FlakeError> {
-  open_checked(path, epoch, write).map_err(|failure| match failure {
-    OpenFailure::Missing => error(path, "no such file"),
-    OpenFailure::Refused(err) => err,
-  })
-}
-
-/// What a reset did to one state file.
+/// What a reset did to the state file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reset {
+  /// The file's path.
   pub path: PathBuf,
-  pub epoch: u64,
   /// The file held no other id's state, and was removed.
   pub removed: bool,
 }
 
-/// Forgets generator `id`'s state in `epoch`'s file, or in every file of `dir` that has one,
-/// and removes a file left with no state. Refused, with nothing changed, while any process has
-/// one of those files open: it would go on issuing from the state this forgets.
-pub fn reset(dir: &Path, id: u16, epoch: Option<u64>) -> Result<Vec<Reset>, FlakeError> {
-  let epochs: Vec<u64> = match epoch {
-    Some(epoch) if dir.join(file_name(epoch)).exists() => vec![epoch],
-    Some(_) => Vec::new(),
-    // A damaged file is left to the listing to report: it holds no state a reset could clear.
-    None => list(dir)?
-      .into_iter()
-      .filter(|file| {
-        let entries = file.entries.as_deref().unwrap_or_default();
-        entries.iter().any(|entry| entry.id == id)
-      })
-      .map(|file| file.epoch)
-      .collect(),
-  };
+/// Forgets generator `id`'s state in the state file of `dir`, and removes the file if that
+/// leaves it with no state; `None` if it has no state of `id`'s to forget. Refused, with nothing
+/// changed, while any process has the file open: it would go on issuing from the state this
+/// forgets.
+pub fn reset(dir: &Path, id: u16) -> Result<Option<Reset>, FlakeError> {
   dir::check(dir)?;
-  let mut locked = Vec::new();
-  for epoch in epochs {
-    let path = dir.join(file_name(epoch));
-    let file = open(&path, epoch, true)?;
-    match file.try_lock() {
-      Ok(()) => {}
-      Err(TryLockError::WouldBlock) => {
-        return Err(FlakeError::StateInUse {
-          path: path.display().to_string(),
-        })
-      }
-      Err(TryLockError::Error(err)) => return Err(error(&path, format!("cannot lock it: {err}"))),
+  let path = dir.join(FILE_NAME);
+  // A damaged file is left to the listing to report: it holds no state a reset could clear.
+  let Ok(file) = open_checked(&path, true) else {
+    return Ok(None);
+  };
+  match file.try_lock() {
+    Ok(()) => {}
+    Err(TryLockError::WouldBlock) => {
+      return Err(FlakeError::StateInUse {
+        path: path.display().to_string(),
+      })
     }
-    let mut bytes = vec![0; FILE_LEN];
-    read_at(&file, &mut bytes, 0).map_err(|err| error(&path, err.to_string()))?;
-    let entries = entries(&bytes);
-    if entries.iter().any(|entry| entry.id == id) {
-      let others = entries.iter().any(|entry| entry.id != id);
-      locked.push((path, epoch, file, others));
-    }
+    Err(TryLockError::Error(err)) => return Err(error(&path, format!("cannot lock it: {err}"))),
   }
-  // Every file is locked by now: the changes are made only once none can be refused.
-  let mut done = Vec::new();
-  for (path, epoch, file, others) in locked {
-    if others {
-      write_at(&file, &NOTHING_ISSUED.to_ne_bytes(), word_offset(id) as u64)
-        .and_then(|()| file.sync_all())
-        .map_err(|err| error(&path, err.to_string()))?;
-    } else {
-      fs::remove_file(&path).map_err(|err| error(&path, err.to_string()))?;
-    }
-    done.push(Reset {
-      path,
-      epoch,
-      removed: !others,
-    });
+  let mut bytes = vec![0; FILE_LEN];
+  read_at(&file, &mut bytes, 0).map_err(|err| error(&path, err.to_string()))?;
+  let entries = entries(&bytes);
+  if !entries.iter().any(|entry| entry.id == id) {
+    return Ok(None);
   }
-  Ok(done)
+  let others = entries.iter().any(|entry| entry.id != id);
+  if others {
+    write_at(&file, &NOTHING_ISSUED.to_ne_bytes(), word_offset(id) as u64)
+      .and_then(|()| file.sync_all())
+      .map_err(|err| error(&path, err.to_string()))?;
+  } else {
+    fs::remove_file(&path).map_err(|err| error(&path, err.to_string()))?;
+  }
+  Ok(Some(Reset {
+    path,
+    removed: !others,
+  }))
 }
 
 fn write_at(file: &File, buf: &[u8], offset: u64) -> io::Result<()> {

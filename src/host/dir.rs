@@ -40,6 +40,7 @@ pub fn euid() -> u32 {
   unsafe { libc::geteuid() }
 }
 
+/// `ERR_FLAKE_STATE_DIR` for `dir`, saying `reason`.
 pub fn error(dir: &Path, reason: impl Into<String>) -> FlakeError {
   FlakeError::StateDir {
     dir: dir.display().to_string(),
@@ -105,6 +106,7 @@ pub fn not_ours(meta: &Metadata) -> Option<String> {
   })
 }
 
+/// No reason outside Unix: uids and mode bits are Unix's (Windows's ACLs are not read).
 #[cfg(not(unix))]
 pub fn not_ours(_meta: &Metadata) -> Option<String> {
   None

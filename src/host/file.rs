@@ -11,7 +11,7 @@ use std::time::Duration;
 use memmap2::{MmapOptions, MmapRaw};
 
 use super::dir;
-use super::format::{check_header, file_name, fresh, word_offset, FILE_LEN, SHARED_EPOCH};
+use super::format::{check_header, fresh, word_offset, FILE_LEN, FILE_NAME};
 use crate::error::FlakeError;
 use crate::sequencer::Sequencer;
 
@@ -20,7 +20,7 @@ const ATTEMPTS: usize = 5;
 /// How long a shared lock is waited for: only a reset holds the exclusive one, for a moment.
 const LOCK_WAIT: Duration = Duration::from_secs(1);
 
-/// One epoch's state file, mapped for as long as this value lives.
+/// A directory's state file, mapped for as long as this value lives.
 #[derive(Debug)]
 pub struct HostFile {
   map: MmapRaw,
@@ -33,21 +33,15 @@ pub struct HostFile {
 }
 
 impl HostFile {
-  /// Maps the state file of `dir` (`SHARED_EPOCH`'s), creating the directory (0700) and the
-  /// file (0600) if they are missing; refuses either when it is not safe or not what this
-  /// version wrote.
+  /// Maps the state file of `dir`, creating the directory (0700) and the file (0600) if they
+  /// are missing; refuses either when it is not safe or not what this version wrote.
   pub fn open(dir: &Path) -> Result<Self, FlakeError> {
-    Self::open_epoch(dir, SHARED_EPOCH)
-  }
-
-  /// As `open`, for `epoch`'s file.
-  pub fn open_epoch(dir: &Path, epoch: u64) -> Result<Self, FlakeError> {
     dir::prepare(dir)?;
-    let path = dir.join(file_name(epoch));
+    let path = dir.join(FILE_NAME);
     for _ in 0..ATTEMPTS {
-      let file = match open_checked(&path, epoch, true) {
+      let file = match open_checked(&path, true) {
         Err(Missing) => {
-          create(dir, &path, epoch)?;
+          create(dir, &path)?;
           continue;
         }
         Err(Refused(err)) => return Err(err),
@@ -81,11 +75,14 @@ impl HostFile {
 
 /// Why a state file could not be opened.
 pub enum OpenFailure {
+  /// There is no file of that name.
   Missing,
+  /// There is one, and it is not safe to use or not what this version wrote.
   Refused(FlakeError),
 }
 use OpenFailure::{Missing, Refused};
 
+/// `ERR_FLAKE_STATE_FILE` for the file at `path`, saying `reason`.
 pub fn error(path: &Path, reason: impl Into<String>) -> FlakeError {
   FlakeError::StateFile {
     path: path.display().to_string(),
@@ -94,8 +91,8 @@ pub fn error(path: &Path, reason: impl Into<String>) -> FlakeError {
 }
 
 /// Opens `path` without following a symlink, and checks on the descriptor that it is a regular
-/// file of this user's, of the exact size, with `epoch`'s header.
-pub fn open_checked(path: &Path, epoch: u64, write: bool) -> Result<File, OpenFailure> {
+/// file of this user's, of the exact size, with the header this version writes.
+pub fn open_checked(path: &Path, write: bool) -> Result<File, OpenFailure> {
   let mut options = OpenOptions::new();
   options.read(true).write(write);
   #[cfg(unix)]
@@ -113,11 +110,11 @@ pub fn open_checked(path: &Path, epoch: u64, write: bool) -> Result<File, OpenFa
     }
     Err(err) => return Err(Refused(error(path, err.to_string()))),
   };
-  check(path, &file, epoch).map_err(Refused)?;
+  check(path, &file).map_err(Refused)?;
   Ok(file)
 }
 
-fn check(path: &Path, file: &File, epoch: u64) -> Result<(), FlakeError> {
+fn check(path: &Path, file: &File) -> Result<(), FlakeError> {
   let meta = file
     .metadata()
     .map_err(|err| error(path, err.to_string()))?;
@@ -138,7 +135,7 @@ fn check(path: &Path, file: &File, epoch: u64) -> Result<(), FlakeError> {
   }
   let mut header = [0; 32];
   read_at(file, &mut header, 0).map_err(|err| error(path, err.to_string()))?;
-  check_header(&header, epoch).map_err(|reason| error(path, reason))
+  check_header(&header).map_err(|reason| error(path, reason))
 }
 
 /// Fills `buf` from `offset`, without moving a shared cursor.
@@ -162,14 +159,13 @@ pub fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
   }
 }
 
-/// Creates `epoch`'s file whole or not at all: written in full under a temporary name, then
+/// Creates the state file whole or not at all: written in full under a temporary name, then
 /// hard-linked into place, which fails if another process got there first (its file is then
 /// used: it is the same fresh content).
-fn create(dir: &Path, path: &Path, epoch: u64) -> Result<(), FlakeError> {
+fn create(dir: &Path, path: &Path) -> Result<(), FlakeError> {
   static COUNTER: AtomicU64 = AtomicU64::new(0);
   let temp = dir.join(format!(
-    ".{}.{}-{}.tmp",
-    file_name(epoch),
+    ".{FILE_NAME}.{}-{}.tmp",
     std::process::id(),
     COUNTER.fetch_add(1, Ordering::Relaxed)
   ));
@@ -181,7 +177,7 @@ fn create(dir: &Path, path: &Path, epoch: u64) -> Result<(), FlakeError> {
     options.mode(0o600).custom_flags(libc::O_NOFOLLOW);
   }
   let written = options.open(&temp).and_then(|mut file| {
-    file.write_all(&fresh(epoch))?;
+    file.write_all(&fresh())?;
     file.sync_all()?;
     fs::hard_link(&temp, path)
   });

@@ -1,14 +1,13 @@
 //! The state file's layout: a header page, then one state word per generator id, each on a
 //! cache line of its own so that processes busy on different ids do not contend for one line.
-//! Generators of every epoch keep their state in ms since 1970, so in epoch 0's file: one file
-//! per directory. (Files of other epochs were written by earlier builds; `flake-idgen state`
-//! still lists and resets them.)
+//! Generators of every epoch keep their state in ms since 1970, so one file per directory holds
+//! them all; its header says epoch 0, the epoch its words count from.
 //!
 //! ```text
 //! 0     8 bytes  magic "FLAKEIDS"
 //! 8     u32 LE   format version (1)
 //! 12    u32 LE   header size (4096)
-//! 16    u64 LE   epoch (ms since 1970)
+//! 16    u64 LE   epoch (0: the words count ms since 1970)
 //! 24    u32 LE   word count (1024)
 //! 28    u32 LE   line size (64)
 //! 4096 + 64 × id  u64, native byte order: the sequencer's state word (all ones: nothing issued)
@@ -17,13 +16,20 @@
 use crate::layout::MAX_NODE;
 use crate::sequencer::NOTHING_ISSUED;
 
+/// The first 8 bytes of every state file.
 pub const MAGIC: [u8; 8] = *b"FLAKEIDS";
-/// The epoch whose file holds every generator's state: their words count ms since 1970.
-pub const SHARED_EPOCH: u64 = 0;
+/// The state file's name in its directory.
+pub const FILE_NAME: &str = "epoch-0.state";
+/// The epoch a header records: every state word counts ms since 1970, whatever its generator's
+/// epoch.
+pub const EPOCH: u64 = 0;
+/// The format version this build writes and reads.
 pub const VERSION: u32 = 1;
 /// A page, so that the words start page-aligned whatever the platform's page size up to 4 KiB.
 pub const HEADER_LEN: usize = 4096;
+/// One state word per generator id.
 pub const WORDS: usize = MAX_NODE as usize + 1;
+/// The bytes each word has to itself: a cache line.
 pub const LINE: usize = 64;
 /// The exact size of every state file; any other size is refused before mapping.
 pub const FILE_LEN: usize = HEADER_LEN + WORDS * LINE;
@@ -33,25 +39,13 @@ pub const fn word_offset(id: u16) -> usize {
   HEADER_LEN + id as usize * LINE
 }
 
-/// The file name of `epoch`'s state.
-pub fn file_name(epoch: u64) -> String {
-  format!("epoch-{epoch}.state")
-}
-
-/// The epoch a state file's name is for, if it is one.
-pub fn epoch_of(name: &str) -> Option<u64> {
-  let digits = name.strip_prefix("epoch-")?.strip_suffix(".state")?;
-  let canonical = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
-  canonical.then(|| digits.parse().ok()).flatten()
-}
-
-/// The whole content of a fresh file for `epoch`: its header and every word "nothing issued".
-pub fn fresh(epoch: u64) -> Vec<u8> {
+/// The whole content of a fresh file: its header and every word "nothing issued".
+pub fn fresh() -> Vec<u8> {
   let mut bytes = vec![0; FILE_LEN];
   bytes[0..8].copy_from_slice(&MAGIC);
   bytes[8..12].copy_from_slice(&VERSION.to_le_bytes());
   bytes[12..16].copy_from_slice(&(HEADER_LEN as u32).to_le_bytes());
-  bytes[16..24].copy_from_slice(&epoch.to_le_bytes());
+  bytes[16..24].copy_from_slice(&EPOCH.to_le_bytes());
   bytes[24..28].copy_from_slice(&(WORDS as u32).to_le_bytes());
   bytes[28..32].copy_from_slice(&(LINE as u32).to_le_bytes());
   for id in 0..WORDS as u16 {
@@ -61,8 +55,9 @@ pub fn fresh(epoch: u64) -> Vec<u8> {
   bytes
 }
 
-/// Why `header` (the first 32 bytes of a file) is not `epoch`'s header, if it is not.
-pub fn check_header(header: &[u8; 32], epoch: u64) -> Result<(), String> {
+/// Why `header` (the first 32 bytes of a file) is not the header this version writes, if it is
+/// not.
+pub fn check_header(header: &[u8; 32]) -> Result<(), String> {
   let u32_at = |at: usize| u32::from_le_bytes(header[at..at + 4].try_into().unwrap());
   if header[0..8] != MAGIC {
     return Err("not a flake-idgen state file (wrong magic)".into());
@@ -81,8 +76,8 @@ pub fn check_header(header: &[u8; 32], epoch: u64) -> Result<(), String> {
     ));
   }
   let stored = u64::from_le_bytes(header[16..24].try_into().unwrap());
-  if stored != epoch {
-    return Err(format!("holds epoch {stored}, its name says {epoch}"));
+  if stored != EPOCH {
+    return Err(format!("holds epoch {stored}, its name says {EPOCH}"));
   }
   Ok(())
 }

@@ -1,4 +1,4 @@
-//! The functions behind `flake-idgen state`: the default state directory, the state files in
+//! The functions behind `flake-idgen state`: the default state directory, the state file of
 //! one, and resetting a generator id's state. None of them is on the per-id path.
 
 use std::path::PathBuf;
@@ -24,14 +24,12 @@ pub struct StateEntry {
   pub sequence: u32,
 }
 
-/// A state file: its entries, or why it cannot be read (`error`, `code`).
+/// The state file: its entries, or why it cannot be read (`error`, `code`).
 #[napi(object)]
 pub struct StateFile {
   /// The file's path.
   pub path: String,
-  /// The epoch it holds the state of, in ms since 1970.
-  pub epoch: f64,
-  /// Every generator id that has issued an id from it.
+  /// Every generator id that has issued an id from it, by id.
   pub entries: Vec<StateEntry>,
   /// Why it cannot be read, if it cannot.
   pub error: Option<String>,
@@ -39,13 +37,11 @@ pub struct StateFile {
   pub code: Option<String>,
 }
 
-/// What a reset did to one state file.
+/// What a reset did to the state file.
 #[napi(object)]
 pub struct StateReset {
   /// The file's path.
   pub path: String,
-  /// The epoch it holds the state of, in ms since 1970.
-  pub epoch: f64,
   /// The file held no other id's state, and was removed.
   pub removed: bool,
 }
@@ -57,8 +53,8 @@ pub fn default_state_dir() -> String {
   dir::default_dir().display().to_string()
 }
 
-/// The state files in `dir` (none if it does not exist), by epoch. Throws `ERR_FLAKE_STATE_DIR`
-/// if the directory is not safe to use.
+/// The state file of `dir`: none if there is none (or no directory), else one, with its entries
+/// or why it cannot be read. Throws `ERR_FLAKE_STATE_DIR` if the directory is not safe to use.
 #[napi]
 pub fn state_files(env: &Env, dir: String) -> Result<Vec<StateFile>> {
   let dir = absolute(&dir).map_err(|e| thrown(env, e))?;
@@ -68,16 +64,14 @@ pub fn state_files(env: &Env, dir: String) -> Result<Vec<StateFile>> {
       .into_iter()
       .map(|file| {
         let path = file.path.display().to_string();
-        let epoch = file.epoch as f64;
         match file.entries {
           Ok(entries) => StateFile {
             path,
-            epoch,
             entries: entries
               .into_iter()
               .map(|entry| StateEntry {
                 id: u32::from(entry.id),
-                time: (file.epoch + entry.delta) as f64,
+                time: entry.time as f64,
                 sequence: u32::from(entry.sequence),
               })
               .collect(),
@@ -86,7 +80,6 @@ pub fn state_files(env: &Env, dir: String) -> Result<Vec<StateFile>> {
           },
           Err(err) => StateFile {
             path,
-            epoch,
             entries: Vec::new(),
             error: Some(err.to_string()),
             code: Some(err.code().into()),
@@ -97,11 +90,11 @@ pub fn state_files(env: &Env, dir: String) -> Result<Vec<StateFile>> {
   )
 }
 
-/// Forgets generator `id`'s state in `dir`: in `epoch`'s file, or in every file that has one.
-/// A file left with no state is removed. Throws `ERR_FLAKE_STATE_IN_USE`, changing nothing,
-/// while a process has one of those files open.
+/// Forgets generator `id`'s state in the state file of `dir`, and removes the file if that
+/// leaves it with no state: one `StateReset`, or none if the file has no state of `id`'s. Throws
+/// `ERR_FLAKE_STATE_IN_USE`, changing nothing, while a process has the file open.
 #[napi]
-pub fn reset_state(env: &Env, dir: String, id: f64, epoch: Option<f64>) -> Result<Vec<StateReset>> {
+pub fn reset_state(env: &Env, dir: String, id: f64) -> Result<Vec<StateReset>> {
   let checked = || -> std::result::Result<_, FlakeError> {
     let dir = absolute(&dir)?;
     let id = whole(id)
@@ -111,15 +104,7 @@ pub fn reset_state(env: &Env, dir: String, id: f64, epoch: Option<f64>) -> Resul
         expected: "an integer from 0 to 1023".into(),
         got: Input::Number(id),
       })?;
-    let epoch = match epoch {
-      None => None,
-      Some(ms) => Some(whole(ms).ok_or_else(|| FlakeError::ArgumentRange {
-        argument: "epoch".into(),
-        expected: "a non-negative integer number of ms since 1970".into(),
-        got: Input::Number(ms),
-      })?),
-    };
-    admin::reset(&dir, id as u16, epoch)
+    admin::reset(&dir, id as u16)
   };
   let done = checked().map_err(|e| thrown(env, e))?;
   Ok(
@@ -127,7 +112,6 @@ pub fn reset_state(env: &Env, dir: String, id: f64, epoch: Option<f64>) -> Resul
       .into_iter()
       .map(|reset| StateReset {
         path: reset.path.display().to_string(),
-        epoch: reset.epoch as f64,
         removed: reset.removed,
       })
       .collect(),

@@ -6,7 +6,7 @@ use std::os::unix::fs::{symlink, PermissionsExt};
 
 use super::{config, decode, temp_dir, NOW};
 use crate::generator::{Generator, Settings};
-use crate::host::format::{file_name, fresh, word_offset, FILE_LEN};
+use crate::host::format::{fresh, word_offset, FILE_LEN, FILE_NAME};
 use crate::host::{admin, HostFile};
 use crate::input::Input;
 use crate::options::RawOptions;
@@ -19,14 +19,38 @@ fn generator(file: &'static HostFile, id: u16) -> Generator<'static> {
   Generator::shared(&Settings::from(&config), file.sequencer(id))
 }
 
-fn mapped(dir: &std::path::Path, epoch: u64) -> &'static HostFile {
-  Box::leak(Box::new(HostFile::open_epoch(dir, epoch).unwrap()))
+fn mapped(dir: &std::path::Path) -> &'static HostFile {
+  Box::leak(Box::new(HostFile::open(dir).unwrap()))
+}
+
+/// A directory (0700) holding `files` (name, content), each mode 0600, as processes that have
+/// since exited (or something else) left them.
+fn planted(name: &str, files: &[(&str, &[u8])]) -> super::TempDir {
+  let dir = temp_dir(name);
+  fs::create_dir(&*dir).unwrap();
+  fs::set_permissions(&*dir, fs::Permissions::from_mode(0o700)).unwrap();
+  for (file, bytes) in files {
+    let path = dir.join(file);
+    fs::write(&path, bytes).unwrap();
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
+  }
+  dir
+}
+
+/// A fresh file's content with `words` (id, state word) written in.
+fn with_words(words: &[(u16, u64)]) -> Vec<u8> {
+  let mut bytes = fresh();
+  for &(id, word) in words {
+    let at = word_offset(id);
+    bytes[at..at + 8].copy_from_slice(&word.to_ne_bytes());
+  }
+  bytes
 }
 
 #[test]
 fn two_mappings_of_a_file_share_each_ids_state_as_two_processes_do() {
   let dir = temp_dir("share");
-  let (a, b) = (mapped(&dir, 0), mapped(&dir, 0));
+  let (a, b) = (mapped(&dir), mapped(&dir));
   let (first, second) = (generator(a, 7), generator(b, 7));
   let mut last = 0;
   for i in 0..10_000u64 {
@@ -43,70 +67,78 @@ fn two_mappings_of_a_file_share_each_ids_state_as_two_processes_do() {
   assert_eq!(decode(generator(b, 8).next_id(NOW).unwrap()), (NOW, 8, 0));
   let perms = fs::metadata(&*dir).unwrap().permissions().mode() & 0o777;
   assert_eq!(perms, 0o700);
+  // The header files of earlier builds have, epoch field 0 included: they still open.
+  let header = fs::read(dir.join(FILE_NAME)).unwrap()[..32].to_vec();
+  assert_eq!(
+    (&header[..8], &header[16..24]),
+    (&b"FLAKEIDS"[..], &[0u8; 8][..])
+  );
+  assert_eq!(header, fresh()[..32]);
 }
 
 #[test]
 fn a_file_continues_above_the_last_id_a_mapping_issued() {
   let dir = temp_dir("continue");
-  let before = generator(mapped(&dir, 0), 3).next_id(NOW).unwrap();
+  let before = generator(mapped(&dir), 3).next_id(NOW).unwrap();
   // As a process started later: a mapping of its own, and a clock that has not moved.
-  let after = generator(mapped(&dir, 0), 3).next_id(NOW).unwrap();
+  let after = generator(mapped(&dir), 3).next_id(NOW).unwrap();
   assert_eq!(after, before + 1);
-  assert!(generator(mapped(&dir, 0), 3).next_id(NOW - 5).is_err());
+  assert!(generator(mapped(&dir), 3).next_id(NOW - 5).is_err());
 }
 
-fn refused(dir: &std::path::Path, epoch: u64) -> (String, String) {
-  let err = HostFile::open_epoch(dir, epoch).unwrap_err();
+fn refused(dir: &std::path::Path) -> (String, String) {
+  let err = HostFile::open(dir).unwrap_err();
   (err.code().to_string(), err.to_string())
 }
 
 #[test]
 fn files_not_ours_are_refused_and_left_as_they_are() {
-  let dir = temp_dir("bad");
-  mapped(&dir, 0);
-  let good = fs::read(dir.join(file_name(0))).unwrap();
-  let mut cases: Vec<(u64, Vec<u8>, &str)> = vec![
+  let good = fresh();
+  let mut magic = fresh();
+  magic[0] = b'X';
+  let mut version = fresh();
+  version[8] = 2;
+  let mut epoch = fresh();
+  epoch[16..24].copy_from_slice(&60u64.to_le_bytes());
+  let cases: Vec<(Vec<u8>, &str)> = vec![
     (
-      1,
       good[..100].to_vec(),
       "it is 100 bytes, a state file is 69632",
     ),
-    (2, Vec::new(), "it is 0 bytes"),
-    (3, [&good[..], &[0]].concat(), "it is 69633 bytes"),
+    (Vec::new(), "it is 0 bytes"),
+    ([&good[..], &[0]].concat(), "it is 69633 bytes"),
+    (magic, "wrong magic"),
+    (version, "format version 2, this version reads 1"),
+    (epoch, "holds epoch 60, its name says 0"),
   ];
-  let mut magic = fresh(4);
-  magic[0] = b'X';
-  cases.push((4, magic, "wrong magic"));
-  let mut version = fresh(5);
-  version[8] = 2;
-  cases.push((5, version, "format version 2, this version reads 1"));
-  cases.push((6, fresh(60), "holds epoch 60, its name says 6"));
-  for (epoch, bytes, reason) in cases {
-    let path = dir.join(file_name(epoch));
-    fs::write(&path, &bytes).unwrap();
-    fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
-    let (code, message) = refused(&dir, epoch);
+  for (bytes, reason) in cases {
+    let dir = planted("bad", &[(FILE_NAME, &bytes)]);
+    let (code, message) = refused(&dir);
     assert_eq!(code, "ERR_FLAKE_STATE_FILE", "{message}");
     assert!(message.contains(reason), "{message}");
-    assert_eq!(fs::read(&path).unwrap(), bytes, "epoch {epoch} changed");
+    assert_eq!(
+      fs::read(dir.join(FILE_NAME)).unwrap(),
+      bytes,
+      "{reason}: changed"
+    );
   }
-  let writable = dir.join(file_name(7));
-  fs::write(&writable, fresh(7)).unwrap();
-  fs::set_permissions(&writable, fs::Permissions::from_mode(0o666)).unwrap();
-  assert!(refused(&dir, 7).1.contains("writable by group or others"));
+  let writable = planted("writable", &[(FILE_NAME, &good)]);
+  fs::set_permissions(writable.join(FILE_NAME), fs::Permissions::from_mode(0o666)).unwrap();
+  assert!(refused(&writable).1.contains("writable by group or others"));
 }
 
 #[test]
 fn symlinks_are_not_followed() {
   let dir = temp_dir("links");
-  mapped(&dir, 0);
-  symlink(dir.join(file_name(0)), dir.join(file_name(1))).unwrap();
-  let (code, message) = refused(&dir, 1);
+  mapped(&dir);
+  let other = planted("link-to-file", &[]);
+  symlink(dir.join(FILE_NAME), other.join(FILE_NAME)).unwrap();
+  let (code, message) = refused(&other);
   assert_eq!(code, "ERR_FLAKE_STATE_FILE");
   assert!(message.contains("symlink"), "{message}");
   let link = temp_dir("link-to-dir");
   symlink(&*dir, &*link).unwrap();
-  let (code, message) = refused(&link, 0);
+  let (code, message) = refused(&link);
   assert_eq!(code, "ERR_FLAKE_STATE_DIR");
   assert!(message.contains("symlink"), "{message}");
 }
@@ -116,7 +148,7 @@ fn a_directory_others_can_write_is_refused() {
   let dir = temp_dir("open-dir");
   fs::create_dir(&*dir).unwrap();
   fs::set_permissions(&*dir, fs::Permissions::from_mode(0o777)).unwrap();
-  let (code, message) = refused(&dir, 0);
+  let (code, message) = refused(&dir);
   assert_eq!(code, "ERR_FLAKE_STATE_DIR");
   assert!(
     message.contains("writable by group or others (mode 777)"),
@@ -127,11 +159,11 @@ fn a_directory_others_can_write_is_refused() {
   fs::create_dir(&*theirs).unwrap();
   fs::set_permissions(&*theirs, fs::Permissions::from_mode(0o700)).unwrap();
   if std::os::unix::fs::chown(&*theirs, Some(65534), None).is_ok() {
-    let (code, message) = refused(&theirs, 0);
+    let (code, message) = refused(&theirs);
     assert_eq!(code, "ERR_FLAKE_STATE_DIR");
     assert!(message.contains("owned by uid 65534"), "{message}");
   }
-  let relative = refused(std::path::Path::new("relative"), 0);
+  let relative = refused(std::path::Path::new("relative"));
   assert!(
     relative.1.contains("not an absolute path"),
     "{}",
@@ -142,91 +174,95 @@ fn a_directory_others_can_write_is_refused() {
 #[test]
 fn state_is_listed_and_a_reset_refused_while_mapped() {
   let dir = temp_dir("admin");
-  let file = mapped(&dir, 1000);
+  assert!(admin::list(&dir).unwrap().is_none(), "no directory yet");
+  let file = mapped(&dir);
+  assert!(admin::list(&dir)
+    .unwrap()
+    .unwrap()
+    .entries
+    .unwrap()
+    .is_empty());
   generator(file, 3).take(NOW, 5).unwrap();
-  let listed = admin::list(&dir).unwrap();
-  assert_eq!(listed.len(), 1);
-  assert_eq!(listed[0].epoch, 1000);
-  let entries = listed[0].entries.as_ref().unwrap();
+  let listed = admin::list(&dir).unwrap().unwrap();
+  assert_eq!(listed.path, dir.join(FILE_NAME));
+  let entries = listed.entries.unwrap();
   assert_eq!(entries.len(), 1);
   assert_eq!(
-    (entries[0].id, entries[0].delta, entries[0].sequence),
+    (entries[0].id, entries[0].time, entries[0].sequence),
     (3, NOW, 4)
   );
-  let err = admin::reset(&dir, 3, None).unwrap_err();
+  let err = admin::reset(&dir, 3).unwrap_err();
   assert_eq!(err.code(), "ERR_FLAKE_STATE_IN_USE");
-  assert!(
-    admin::list(&dir).unwrap()[0]
-      .entries
-      .as_ref()
-      .unwrap()
-      .len()
-      == 1
-  );
+  let left = admin::list(&dir).unwrap().unwrap().entries.unwrap();
+  assert_eq!(left.len(), 1);
 }
 
 #[test]
 fn a_reset_clears_one_word_or_removes_a_file_left_empty() {
-  let dir = temp_dir("reset");
-  // Written as a process that has since exited left it: no mapping holds it.
-  fs::create_dir(&*dir).unwrap();
-  fs::set_permissions(&*dir, fs::Permissions::from_mode(0o700)).unwrap();
-  let mut bytes = fresh(0);
-  for (id, word) in [(1u16, 5u64 << 22), (2, 6 << 22)] {
-    let at = word_offset(id);
-    bytes[at..at + 8].copy_from_slice(&word.to_ne_bytes());
-  }
-  let path = dir.join(file_name(0));
-  fs::write(&path, &bytes).unwrap();
-  fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
-  let done = admin::reset(&dir, 1, None).unwrap();
-  assert_eq!((done.len(), done[0].removed), (1, false));
-  let left = admin::list(&dir).unwrap();
-  let ids: Vec<u16> = left[0]
-    .entries
-    .as_ref()
-    .unwrap()
-    .iter()
-    .map(|e| e.id)
-    .collect();
+  let dir = planted(
+    "reset",
+    &[(FILE_NAME, &with_words(&[(1, 5 << 22), (2, 6 << 22)]))],
+  );
+  let path = dir.join(FILE_NAME);
+  let done = admin::reset(&dir, 1).unwrap().unwrap();
+  assert_eq!((&done.path, done.removed), (&path, false));
+  let left = admin::list(&dir).unwrap().unwrap().entries.unwrap();
+  let ids: Vec<u16> = left.iter().map(|e| e.id).collect();
   assert_eq!(ids, [2]);
   assert_eq!(fs::metadata(&path).unwrap().len(), FILE_LEN as u64);
-  assert!(admin::reset(&dir, 1, None).unwrap().is_empty());
-  assert!(admin::reset(&dir, 2, Some(0)).unwrap()[0].removed);
+  assert!(admin::reset(&dir, 1).unwrap().is_none());
+  assert!(admin::reset(&dir, 2).unwrap().unwrap().removed);
   assert!(!path.exists());
+  assert!(admin::list(&dir).unwrap().is_none());
+  assert!(admin::reset(&dir, 2).unwrap().is_none());
 }
 
 #[test]
 fn a_hand_edited_word_is_refused_or_passed_never_a_panic() {
-  let dir = temp_dir("hand-edited");
-  fs::create_dir(&*dir).unwrap();
-  fs::set_permissions(&*dir, fs::Permissions::from_mode(0o700)).unwrap();
-  let mut bytes = fresh(0);
   // Delta 5 with a lead of 1,000: more than the delta, which no sequencer writes.
   let word = (5u64 << 22) | (1000 << 12);
-  bytes[word_offset(1)..word_offset(1) + 8].copy_from_slice(&word.to_ne_bytes());
-  let path = dir.join(file_name(0));
-  fs::write(&path, bytes).unwrap();
-  fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
-  let file = mapped(&dir, 0);
+  let dir = planted("hand-edited", &[(FILE_NAME, &with_words(&[(1, word)]))]);
+  let file = mapped(&dir);
   // Refused while the clock is behind the state, issued above it once the clock passes it.
   assert!(generator(file, 1).take(3, 1).is_err());
   assert_eq!(decode(generator(file, 1).next_id(6).unwrap()), (6, 1, 0));
 }
 
 #[test]
-fn a_reset_skips_files_it_cannot_read() {
-  let dir = temp_dir("reset-skips");
-  fs::create_dir(&*dir).unwrap();
-  fs::set_permissions(&*dir, fs::Permissions::from_mode(0o700)).unwrap();
-  let mut bytes = fresh(0);
-  bytes[word_offset(1)..word_offset(1) + 8].copy_from_slice(&(9u64 << 22).to_ne_bytes());
-  for (epoch, content) in [(0, bytes), (1, vec![0; 10])] {
-    let path = dir.join(file_name(epoch));
-    fs::write(&path, content).unwrap();
-    fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
+fn a_reset_leaves_a_damaged_file_to_the_listing() {
+  let dir = planted("reset-damaged", &[(FILE_NAME, &[0; 10])]);
+  assert!(admin::reset(&dir, 1).unwrap().is_none());
+  assert_eq!(fs::read(dir.join(FILE_NAME)).unwrap(), [0; 10]);
+  let err = admin::list(&dir).unwrap().unwrap().entries.unwrap_err();
+  assert_eq!(err.code(), "ERR_FLAKE_STATE_FILE");
+  assert!(err.to_string().contains("it is 10 bytes"), "{err}");
+}
+
+#[test]
+fn files_named_like_other_epochs_are_never_listed_nor_touched() {
+  // No build that shipped wrote them: whatever they hold is not this package's state.
+  let word = with_words(&[(1, 9 << 22)]);
+  let strays: [(&str, &[u8]); 3] = [
+    ("epoch-1000.state", &word),
+    ("epoch-00.state", &word),
+    ("epoch-1.state", b"not a state file"),
+  ];
+  let dir = planted("strays", &strays);
+  assert!(admin::list(&dir).unwrap().is_none());
+  assert!(admin::reset(&dir, 1).unwrap().is_none());
+  fs::write(dir.join(FILE_NAME), with_words(&[(1, 7 << 22)])).unwrap();
+  fs::set_permissions(dir.join(FILE_NAME), fs::Permissions::from_mode(0o600)).unwrap();
+  let listed = admin::list(&dir).unwrap().unwrap();
+  assert_eq!(listed.path, dir.join(FILE_NAME));
+  let entries = listed.entries.unwrap();
+  assert_eq!((entries.len(), entries[0].time), (1, 7));
+  assert!(admin::reset(&dir, 1).unwrap().unwrap().removed);
+  // A generator's file is created anew beside them.
+  assert_eq!(
+    decode(generator(mapped(&dir), 1).next_id(NOW).unwrap()),
+    (NOW, 1, 0)
+  );
+  for (name, bytes) in strays {
+    assert_eq!(fs::read(dir.join(name)).unwrap(), bytes, "{name} changed");
   }
-  let done = admin::reset(&dir, 1, None).unwrap();
-  assert_eq!((done.len(), done[0].epoch, done[0].removed), (1, 0, true));
-  assert!(dir.join(file_name(1)).exists());
 }

@@ -1,0 +1,66 @@
+'use strict'
+
+// The command line as getopt reads it, and the readings of values more than one command takes.
+
+const { describe } = require('../errors.js')
+const { UsageError } = require('./command-errors.js')
+
+/**
+ * Splits `argv` into option values (by long name) and positionals, as getopt does. `options`
+ * says of each long name whether it takes a value, `short` maps a letter to a long name. An
+ * option that takes a value takes the next argument whatever it is (`-n -1` is a count of "-1",
+ * refused as such), or the rest of its own (`--count=5`, `-n5`); `--` ends the options. Every
+ * problem is one `UsageError` line, in our words.
+ */
+function parse(argv, { options, short }) {
+  const values = {}
+  const positionals = []
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]
+    if (arg === '--') {
+      positionals.push(...argv.slice(i + 1))
+      break
+    }
+    let name
+    let inline
+    if (arg.startsWith('--')) {
+      const eq = arg.indexOf('=')
+      name = eq === -1 ? arg.slice(2) : arg.slice(2, eq)
+      inline = eq === -1 ? undefined : arg.slice(eq + 1)
+      if (!Object.hasOwn(options, name)) throw new UsageError(`unknown option ${describe(eq === -1 ? arg : arg.slice(0, eq))} (see --help)`)
+    } else if (arg.startsWith('-') && arg.length > 1) {
+      name = Object.hasOwn(short, arg[1]) ? short[arg[1]] : undefined
+      if (name === undefined) throw new UsageError(`unknown option ${describe(arg.slice(0, 2))} (see --help)`)
+      if (arg.length > 2) inline = arg.slice(arg[2] === '=' ? 3 : 2)
+    } else {
+      positionals.push(arg)
+      continue
+    }
+    const flag = `--${name}`
+    if (Object.hasOwn(values, name)) throw new UsageError(`${flag} is given more than once`)
+    if (!options[name]) {
+      if (inline !== undefined) throw new UsageError(`${flag} takes no value, got ${describe(inline)}`)
+      values[name] = true
+    } else if (inline !== undefined) {
+      values[name] = inline
+    } else if (i + 1 < argv.length) {
+      values[name] = argv[++i]
+    } else {
+      throw new UsageError(`${flag} needs a value (see --help)`)
+    }
+  }
+  return { values, positionals }
+}
+
+/**
+ * `--epoch`'s value as the library takes it: digits are ms since 1970 (passed as they are, for
+ * the library to check), anything else must be a date `Date.parse` reads.
+ */
+function readEpoch(text) {
+  if (text === undefined || /^\s*[0-9]+\s*$/.test(text)) return text
+  const ms = Date.parse(text)
+  if (Number.isNaN(ms)) throw new UsageError(`--epoch must be ms since 1970 or a date, got ${describe(text)}`)
+  return new Date(ms)
+}
+
+module.exports = { parse, readEpoch }

@@ -1,0 +1,49 @@
+'use strict'
+
+// The command's two ways to fail, told apart by their exit status; and a value the library
+// refuses made a bad argument that names the flag it came from.
+
+const { describe } = require('../errors.js')
+
+/** A bad argument: exit status 2, and the message as one line on stderr. */
+class UsageError extends Error {
+  name = 'UsageError'
+}
+
+/** Something the command could not do (a reset refused, a store unreachable): status 1, no stack. */
+class CommandError extends Error {
+  name = 'CommandError'
+}
+
+// The codes of the library's refusals of a value, and how it names the value: by its option
+// (option `stateDir`) or, for a function's argument, as Node does (The "dir" argument).
+const REFUSED = new Set(['ERR_FLAKE_INVALID_OPTION', 'ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_VALUE', 'ERR_OUT_OF_RANGE'])
+const NAMED = /^(?:option `(\w+)`|The "(\w+)" argument)/
+
+const flagOf = (option) => `--${option.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
+
+/**
+ * Runs `fn`; a value it refuses is thrown as a `UsageError` naming the flag the value came from,
+ * in the library's words. `flags` maps the library's names to flags: `{ dir: '--state-dir' }`,
+ * or `{ id: ['--reset', text] }` to show `text` as the user typed it where the library saw what
+ * the command made of it. An option not in `flags` is named by its own flag (`stateDir` is
+ * `--state-dir`); any other error is thrown as it is.
+ */
+function withFlags(fn, flags = {}) {
+  try {
+    return fn()
+  } catch (error) {
+    const named = REFUSED.has(error?.code) ? NAMED.exec(error.message) : null
+    if (named === null) throw error
+    const [prefix, option, argument] = named
+    const flag = option === undefined ? flags[argument] : (flags[option] ?? flagOf(option))
+    if (flag === undefined) throw error
+    const [shown, typed] = typeof flag === 'string' ? [flag] : flag
+    let message = shown + error.message.slice(prefix.length)
+    if (typed !== undefined) message = message.replace(/, got .*$/s, `, got ${describe(typed)}`)
+    // The library writes JS string literals ('host'); here they are words, as the flags take them.
+    throw new UsageError(message.replace(/'(host|process)'/g, '$1'))
+  }
+}
+
+module.exports = { UsageError, CommandError, withFlags }

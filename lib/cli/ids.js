@@ -1,0 +1,62 @@
+'use strict'
+
+// `flake-idgen [options]`: new ids, one per line or as one JSON array.
+
+const FlakeId = require('../flake-id.js')
+const { readEpoch } = require('./args.js')
+const { describe } = require('../errors.js')
+const { UsageError, withFlags } = require('./command-errors.js')
+const { write } = require('./output.js')
+
+// Each format: the id at `offset` of a batch as its line (or JSON array element).
+const FORMATS = {
+  dec: (ids, offset) => ids.readBigUInt64BE(offset).toString(),
+  hex: (ids, offset) => `0x${ids.toString('hex', offset, offset + 8)}`,
+  base64: (ids, offset) => ids.toString('base64', offset, offset + 8),
+  json: (ids, offset) => `"${ids.readBigUInt64BE(offset)}"`,
+}
+
+// Enough ids per write to keep the pipe busy, few enough to keep memory flat for any count.
+const CHUNK = 65_536
+
+function readCount(text) {
+  if (text === undefined) return 1
+  const count = /^[0-9]+$/.test(text) ? Number(text) : NaN
+  if (!(count >= 1 && count <= Number.MAX_SAFE_INTEGER)) throw new UsageError(`--count must be a positive integer, got ${describe(text)}`)
+  return count
+}
+
+/** Prints `--count` new ids of the generator the options describe, in `--format`. */
+async function printIds(values) {
+  const epoch = readEpoch(values.epoch)
+  const count = readCount(values.count)
+  const format = values.format ?? 'dec'
+  if (!Object.hasOwn(FORMATS, format)) throw new UsageError(`--format must be dec, hex, base64 or json, got ${describe(format)}`)
+  // The library checks every option (as text, as the user typed it); a bad one names its flag.
+  const generator = withFlags(
+    () =>
+      new FlakeId({
+        id: values.id,
+        datacenter: values.datacenter,
+        worker: values.worker,
+        epoch,
+        scope: values.scope,
+        stateDir: values['state-dir'],
+      }),
+  )
+  const line = FORMATS[format]
+  const json = format === 'json'
+  let out = json ? '[' : ''
+  for (let left = count; left > 0; ) {
+    const size = Math.min(left, CHUNK)
+    const ids = generator.nextBatch(size)
+    left -= size
+    const lines = []
+    for (let offset = 0; offset < ids.length; offset += 8) lines.push(line(ids, offset))
+    out += json ? lines.join(',') + (left > 0 ? ',' : ']\n') : lines.join('\n') + '\n'
+    await write(out)
+    out = ''
+  }
+}
+
+module.exports = printIds

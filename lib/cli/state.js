@@ -1,0 +1,35 @@
+'use strict'
+
+// `flake-idgen state`: the state file this host's processes share, listed, or one generator
+// id's state in it forgotten.
+
+const native = require('../load-binding.js')
+const { CommandError, withFlags } = require('./command-errors.js')
+const { write, table } = require('./output.js')
+
+/** Forgets generator `text`'s state in the state file of `dir`. */
+async function reset(dir, text, flags) {
+  // Digits are an id; anything else no number, which the library refuses as it refuses 1024.
+  const id = /^[0-9]+$/.test(text) ? Number(text) : NaN
+  const [done] = withFlags(() => native.resetState(dir, id), flags)
+  if (done === undefined) throw new CommandError(`generator ${text} has no state in ${dir}`)
+  await write(`${done.removed ? 'removed' : `reset generator ${text} in`} ${done.path}\n`)
+}
+
+/** Lists the state file of `--state-dir` (else the default directory), or resets `--reset`'s state in it. */
+async function state(values) {
+  const dir = values['state-dir'] ?? native.defaultStateDir()
+  // The library checks the directory and the id; a message shows each as the user typed it.
+  const flags = { dir: ['--state-dir', dir], id: ['--reset', values.reset] }
+  if (values.reset !== undefined) return reset(dir, values.reset, flags)
+  const [file] = withFlags(() => native.stateFiles(dir), flags)
+  const rows = [['id', 'last id issued at', 'sequence']]
+  for (const entry of file?.entries ?? []) {
+    rows.push([String(entry.id), new Date(entry.time).toISOString(), String(entry.sequence)])
+  }
+  const head = file === undefined ? `state directory: ${dir}` : `state file: ${file.path}`
+  await write(`${head}\n${rows.length > 1 ? table(rows) : '(no state)'}\n`)
+  if (file?.error !== undefined) throw new CommandError(`${file.error} [${file.code}]`)
+}
+
+module.exports = state
