@@ -3,7 +3,7 @@
 // `flake-idgen state`: the state file this host's processes share, listed, or one generator
 // id's state in it forgotten.
 
-const native = require('../load-binding.js')
+const binding = require('../load-binding.js')
 const { CommandError, withFlags } = require('./command-errors.js')
 const { write, table } = require('./output.js')
 
@@ -11,18 +11,18 @@ const { write, table } = require('./output.js')
 async function reset(dir, text, flags) {
   // Digits are an id; anything else no number, which the library refuses as it refuses 1024.
   const id = /^[0-9]+$/.test(text) ? Number(text) : NaN
-  const [done] = withFlags(() => native.resetState(dir, id), flags)
+  const [done] = withFlags(() => binding.resetState(dir, id), flags)
   if (done === undefined) throw new CommandError(`generator ${text} has no state in ${dir}`)
   await write(`${done.removed ? 'removed' : `reset generator ${text} in`} ${done.path}\n`)
 }
 
 /** Lists the state file of `--state-dir` (else the default directory), or resets `--reset`'s state in it. */
 async function state(values) {
-  const dir = values['state-dir'] ?? native.defaultStateDir()
+  const dir = values['state-dir'] ?? binding.defaultStateDir()
   // The library checks the directory and the id; a message shows each as the user typed it.
   const flags = { dir: ['--state-dir', dir], id: ['--reset', values.reset] }
   if (values.reset !== undefined) return reset(dir, values.reset, flags)
-  const [file] = withFlags(() => native.stateFiles(dir), flags)
+  const [file] = withFlags(() => binding.stateFiles(dir), flags)
   const rows = [['id', 'last id issued at', 'sequence']]
   for (const entry of file?.entries ?? []) {
     rows.push([String(entry.id), new Date(entry.time).toISOString(), String(entry.sequence)])
