@@ -40,7 +40,7 @@ pub fn fill_batch(env: Env, ids: Unknown, clock: Option<Unknown>) -> Result<Obje
   // call other generators, whose calls write their own fields into the scratch.
   let copy = Sequencer::holding(scratch.private_state().word());
   let generator = if slot == PRIVATE_SLOT {
-    let settings = scratch.settings().ok_or_else(unusable)?;
+    let settings = thread.private_settings().ok_or_else(unusable)?;
     Generator::private(&settings, &copy, scratch.ceiling())
   } else {
     generator(scratch, &thread.slots.borrow()).ok_or_else(unusable)?

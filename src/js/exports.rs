@@ -83,7 +83,7 @@ pub fn configure<'env>(env: &'env Env, options: Unknown<'env>) -> Result<Object<
 #[napi]
 pub fn start_above(env: Env, time: f64) -> Result<()> {
   let thread = Thread::of(&env)?;
-  let settings = thread.scratch.settings().ok_or_else(unusable)?;
+  let settings = thread.private_settings().ok_or_else(unusable)?;
   let word = whole(time)
     .and_then(|time| match time.checked_sub(settings.epoch) {
       Some(delta) => word_above(delta),
@@ -100,7 +100,7 @@ pub fn start_above(env: Env, time: f64) -> Result<()> {
 #[napi]
 pub fn last_issued_at(env: Env) -> Result<Option<f64>> {
   let thread = Thread::of(&env)?;
-  let settings = thread.scratch.settings().ok_or_else(unusable)?;
+  let settings = thread.private_settings().ok_or_else(unusable)?;
   let word = thread.scratch.private_state().word();
   Ok(last_issued(word).map(|(delta, _)| (delta + settings.epoch) as f64))
 }

@@ -19,13 +19,13 @@ use napi::{check_status, Env, Result};
 
 use super::error::throw;
 use super::input::clock_reading;
-use super::protocol::{self, Scratch, PRIVATE_SLOT};
+use super::protocol::{self, Scratch, PRIVATE_SLOT, SLOT_READS_FIELDS};
+use super::slots::Slots;
 use super::thread::Thread;
 use crate::clock;
 use crate::error::FlakeError;
 use crate::generator::{Generator, Ids};
 use crate::layout::MAX_SEQUENCE;
-use crate::slots::{Slots, READS_FIELDS};
 
 /// The thread's id functions, as an object. Each serves the generator whose call fields JS wrote
 /// into the scratch just before the call (see `protocol`), and returns a report:
@@ -196,12 +196,12 @@ unsafe fn arguments(
 #[inline(always)]
 pub(crate) fn generator<'a>(scratch: &'a Scratch, slots: &Slots) -> Option<Generator<'a>> {
   let slot = scratch.slot();
-  if slot & READS_FIELDS == 0 {
+  if slot & SLOT_READS_FIELDS == 0 {
     let (state, settings) = slots.configuration(slot)?;
     return Some(Generator::shared(settings, state));
   }
   if slot == PRIVATE_SLOT {
-    let settings = scratch.settings()?;
+    let settings = slots.private_settings(scratch.settings_fields())?;
     return Some(Generator::private(
       &settings,
       scratch.private_state(),

@@ -9,5 +9,6 @@ mod id_functions;
 mod input;
 mod messages;
 pub(crate) mod protocol;
+pub(crate) mod slots;
 mod state;
 mod thread;

@@ -35,7 +35,6 @@
 //! `MET_CLOCK_BEHIND` (the clock reads earlier than ids already issued). The constants are
 //! exported, so `native.js` reads them from here rather than repeating them.
 
-use std::cell::Cell;
 use std::ptr;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
@@ -71,7 +70,7 @@ pub const PRIVATE_SLOT: u32 = u32::MAX;
 /// Set in the slots whose calls must write their settings too (see `slots`): private ones, and
 /// those of configurations past the first 4,096 of a thread.
 #[napi]
-pub const SLOT_READS_FIELDS: u32 = crate::slots::READS_FIELDS;
+pub const SLOT_READS_FIELDS: u32 = 1 << 30;
 
 const ID_BE: usize = 0;
 const ID_NE: usize = 8;
@@ -90,27 +89,6 @@ pub(crate) struct Scratch {
   bytes: *mut u8,
   /// Held, never read: the strong reference is what keeps the memory alive.
   _view: sys::napi_ref,
-  /// The settings of the last private call (shared ones are remembered by their slot).
-  decoded: Decoded,
-}
-
-/// The settings fields last decoded, and what they decoded to: calls for the generator of the
-/// last call decode nothing, they compare two words.
-#[derive(Debug, Default)]
-pub(crate) struct Decoded(Cell<(u32, u64, Option<Settings>)>);
-
-impl Decoded {
-  /// The settings of the fields `(packed, epoch)` (see `decode_settings`).
-  #[inline(always)]
-  pub fn settings(&self, (packed, epoch): (u32, u64)) -> Option<Settings> {
-    let (last_packed, last_epoch, last) = self.0.get();
-    if (packed, epoch) == (last_packed, last_epoch) {
-      return last;
-    }
-    let settings = decode_settings(packed, f64::from_bits(epoch));
-    self.0.set((packed, epoch, settings));
-    settings
-  }
 }
 
 impl Scratch {
@@ -151,7 +129,6 @@ impl Scratch {
     Ok(Self {
       bytes: data.cast(),
       _view: reference,
-      decoded: Decoded::default(),
     })
   }
 
@@ -188,13 +165,6 @@ impl Scratch {
       self.half(SETTINGS).load(Relaxed),
       self.word(EPOCH).load(Relaxed),
     )
-  }
-
-  /// The settings JS wrote for this call, if they are settings `encode_settings` could have
-  /// made.
-  #[inline(always)]
-  pub fn settings(&self) -> Option<Settings> {
-    self.decoded.settings(self.settings_fields())
   }
 
   /// The private generator's state word JS wrote for this call.

@@ -6,6 +6,7 @@ mod generator;
 #[cfg(unix)]
 mod host;
 mod input;
+mod layers;
 mod options;
 mod protocol;
 mod slots;
