@@ -6,6 +6,7 @@ use crate::error::FlakeError;
 use crate::generator::{Generator, Ids};
 use crate::input::Input;
 use crate::layout::MAX_SEQUENCE;
+use crate::number::whole;
 use crate::sequencer::Met;
 use crate::stats::Counts;
 
@@ -25,14 +26,14 @@ pub enum Waited {
 pub fn count(got: &Input) -> Result<u32, FlakeError> {
   let expected = || format!("an integer from 1 to {MAX_COUNT}");
   match got {
-    Input::Number(n) if n.fract() == 0.0 && (1.0..=f64::from(MAX_COUNT)).contains(n) => {
-      Ok(*n as u32)
-    }
-    Input::Number(_) => Err(FlakeError::ArgumentRange {
-      argument: "count".into(),
-      expected: expected(),
-      got: got.clone(),
-    }),
+    Input::Number(n) => whole(*n)
+      .filter(|count| (1..=u64::from(MAX_COUNT)).contains(count))
+      .map(|count| count as u32)
+      .ok_or_else(|| FlakeError::ArgumentRange {
+        argument: "count".into(),
+        expected: expected(),
+        got: got.clone(),
+      }),
     _ => Err(FlakeError::ArgumentType {
       argument: "count".into(),
       expected: expected(),

@@ -1,8 +1,9 @@
 //! flake-idgen-rs: 64-bit k-ordered unique ids for Node.js, a drop-in for flake-idgen 1.4.0.
 //!
 //! Two layers. The core, every module but `js`, is plain Rust that takes its clock as a
-//! parameter: what an id is (`layout`), the state behind ids (`sequencer`, `registry`, `host`),
-//! generators and batches (`generator`, `batch`), the options (`options`) and the
+//! parameter: what an id is (`layout`, `decompose`), the state behind ids (`sequencer`,
+//! `registry`, `host`), generators and batches (`generator`, `batch`, `stats`), clock readings
+//! (`clock`), the options and the values they come as (`options`, `input`, `number`) and the
 //! errors (`error`). `js` is the N-API layer on top of it, the only one that knows N-API: the
 //! exported functions, the protocol with `lib/native.js` and the per-thread tables it serves.
 //! The core never uses `js` (`tests::layers` checks), so it can be tested without Node.
@@ -20,6 +21,7 @@ mod host;
 mod input;
 mod js;
 mod layout;
+mod number;
 mod options;
 mod registry;
 mod sequencer;

@@ -11,7 +11,8 @@ use super::protocol::{encode_settings, Scratch, PRIVATE_SLOT};
 use super::thread::Thread;
 use crate::clock;
 use crate::generator::{shared_state, Settings};
-use crate::options::{self, whole};
+use crate::number::whole;
+use crate::options;
 use crate::registry;
 use crate::sequencer::{last_issued, word_above, NOTHING_ISSUED};
 

@@ -42,10 +42,10 @@ use napi::{check_status, sys, Env, Error, Result, Status};
 use napi_derive::napi;
 
 use super::input::typed_array;
-use crate::clock::MAX_SAFE_INTEGER;
 use crate::error::FlakeError;
 use crate::generator::{Ids, Settings, CLOSED};
 use crate::layout::{MAX_NODE, NODE_BITS};
+use crate::number::{whole, MAX_SAFE_INTEGER};
 use crate::sequencer::{Met, Sequencer, MAX_LEAD};
 
 /// A report's `count` (or `wait_ms`) is scaled by this; the remainder is `met`.
@@ -209,15 +209,11 @@ pub(crate) fn encode_settings(settings: &Settings) -> (u32, f64) {
 pub(crate) fn decode_settings(packed: u32, epoch: f64) -> Option<Settings> {
   let seq_bits = (packed >> SEQ_BITS_SHIFT) & 0xf;
   let allowed = u64::from(packed >> ALLOWED_SHIFT);
-  // A whole number by a round trip through u64 (NaN, negatives and fractions do not survive
-  // it): `fract()` is a call into libm on x86-64's baseline, on the per-id path.
-  let valid = (1..=12).contains(&seq_bits)
-    && allowed <= MAX_LEAD
-    && epoch <= MAX_SAFE_INTEGER
-    && (epoch as u64) as f64 == epoch;
+  let epoch = whole(epoch)?;
+  let valid = (1..=12).contains(&seq_bits) && allowed <= MAX_LEAD;
   valid.then(|| Settings {
     node: (packed & u32::from(MAX_NODE)) as u16,
-    epoch: epoch as u64,
+    epoch,
     seq_mask: ((1u32 << seq_bits) - 1) as u16,
     allowed_future_ms: allowed,
   })

@@ -7,6 +7,7 @@ mod generator;
 mod host;
 mod input;
 mod layers;
+mod number;
 mod options;
 mod protocol;
 mod slots;
