@@ -10,7 +10,7 @@ use napi::bindgen_prelude::{Object, Unknown};
 use napi::{sys, Env, JsValue, Result, Status};
 use napi_derive::napi;
 
-use super::error::{error_value, thrown, Failure};
+use super::error::{error_value, thrown, unusable, Failure};
 use super::id_functions::{generator, with_generator};
 use super::input::{clock_reading, describe, typed_array};
 use super::protocol::{self, PRIVATE_SLOT};
@@ -173,14 +173,6 @@ unsafe fn bytes<'a>(env: &Env, view: sys::napi_value) -> Result<&'a mut [u8]> {
     }
     _ => Err(unusable()),
   }
-}
-
-/// A call only a caller other than `native.js` could make.
-fn unusable() -> napi::Error {
-  napi::Error::new(
-    Status::InvalidArg,
-    "flake-idgen-rs: unusable call of a batch function, no id issued",
-  )
 }
 
 /// Calls the user's clock; an exception it throws stays pending.

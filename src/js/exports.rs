@@ -4,7 +4,7 @@ use napi::bindgen_prelude::{Object, Unknown};
 use napi::{Env, JsValue, Result};
 use napi_derive::napi;
 
-use super::error::thrown;
+use super::error::{thrown, unusable};
 use super::id_functions;
 use super::input::read_options;
 use super::protocol::{encode_settings, Scratch, PRIVATE_SLOT};
@@ -104,8 +104,4 @@ pub fn last_issued_at(env: Env) -> Result<Option<f64>> {
   let settings = thread.private_settings().ok_or_else(unusable)?;
   let word = thread.scratch.private_state().word();
   Ok(last_issued(word).map(|(delta, _)| (delta + settings.epoch) as f64))
-}
-
-fn unusable() -> napi::Error {
-  napi::Error::from_reason("flake-idgen-rs: unusable call, nothing done")
 }

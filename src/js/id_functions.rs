@@ -17,7 +17,7 @@ use napi::bindgen_prelude::{Object, Unknown};
 use napi::sys;
 use napi::{check_status, Env, Result};
 
-use super::error::throw;
+use super::error::{throw, throw_unusable};
 use super::input::clock_reading;
 use super::protocol::{self, Scratch, PRIVATE_SLOT, SLOT_READS_FIELDS};
 use super::slots::Slots;
@@ -128,7 +128,7 @@ unsafe fn issue_now(
     Some(thread) => thread,
     None => match unsafe { arguments(env, info) } {
       Some((thread, _)) => thread,
-      None => return unsafe { unusable_call(env) },
+      None => return unsafe { throw_unusable(env) },
     },
   };
   let generator = generator(&thread.scratch, &thread.slots.borrow());
@@ -152,7 +152,7 @@ unsafe fn issue_at(
   refused: impl FnOnce(FlakeError) -> sys::napi_value,
 ) -> sys::napi_value {
   let Some((thread, Some(now))) = (unsafe { arguments(env, info) }) else {
-    return unsafe { unusable_call(env) };
+    return unsafe { throw_unusable(env) };
   };
   // A user's clock is read exactly once per id, by JS: a scripted clock loses no reading.
   let issued = match unsafe { clock_reading(env, now) } {
@@ -240,7 +240,7 @@ unsafe fn issue(
       }
     }
     Some(Err(err)) => refused(err),
-    None => unsafe { unusable_call(env) },
+    None => unsafe { throw_unusable(env) },
   }
 }
 
@@ -273,7 +273,7 @@ unsafe extern "C" fn fill_run(
       unsafe { number(env, protocol::issued_run(&ids)) }
     }
     Some((_, Err(err))) => unsafe { wait_or_throw(env, err) },
-    None => unsafe { unusable_call(env) },
+    None => unsafe { throw_unusable(env) },
   }
 }
 
@@ -296,24 +296,7 @@ unsafe fn wait_or_throw(env: sys::napi_env, err: FlakeError) -> sys::napi_value 
 unsafe fn number(env: sys::napi_env, value: f64) -> sys::napi_value {
   let mut number = ptr::null_mut();
   if unsafe { sys::napi_create_double(env, value, &mut number) } != sys::Status::napi_ok {
-    return unsafe { unusable_call(env) };
+    return unsafe { throw_unusable(env) };
   }
   number
-}
-
-/// Throws for a call that cannot be served: an N-API failure, or a slot or argument that only
-/// a caller other than `native.js` could give. Returning `undefined` instead would read as
-/// success, and JS would hand out the id already in the scratch a second time.
-///
-/// # Safety
-/// `env` must be the env of the current call.
-unsafe fn unusable_call(env: sys::napi_env) -> sys::napi_value {
-  unsafe {
-    sys::napi_throw_error(
-      env,
-      ptr::null(),
-      c"flake-idgen-rs: unusable call of an id function, no id issued".as_ptr(),
-    )
-  };
-  ptr::null_mut()
 }
