@@ -10,7 +10,7 @@ use napi::bindgen_prelude::{Object, Unknown};
 use napi::{sys, Env, JsValue, Result, Status};
 use napi_derive::napi;
 
-use super::error::{error_value, thrown, unusable, Failure};
+use super::error::{error_value, thrown, unusable, CallError};
 use super::id_functions::{generator, with_generator};
 use super::input::{clock_reading, describe, typed_array};
 use super::protocol::{self, PRIVATE_SLOT};
@@ -46,7 +46,7 @@ pub fn fill_batch(env: Env, ids: Unknown, clock: Option<Unknown>) -> Result<Obje
     generator(scratch, &thread.slots.borrow()).ok_or_else(unusable)?
   };
   // The Buffer is looked up again for each run: the user's clock could have detached it.
-  let write = |index: usize, run: &Ids| -> std::result::Result<(), Failure> {
+  let write = |index: usize, run: &Ids| -> std::result::Result<(), CallError> {
     let out = unsafe { bytes(&env, ids.raw()) }?;
     if out.len() != total * 8 {
       return Err(
@@ -58,18 +58,18 @@ pub fn fill_batch(env: Env, ids: Unknown, clock: Option<Unknown>) -> Result<Obje
     Ok(())
   };
   let mut counts = Counts::default();
-  let filled = match clock {
-    None => batch::fill(
+  let issued = match clock {
+    None => batch::issue_all(
       &generator,
       total,
-      || Ok::<_, Failure>(clock::system_now_ms()),
+      || Ok::<_, CallError>(clock::system_now_ms()),
       batch::system_clock_waiter(false),
       &mut counts,
       write,
     ),
     Some(clock) => {
       let read = || unsafe { call_clock(&env, clock.raw()) };
-      batch::fill(
+      batch::issue_all(
         &generator,
         total,
         read,
@@ -82,10 +82,10 @@ pub fn fill_batch(env: Env, ids: Unknown, clock: Option<Unknown>) -> Result<Obje
   if slot == PRIVATE_SLOT {
     thread.scratch.private_state().set_word(copy.word());
   }
-  let error = match filled {
+  let error = match issued {
     Ok(()) => None,
-    Err(Failure::Flake(err)) => Some(err),
-    Err(failure) => return Err(failure.into_napi(&env)),
+    Err(CallError::Flake(err)) => Some(err),
+    Err(call_error) => return Err(call_error.into_napi(&env)),
   };
   outcome(&env, error, counts)
 }
@@ -113,19 +113,19 @@ pub fn fill_slice(
     None => None,
   };
   // No JS runs in here: the Buffer and the scratch stay as they are until it returns.
-  let filled = with_generator(thread, |generator| {
-    let (mut filled, mut met) = (0, None);
+  let taken = with_generator(thread, |generator| {
+    let (mut issued, mut met) = (0, None);
     let mut spun = false;
     loop {
-      let (count, first_met, stop) = batch::fill_now(
-        max - filled,
+      let (count, first_met, stop) = batch::issue_available(
+        max - issued,
         |most| match now {
           None => generator.take_by(|| Ok(clock::system_now_ms()), most),
           Some(now) => generator.take(now, most),
         },
-        |index, run| run.write_be(&mut out[(start + filled + index) * 8..]),
+        |index, run| run.write_be(&mut out[(start + issued + index) * 8..]),
       );
-      filled += count;
+      issued += count;
       met = met.or(first_met);
       match stop {
         // One millisecond's end per slice is waited for here, spinning (less than a
@@ -135,13 +135,13 @@ pub fn fill_slice(
           spun = true;
           clock::wait_until(clock::system_now_ms() + 1);
         }
-        Some(err) if filled == 0 => return Err(err),
-        _ => return Ok((filled, met)),
+        Some(err) if issued == 0 => return Err(err),
+        _ => return Ok((issued, met)),
       }
     }
   })
   .ok_or_else(unusable)?;
-  match filled {
+  match taken {
     Ok((count, met)) => Ok(protocol::count_report(count as u64, met)),
     Err(err) => match err.wait_ms() {
       Some(ms) => Ok(protocol::waits(&err, ms)),
@@ -179,7 +179,7 @@ unsafe fn bytes<'a>(env: &Env, view: sys::napi_value) -> Result<&'a mut [u8]> {
 ///
 /// # Safety
 /// `env` and `clock` must belong to the current call.
-unsafe fn call_clock(env: &Env, clock: sys::napi_value) -> std::result::Result<u64, Failure> {
+unsafe fn call_clock(env: &Env, clock: sys::napi_value) -> std::result::Result<u64, CallError> {
   let (mut receiver, mut reading) = (ptr::null_mut(), ptr::null_mut());
   let called = unsafe {
     sys::napi_get_undefined(env.raw(), &mut receiver) == sys::Status::napi_ok

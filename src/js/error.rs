@@ -62,26 +62,26 @@ pub(crate) fn thrown(env: &Env, err: FlakeError) -> napi::Error {
   napi::Error::from_status(Status::PendingException)
 }
 
-/// A failure of a `#[napi]` function: ours, or one N-API already reported (a pending
+/// Why a `#[napi]` function failed: an error of ours, or one N-API already reported (a pending
 /// exception from the user's clock, say).
-pub(crate) enum Failure {
+pub(crate) enum CallError {
   Flake(FlakeError),
   Napi(napi::Error),
 }
 
-impl From<FlakeError> for Failure {
+impl From<FlakeError> for CallError {
   fn from(err: FlakeError) -> Self {
     Self::Flake(err)
   }
 }
 
-impl From<napi::Error> for Failure {
+impl From<napi::Error> for CallError {
   fn from(err: napi::Error) -> Self {
     Self::Napi(err)
   }
 }
 
-impl Failure {
+impl CallError {
   /// The error for napi-rs to return, ours thrown first.
   pub(crate) fn into_napi(self, env: &Env) -> napi::Error {
     match self {
