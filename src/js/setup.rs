@@ -1,20 +1,19 @@
-//! The functions the JS layer (`native.js`) calls to set up. None of them is on the per-id path.
+//! Setting up: a thread, with its scratch and id functions, and each configuration, checked
+//! and turned into the fields its calls write. None of it is on the per-id path.
 
 use napi::bindgen_prelude::{Object, Unknown};
 use napi::{Env, JsValue, Result};
 use napi_derive::napi;
 
-use super::error::{thrown, unusable};
+use super::error::thrown;
 use super::id_functions;
 use super::input::read_options;
 use super::protocol::{encode_settings, Scratch, PRIVATE_SLOT};
 use super::thread::Thread;
 use crate::clock;
 use crate::generator::{shared_state, Settings};
-use crate::number::whole;
 use crate::options;
 use crate::registry;
-use crate::sequencer::{last_issued, word_above, NOTHING_ISSUED};
 
 /// Sets up this thread with its scratch (a `Uint8Array` over a whole `SharedArrayBuffer` of
 /// `SCRATCH_BYTES`, see `protocol`) and returns its id functions, for the generator the call
@@ -76,32 +75,4 @@ pub fn configure<'env>(env: &'env Env, options: Unknown<'env>) -> Result<Object<
     configured.set("clock", clock)?;
   }
   Ok(configured)
-}
-
-/// Starts the private state of the call in the scratch above `time` (ms since 1970): its next id
-/// is in a later millisecond, whatever its clock reads. For a lease, whose ids must all be
-/// above its predecessor's ceiling.
-#[napi]
-pub fn start_above(env: Env, time: f64) -> Result<()> {
-  let thread = Thread::of(&env)?;
-  let settings = thread.private_settings().ok_or_else(unusable)?;
-  let word = whole(time)
-    .and_then(|time| match time.checked_sub(settings.epoch) {
-      Some(delta) => word_above(delta),
-      // A time before the epoch: nothing before the epoch can be issued anyway.
-      None => Some(NOTHING_ISSUED),
-    })
-    .ok_or_else(unusable)?;
-  thread.scratch.set_private_state(word);
-  Ok(())
-}
-
-/// The time (ms since 1970) of the last id the private state of the call in the scratch issued,
-/// or `undefined` if it issued none.
-#[napi]
-pub fn last_issued_at(env: Env) -> Result<Option<f64>> {
-  let thread = Thread::of(&env)?;
-  let settings = thread.private_settings().ok_or_else(unusable)?;
-  let word = thread.scratch.private_state().word();
-  Ok(last_issued(word).map(|(delta, _)| (delta + settings.epoch) as f64))
 }
