@@ -22,16 +22,16 @@ use crate::generator::{Generator, Ids};
 use crate::sequencer::Sequencer;
 use crate::stats::Counts;
 
-/// Fills `ids` (a Buffer of a multiple of 8 bytes) with ascending ids, synchronously: a full
-/// millisecond waits (spinning) for the next; anything else fails as `next()` does. With
-/// `clock`, that function is the clock, read once a millisecond and again while waiting, until
-/// it stands still for 2 ms of real time (such a clock cannot be waited for). Returns what the
-/// batch met, with `error` if it failed; throws what `clock` throws.
+/// Issues ascending ids into the whole of `ids` (a Buffer of a multiple of 8 bytes),
+/// synchronously: a full millisecond waits (spinning) for the next; anything else fails as
+/// `next()` does. With `clock`, that function is the clock, read once a millisecond and again
+/// while waiting, until it stands still for 2 ms of real time (such a clock cannot be waited
+/// for). Returns what the batch met, with `error` if it failed; throws what `clock` throws.
 #[napi(
   ts_args_type = "ids: Uint8Array, clock?: () => number",
   ts_return_type = "{ error?: Error; overflows: number; clockBackwards: number; waits: number }"
 )]
-pub fn fill_batch(env: Env, ids: Unknown, clock: Option<Unknown>) -> Result<Object<'static>> {
+pub fn issue_batch(env: Env, ids: Unknown, clock: Option<Unknown>) -> Result<Object<'static>> {
   let thread = Thread::of(&env)?;
   let total = unsafe { bytes(&env, ids.raw()) }?.len() / 8;
   let scratch = &thread.scratch;
@@ -92,10 +92,10 @@ pub fn fill_batch(env: Env, ids: Unknown, clock: Option<Unknown>) -> Result<Obje
 
 /// Up to `max` ids into `ids` from its `start`-th id on, as many as the clock (the system's, or
 /// the reading `now` of the generator's own) allows now, without waiting. Returns a report as
-/// `fillRun` does (see `protocol`): how many were written, or how long to wait before any can
+/// `issueRun` does (see `protocol`): how many were written, or how long to wait before any can
 /// be; throws what waiting cannot cure.
 #[napi(ts_args_type = "ids: Uint8Array, start: number, max: number, now?: unknown")]
-pub fn fill_slice(
+pub fn issue_slice(
   env: Env,
   ids: Unknown,
   start: u32,

@@ -29,19 +29,19 @@ use crate::layout::MAX_SEQUENCE;
 
 /// The thread's id functions, as an object. Each serves the generator whose call fields JS wrote
 /// into the scratch just before the call (see `protocol`), and returns a report:
-/// - `fill()` writes the next id by the system clock into the scratch, or throws;
-/// - `fillAt(now)`: the same for `now`, a reading of the generator's own clock;
-/// - `tryFill()`, `tryFillAt(now)` do the same but, where waiting would help (overflow, clock
+/// - `issue()` writes the next id by the system clock into the scratch, or throws;
+/// - `issueAt(now)`: the same for `now`, a reading of the generator's own clock;
+/// - `tryIssue()`, `tryIssueAt(now)` do the same but, where waiting would help (overflow, clock
 ///   behind), report how long to wait instead of throwing;
-/// - `fillRun(max)`: as `tryFill`, for up to `max` ids of one millisecond.
+/// - `issueRun(max)`: as `tryIssue`, for up to `max` ids of one millisecond.
 pub(crate) fn id_functions(env: &Env) -> Result<Object<'static>> {
   let thread = Thread::of(env)?;
   let functions: [(&CStr, Callback); 5] = [
-    (c"fill", fill),
-    (c"fillAt", fill_at),
-    (c"tryFill", try_fill),
-    (c"tryFillAt", try_fill_at),
-    (c"fillRun", fill_run),
+    (c"issue", issue),
+    (c"issueAt", issue_at),
+    (c"tryIssue", try_issue),
+    (c"tryIssueAt", try_issue_at),
+    (c"issueRun", issue_run),
   ];
   let mut object = Object::new(env)?;
   for (name, callback) in functions {
@@ -67,45 +67,48 @@ pub(crate) fn id_functions(env: &Env) -> Result<Object<'static>> {
 
 type Callback = unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> sys::napi_value;
 
-/// `fill()`: see `id_functions`.
+/// `issue()`: see `id_functions`.
 ///
 /// # Safety
 /// Called by N-API only, as the callback of a function made by `id_functions`.
-unsafe extern "C" fn fill(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
-  unsafe { issue_now(env, info, |err| throw_error(env, err)) }
+unsafe extern "C" fn issue(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+  unsafe { by_system_clock(env, info, |err| throw_error(env, err)) }
 }
 
-/// `fillAt(now)`: see `id_functions`.
+/// `issueAt(now)`: see `id_functions`.
 ///
 /// # Safety
-/// As `fill`.
-unsafe extern "C" fn fill_at(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
-  unsafe { issue_at(env, info, |err| throw_error(env, err)) }
-}
-
-/// `tryFill()`: see `id_functions`.
-///
-/// # Safety
-/// As `fill`.
-unsafe extern "C" fn try_fill(
+/// As `issue`.
+unsafe extern "C" fn issue_at(
   env: sys::napi_env,
   info: sys::napi_callback_info,
 ) -> sys::napi_value {
-  unsafe { issue_now(env, info, |err| wait_or_throw(env, err)) }
+  unsafe { by_reading(env, info, |err| throw_error(env, err)) }
 }
 
-/// `tryFillAt(now)`: see `id_functions`.
+/// `tryIssue()`: see `id_functions`.
 ///
 /// # Safety
-/// As `fill`.
-unsafe extern "C" fn try_fill_at(
+/// As `issue`.
+unsafe extern "C" fn try_issue(
   env: sys::napi_env,
   info: sys::napi_callback_info,
 ) -> sys::napi_value {
-  unsafe { issue_at(env, info, |err| wait_or_throw(env, err)) }
+  unsafe { by_system_clock(env, info, |err| wait_or_throw(env, err)) }
 }
 
-/// Throws `err`; for `fill`'s refusals.
+/// `tryIssueAt(now)`: see `id_functions`.
+///
+/// # Safety
+/// As `issue`.
+unsafe extern "C" fn try_issue_at(
+  env: sys::napi_env,
+  info: sys::napi_callback_info,
+) -> sys::napi_value {
+  unsafe { by_reading(env, info, |err| wait_or_throw(env, err)) }
+}
+
+/// Throws `err`; for `issue`'s refusals.
 ///
 /// # Safety
 /// `env` must be the env of the current call.
@@ -114,12 +117,12 @@ unsafe fn throw_error(env: sys::napi_env, err: FlakeError) -> sys::napi_value {
   ptr::null_mut()
 }
 
-/// The next id by the system clock: see `issue`.
+/// The next id by the system clock: see `answer`.
 ///
 /// # Safety
-/// As `fill`.
+/// As `issue`.
 #[inline(always)]
-unsafe fn issue_now(
+unsafe fn by_system_clock(
   env: sys::napi_env,
   info: sys::napi_callback_info,
   refused: impl FnOnce(FlakeError) -> sys::napi_value,
@@ -139,14 +142,14 @@ unsafe fn issue_now(
     Some(generator) => Some(generator.take_by(|| Ok(clock::system_now_ms()), 1)),
     None => None,
   };
-  unsafe { issue(env, thread, issued, refused) }
+  unsafe { answer(env, thread, issued, refused) }
 }
 
-/// The next id for the reading passed: see `issue`.
+/// The next id for the reading passed: see `answer`.
 ///
 /// # Safety
-/// As `fill`.
-unsafe fn issue_at(
+/// As `issue`.
+unsafe fn by_reading(
   env: sys::napi_env,
   info: sys::napi_callback_info,
   refused: impl FnOnce(FlakeError) -> sys::napi_value,
@@ -159,13 +162,13 @@ unsafe fn issue_at(
     Ok(now_ms) => with_generator(thread, |generator| generator.take(now_ms, 1)),
     Err(err) => Some(Err(err)),
   };
-  unsafe { issue(env, thread, issued, refused) }
+  unsafe { answer(env, thread, issued, refused) }
 }
 
 /// The thread of a call and its one argument, if given.
 ///
 /// # Safety
-/// As `fill`.
+/// As `issue`.
 #[inline(always)]
 unsafe fn arguments(
   env: sys::napi_env,
@@ -225,7 +228,7 @@ pub(crate) fn with_generator<T>(thread: &Thread, take: impl FnOnce(&Generator) -
 /// # Safety
 /// `env` must be the env of the current call, and `thread` its thread.
 #[inline(always)]
-unsafe fn issue(
+unsafe fn answer(
   env: sys::napi_env,
   thread: &Thread,
   issued: Option<std::result::Result<Ids, FlakeError>>,
@@ -244,11 +247,11 @@ unsafe fn issue(
   }
 }
 
-/// `fillRun(max)`: see `id_functions`.
+/// `issueRun(max)`: see `id_functions`.
 ///
 /// # Safety
-/// As `fill`.
-unsafe extern "C" fn fill_run(
+/// As `issue`.
+unsafe extern "C" fn issue_run(
   env: sys::napi_env,
   info: sys::napi_callback_info,
 ) -> sys::napi_value {

@@ -25,7 +25,7 @@
 //!
 //! **The report.** What an id function returns besides the id, as one number, so that the
 //! per-id path creates no object:
-//! - `undefined`: one id was issued and nothing met (the usual `fill`/`tryFill` answer);
+//! - `undefined`: one id was issued and nothing met (the usual `issue`/`tryIssue` answer);
 //! - `count * REPORT_UNIT + met` (≥ 0): `count` ids were issued; `met` says why they were
 //!   borrowed ahead of the clock, if they were;
 //! - `-(wait_ms * REPORT_UNIT + met)` (< 0): none was issued; the clock must advance
@@ -242,7 +242,7 @@ pub(crate) fn issued(ids: &Ids) -> Option<f64> {
   (ids.count != 1 || ids.met.is_some()).then(|| issued_run(ids))
 }
 
-/// The report of `ids` for `fillRun`, which always reports its count.
+/// The report of `ids` for `issueRun`, which always reports its count.
 #[inline(always)]
 pub(crate) fn issued_run(ids: &Ids) -> f64 {
   count_report(u64::from(ids.count), ids.met)

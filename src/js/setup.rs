@@ -17,11 +17,11 @@ use crate::registry;
 
 /// Sets up this thread with its scratch (a `Uint8Array` over a whole `SharedArrayBuffer` of
 /// `SCRATCH_BYTES`, see `protocol`) and returns its id functions, for the generator the call
-/// fields in the scratch describe (see `id_functions`): `fill`, `fillAt`, `tryFill`,
-/// `tryFillAt` and `fillRun`. Once per thread.
+/// fields in the scratch describe (see `id_functions`): `issue`, `issueAt`, `tryIssue`,
+/// `tryIssueAt` and `issueRun`. Once per thread.
 #[napi(
   ts_args_type = "scratch: Uint8Array",
-  ts_return_type = "{ fill: () => number | undefined; fillAt: (now: unknown) => number | undefined; tryFill: () => number | undefined; tryFillAt: (now: unknown) => number | undefined; fillRun: (max: number) => number }"
+  ts_return_type = "{ issue: () => number | undefined; issueAt: (now: unknown) => number | undefined; tryIssue: () => number | undefined; tryIssueAt: (now: unknown) => number | undefined; issueRun: (max: number) => number }"
 )]
 pub fn setup(env: Env, scratch: Unknown) -> Result<Object<'static>> {
   let scratch = unsafe { Scratch::new(&env, scratch.raw()) }?;

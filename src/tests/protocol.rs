@@ -33,7 +33,7 @@ fn the_scratch_holds_the_id_big_endian_then_in_the_platform_order() {
 #[test]
 fn one_id_that_met_nothing_reports_nothing() {
   assert_eq!(issued(&ids(1, None)), None);
-  // fillRun always reports its count.
+  // issueRun always reports its count.
   assert_eq!(issued_run(&ids(1, None)), UNIT + f64::from(MET_NONE));
 }
 
