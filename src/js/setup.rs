@@ -1,7 +1,8 @@
 //! Setting up: a thread, with its scratch and id functions, and each configuration, checked
-//! and turned into the fields its calls write. None of it is on the per-id path.
+//! and turned into the fields its calls write; and reading the scratch back, to check the
+//! setup. None of it is on the per-id path.
 
-use napi::bindgen_prelude::{Object, Unknown};
+use napi::bindgen_prelude::{BigInt, Object, Unknown};
 use napi::{Env, JsValue, Result};
 use napi_derive::napi;
 
@@ -75,4 +76,23 @@ pub fn configure<'env>(env: &'env Env, options: Unknown<'env>) -> Result<Object<
     configured.set("clock", clock)?;
   }
   Ok(configured)
+}
+
+/// What the native side reads from the thread's scratch now, each field as it is stored (see
+/// `SCRATCH_SLOT` and the other offsets): for the test that JS and Rust agree on the layout;
+/// not on the per-id path.
+#[napi(
+  ts_return_type = "{ slot: number; settings: number; epoch: number; privateState: bigint; ceiling: number }"
+)]
+pub fn read_scratch(env: &Env) -> Result<Object<'_>> {
+  // Through the accessors the id functions use, so the test checks what they read.
+  let scratch = &Thread::of(env)?.scratch;
+  let (settings, epoch) = scratch.settings_fields();
+  let mut fields = Object::new(env)?;
+  fields.set("slot", scratch.slot())?;
+  fields.set("settings", settings)?;
+  fields.set("epoch", f64::from_bits(epoch))?;
+  fields.set("privateState", BigInt::from(scratch.private_state().word()))?;
+  fields.set("ceiling", scratch.ceiling_field())?;
+  Ok(fields)
 }
