@@ -8,6 +8,7 @@ mod decompose;
 mod error;
 mod id_functions;
 mod input;
+pub(crate) mod layout;
 mod messages;
 mod private_state;
 pub(crate) mod protocol;

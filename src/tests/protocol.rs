@@ -98,3 +98,10 @@ fn the_ids_of_a_run_are_its_first_plus_k_within_one_millisecond() {
     }
   }
 }
+
+#[test]
+fn the_layout_js_reads_is_42_10_12_with_generator_ids_to_1023_and_parts_to_31() {
+  use crate::js::layout::{MAX_NODE, MAX_PART, NODE_BITS, SEQUENCE_BITS, TIMESTAMP_BITS};
+  assert_eq!((TIMESTAMP_BITS, NODE_BITS, SEQUENCE_BITS), (42, 10, 12));
+  assert_eq!((MAX_NODE, MAX_PART), (1023, 31));
+}
