@@ -260,9 +260,9 @@ pub(crate) fn encode_settings(settings: &Settings) -> (u32, f64) {
 pub(crate) fn decode_settings(packed: u32, epoch: f64) -> Option<Settings> {
   let seq_bits = (packed >> SEQ_BITS_SHIFT) & 0xf;
   let allowed = u64::from(packed >> ALLOWED_SHIFT);
-  let epoch = whole(epoch)?;
   let valid = (1..=12).contains(&seq_bits) && allowed <= MAX_LEAD;
-  valid.then(|| Settings {
+  let epoch = whole(epoch).filter(|_| valid)?;
+  Some(Settings {
     node: (packed & u32::from(MAX_NODE)) as u16,
     epoch,
     seq_mask: ((1u32 << seq_bits) - 1) as u16,
