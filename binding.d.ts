@@ -44,23 +44,6 @@ export declare function defaultStateDir(): string
 export declare function describeValue(value: unknown): string
 
 /**
- * Fills `ids` (a Buffer of a multiple of 8 bytes) with ascending ids, synchronously: a full
- * millisecond waits (spinning) for the next; anything else fails as `next()` does. With
- * `clock`, that function is the clock, read once a millisecond and again while waiting, until
- * it stands still for 2 ms of real time (such a clock cannot be waited for). Returns what the
- * batch met, with `error` if it failed; throws what `clock` throws.
- */
-export declare function fillBatch(ids: Uint8Array, clock?: () => number): { error?: Error; overflows: number; clockBackwards: number; waits: number }
-
-/**
- * Up to `max` ids into `ids` from its `start`-th id on, as many as the clock (the system's, or
- * the reading `now` of the generator's own) allows now, without waiting. Returns a report as
- * `fillRun` does (see `protocol`): how many were written, or how long to wait before any can
- * be; throws what waiting cannot cure.
- */
-export declare function fillSlice(ids: Uint8Array, start: number, max: number, now?: unknown): number
-
-/**
  * The smallest id of the millisecond `time` (ms since 1970, or a `Date`), as a bigint: for
  * `WHERE id >= ...` range queries.
  */
@@ -78,6 +61,23 @@ export declare function invalidArgument(argument: string, expected: string, got:
  * (a value of the right type outside what it may be), else a `TypeError`.
  */
 export declare function invalidOption(option: string, expected: string, got: unknown, outOfRange: boolean): TypeError | RangeError
+
+/**
+ * Issues ascending ids into the whole of `ids` (a Buffer of a multiple of 8 bytes),
+ * synchronously: a full millisecond waits (spinning) for the next; anything else fails as
+ * `next()` does. With `clock`, that function is the clock, read once a millisecond and again
+ * while waiting, until it stands still for 2 ms of real time (such a clock cannot be waited
+ * for). Returns what the batch met, with `error` if it failed; throws what `clock` throws.
+ */
+export declare function issueBatch(ids: Uint8Array, clock?: () => number): { error?: Error; overflows: number; clockBackwards: number; waits: number }
+
+/**
+ * Up to `max` ids into `ids` from its `start`-th id on, as many as the clock (the system's, or
+ * the reading `now` of the generator's own) allows now, without waiting. Returns a report as
+ * `issueRun` does (see `protocol`): how many were written, or how long to wait before any can
+ * be; throws what waiting cannot cure.
+ */
+export declare function issueSlice(ids: Uint8Array, start: number, max: number, now?: unknown): number
 
 /**
  * The time (ms since 1970) of the last id the private state of the call in the scratch issued,
@@ -100,11 +100,18 @@ export declare const MET_NONE: number
 /** `met`: the clock's millisecond had no id left. */
 export declare const MET_OVERFLOW: number
 
-/** Bits of the generator id (datacenter and worker). */
+/** Bits of an id's generator id (datacenter and worker), below the timestamp. */
 export declare const NODE_BITS: number
 
 /** The slot of a call whose generator's state is the scratch's private word. */
 export declare const PRIVATE_SLOT: number
+
+/**
+ * What the native side reads from the thread's scratch now, each field as it is stored (see
+ * `SCRATCH_SLOT` and the other offsets): for the test that JS and Rust agree on the layout;
+ * not on the per-id path.
+ */
+export declare function readScratch(): { slot: number; settings: number; epoch: number; privateState: bigint; ceiling: number }
 
 /** A report's `count` (or `wait_ms`) is scaled by this; the remainder is `met`. */
 export declare const REPORT_UNIT: number
@@ -119,37 +126,40 @@ export declare function resetState(dir: string, id: number): Array<StateReset>
 /** Bytes in the scratch. */
 export declare const SCRATCH_BYTES: number
 
-/** Byte offset of a private generator's ceiling (`f64`). */
+/** Byte offset in the scratch of a private generator's ceiling, in ms since 1970: an `f64`. */
 export declare const SCRATCH_CEILING: number
 
-/** Byte offset of the call's epoch (`f64`). */
+/** Byte offset in the scratch of the call's epoch, in ms since 1970: an `f64`. */
 export declare const SCRATCH_EPOCH: number
 
-/** Byte offset of the id issued, big-endian (8 bytes). */
+/** Byte offset in the scratch of the first id issued: a `u64`, big-endian. */
 export declare const SCRATCH_ID_BE: number
 
-/** Byte offset of the id issued, in the platform's byte order (`u64`). */
+/** Byte offset in the scratch of the first id issued again: a `u64` in the platform's order. */
 export declare const SCRATCH_ID_NE: number
 
-/** Byte offset of a private generator's state word (`u64`). */
+/** Byte offset in the scratch of a private generator's state word: a `u64`. */
 export declare const SCRATCH_PRIVATE_STATE: number
 
-/** Byte offset of the call's packed settings (`u32`). */
+/**
+ * Byte offset in the scratch of the call's packed settings (id, `seqMask`, `allowedFutureMs`):
+ * a `u32`.
+ */
 export declare const SCRATCH_SETTINGS: number
 
-/** Byte offset of the call's slot (`u32`). */
+/** Byte offset in the scratch of the call's slot: a `u32`. */
 export declare const SCRATCH_SLOT: number
 
-/** Bits of the per-millisecond counter. */
+/** Bits of an id's per-millisecond sequence number: the low ones. */
 export declare const SEQUENCE_BITS: number
 
 /**
  * Sets up this thread with its scratch (a `Uint8Array` over a whole `SharedArrayBuffer` of
  * `SCRATCH_BYTES`, see `protocol`) and returns its id functions, for the generator the call
- * fields in the scratch describe (see `id_functions`): `fill`, `fillAt`, `tryFill`,
- * `tryFillAt` and `fillRun`. Once per thread.
+ * fields in the scratch describe (see `id_functions`): `issue`, `issueAt`, `tryIssue`,
+ * `tryIssueAt` and `issueRun`. Once per thread.
  */
-export declare function setup(scratch: Uint8Array): { fill: () => number | undefined; fillAt: (now: unknown) => number | undefined; tryFill: () => number | undefined; tryFillAt: (now: unknown) => number | undefined; fillRun: (max: number) => number }
+export declare function setup(scratch: Uint8Array): { issue: () => number | undefined; issueAt: (now: unknown) => number | undefined; tryIssue: () => number | undefined; tryIssueAt: (now: unknown) => number | undefined; issueRun: (max: number) => number }
 
 /**
  * Set in the slots whose calls must write their settings too (see `slots`): private ones, and
@@ -200,5 +210,5 @@ export interface StateReset {
   removed: boolean
 }
 
-/** Bits of the timestamp. */
+/** Bits of an id's timestamp, in ms since the epoch: the high ones. */
 export declare const TIMESTAMP_BITS: number

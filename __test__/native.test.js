@@ -78,6 +78,35 @@ test('one id is in the scratch both ways: takeId() and takeBigInt() agree', () =
   assert.equal(decode(native.takeId()).id, 1002)
 })
 
+test('the scratch layout: each field JS writes is the field the native side reads', () => {
+  // A private generator's fields, each set to a value of its own, written by native.js as a
+  // call writes them; then read back through the accessors the id functions use.
+  const { fields } = native.configure({ id: 1006, epoch: 1_234_567, seqMask: 1023, clock: Date.now })
+  fields.stateLow = 0x89abcdef
+  fields.stateHigh = 0x01234567
+  fields.ceiling = 1_700_000_000_123
+  native.lastIssuedAt(fields)
+  assert.deepEqual(binding.readScratch(), {
+    slot: native.PRIVATE_SLOT,
+    settings: fields.settings,
+    epoch: 1_234_567,
+    privateState: 0x01234567_89abcdefn,
+    ceiling: 1_700_000_000_123,
+  })
+  // A shared generator's slot, and the id the native side wrote, read as both forms.
+  const shared = native.configure({ id: 1007 }).fields
+  native.issue(shared)
+  assert.equal(binding.readScratch().slot, shared.slot)
+  assert.equal(native.takeId().readBigUInt64BE(0), native.takeBigInt())
+  assert.equal(decode(native.takeId()).id, 1007)
+  // Every offset in bounds and aligned to its type, as the typed arrays over it need.
+  const sizes = { SCRATCH_ID_BE: 8, SCRATCH_ID_NE: 8, SCRATCH_SLOT: 4, SCRATCH_SETTINGS: 4, SCRATCH_EPOCH: 8, SCRATCH_PRIVATE_STATE: 8, SCRATCH_CEILING: 8 }
+  for (const [name, size] of Object.entries(sizes)) {
+    const offset = binding[name]
+    assert.ok(Number.isInteger(offset) && offset % size === 0 && offset + size <= binding.SCRATCH_BYTES, `${name} = ${offset}`)
+  }
+})
+
 test('call fields no configuration makes are refused, never read as an id', () => {
   const { fields } = native.configure({ id: 1003 })
   // A slot that names nothing, ...

@@ -29,7 +29,7 @@ const CEILING = binding.SCRATCH_CEILING / 8
 // The id functions (see src/js/id_functions.rs). Call fields go through the scratch, not as
 // arguments: reading an argument costs the native side a `napi_get_value_*` each, a store
 // here costs nothing measurable.
-const ids = binding.setup(scratch)
+const idFunctions = binding.setup(scratch)
 
 // A private state before its first id: all ones (see src/sequencer.rs), in each half.
 const NOTHING_ISSUED = 0xffffffff
@@ -92,7 +92,7 @@ function issue(fields) {
       doubles[EPOCH] = fields.epoch
     }
   }
-  return ids.fill()
+  return idFunctions.issue()
 }
 
 /**
@@ -102,7 +102,7 @@ function issue(fields) {
 function issueBy(fields, clock) {
   const now = clock === undefined ? undefined : clock()
   enter(fields)
-  const report = clock === undefined ? ids.fill() : ids.fillAt(now)
+  const report = clock === undefined ? idFunctions.issue() : idFunctions.issueAt(now)
   leave(fields)
   return report
 }
@@ -111,7 +111,7 @@ function issueBy(fields, clock) {
 function tryIssue(fields, clock) {
   const now = clock === undefined ? undefined : clock()
   enter(fields)
-  const report = clock === undefined ? ids.tryFill() : ids.tryFillAt(now)
+  const report = clock === undefined ? idFunctions.tryIssue() : idFunctions.tryIssueAt(now)
   leave(fields)
   return report
 }
@@ -119,7 +119,7 @@ function tryIssue(fields, clock) {
 /** Up to `max` ids of one millisecond by the system clock; reports their count or a wait. */
 function issueRun(fields, max) {
   enter(fields)
-  const report = ids.fillRun(max)
+  const report = idFunctions.issueRun(max)
   leave(fields)
   return report
 }
@@ -133,7 +133,7 @@ function batch(fields, count, clock) {
   enter(fields)
   let outcome
   try {
-    outcome = binding.fillBatch(batchIds, clock)
+    outcome = binding.issueBatch(batchIds, clock)
   } finally {
     // Ids may have been taken even if the batch failed: its state must not go back.
     leave(fields)
@@ -146,7 +146,7 @@ function batch(fields, count, clock) {
 function slice(fields, batchIds, start, max, clock) {
   const now = clock === undefined ? undefined : clock()
   enter(fields)
-  const report = binding.fillSlice(batchIds, start, max, now)
+  const report = binding.issueSlice(batchIds, start, max, now)
   leave(fields)
   return report
 }

@@ -6,6 +6,7 @@ use crate::error::FlakeError;
 use crate::generator::{Generator, Ids};
 use crate::input::Input;
 use crate::layout::MAX_SEQUENCE;
+use crate::number::whole;
 use crate::sequencer::Met;
 use crate::stats::Counts;
 
@@ -25,14 +26,14 @@ pub enum Waited {
 pub fn count(got: &Input) -> Result<u32, FlakeError> {
   let expected = || format!("an integer from 1 to {MAX_COUNT}");
   match got {
-    Input::Number(n) if n.fract() == 0.0 && (1.0..=f64::from(MAX_COUNT)).contains(n) => {
-      Ok(*n as u32)
-    }
-    Input::Number(_) => Err(FlakeError::ArgumentRange {
-      argument: "count".into(),
-      expected: expected(),
-      got: got.clone(),
-    }),
+    Input::Number(n) => whole(*n)
+      .filter(|count| (1..=u64::from(MAX_COUNT)).contains(count))
+      .map(|count| count as u32)
+      .ok_or_else(|| FlakeError::ArgumentRange {
+        argument: "count".into(),
+        expected: expected(),
+        got: got.clone(),
+      }),
     _ => Err(FlakeError::ArgumentType {
       argument: "count".into(),
       expected: expected(),
@@ -44,7 +45,7 @@ pub fn count(got: &Input) -> Result<u32, FlakeError> {
 /// Issues `total` ascending ids, handing each run to `write` with the index of its first id. A
 /// refusal goes to `wait` with the clock reading it was refused for; `wait` gives up by
 /// returning an error. Adds to `counts` the overflows, step backs and waits met on the way.
-pub fn fill<E: From<FlakeError>>(
+pub fn issue_all<E: From<FlakeError>>(
   generator: &Generator,
   total: usize,
   mut read_clock: impl FnMut() -> Result<u64, E>,
@@ -52,15 +53,15 @@ pub fn fill<E: From<FlakeError>>(
   counts: &mut Counts,
   mut write: impl FnMut(usize, &Ids) -> Result<(), E>,
 ) -> Result<(), E> {
-  let mut filled = 0;
-  while filled < total {
+  let mut issued = 0;
+  while issued < total {
     let now = read_clock()?;
-    let max = (total - filled).min(usize::from(MAX_SEQUENCE) + 1) as u16;
+    let max = (total - issued).min(usize::from(MAX_SEQUENCE) + 1) as u16;
     match generator.take(now, max) {
       Ok(ids) => {
         counts.met(ids.met);
-        write(filled, &ids)?;
-        filled += usize::from(ids.count);
+        write(issued, &ids)?;
+        issued += usize::from(ids.count);
       }
       Err(err) => match wait(&err, now) {
         Ok(Waited::Yes) => {
@@ -81,22 +82,22 @@ pub fn fill<E: From<FlakeError>>(
 /// Up to `max` ascending ids that the clock allows now, without waiting: runs taken by
 /// `take` (one millisecond each) until `max` or a refusal. Returns how many were issued, the
 /// first thing a run met, and the refusal that stopped it, if one did.
-pub fn fill_now(
+pub fn issue_available(
   max: usize,
   mut take: impl FnMut(u16) -> Result<Ids, FlakeError>,
   mut write: impl FnMut(usize, &Ids),
 ) -> (usize, Option<Met>, Option<FlakeError>) {
-  let (mut filled, mut met) = (0, None);
-  while filled < max {
-    let ids = match take((max - filled).min(usize::from(MAX_SEQUENCE) + 1) as u16) {
+  let (mut issued, mut met) = (0, None);
+  while issued < max {
+    let ids = match take((max - issued).min(usize::from(MAX_SEQUENCE) + 1) as u16) {
       Ok(ids) => ids,
-      Err(err) => return (filled, met, Some(err)),
+      Err(err) => return (issued, met, Some(err)),
     };
-    write(filled, &ids);
-    filled += usize::from(ids.count);
+    write(issued, &ids);
+    issued += usize::from(ids.count);
     met = met.or(ids.met);
   }
-  (filled, met, None)
+  (issued, met, None)
 }
 
 /// The waiter for batches on the system clock: waits out an overflow, and with

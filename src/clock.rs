@@ -4,9 +4,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::error::FlakeError;
 use crate::input::Input;
-
-/// Largest integer a JS number holds exactly.
-pub const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+use crate::number::whole_part;
 
 /// Milliseconds since 1970 by the system clock, the same clock as `Date.now()`.
 pub fn system_now_ms() -> u64 {
@@ -17,15 +15,13 @@ pub fn system_now_ms() -> u64 {
     })
 }
 
-/// Validates what a `clock` function returned. Fractions are dropped, so a clock built on
-/// `performance.timeOrigin + performance.now()` works as it would with `Date.now()`.
+/// Validates what a `clock` function returned; a fraction is dropped (see `whole_part`).
 pub fn from_js_ms(ms: f64) -> Result<u64, FlakeError> {
-  if ms.is_finite() && (0.0..=MAX_SAFE_INTEGER).contains(&ms) {
-    Ok(ms as u64)
-  } else {
-    Err(FlakeError::ClockRange {
+  match whole_part(ms) {
+    Some(ms) => Ok(ms),
+    None => Err(FlakeError::ClockRange {
       got: Input::Number(ms),
-    })
+    }),
   }
 }
 

@@ -2,7 +2,10 @@
 
 use crate::error::FlakeError;
 use crate::input::Input;
-use crate::layout::{MAX_DELTA, MAX_SEQUENCE, NODE_BITS, SEQUENCE_BITS, TIMESTAMP_SHIFT};
+use crate::layout::{
+  MAX_DELTA, MAX_NODE, MAX_PART, MAX_SEQUENCE, PART_BITS, SEQUENCE_BITS, TIMESTAMP_BITS,
+  TIMESTAMP_SHIFT,
+};
 use crate::options;
 
 /// What `decompose` accepts, for error messages.
@@ -52,11 +55,11 @@ pub fn parts(id: u64, epoch: u64, got: &Input) -> Result<Parts, FlakeError> {
       got: got.clone(),
     });
   }
-  let node = ((id >> SEQUENCE_BITS) & ((1 << NODE_BITS) - 1)) as u16;
+  let node = ((id >> SEQUENCE_BITS) & u64::from(MAX_NODE)) as u16;
   Ok(Parts {
     timestamp,
-    datacenter: (node >> 5) as u8,
-    worker: (node & 0x1f) as u8,
+    datacenter: (node >> PART_BITS) as u8,
+    worker: (node & u16::from(MAX_PART)) as u8,
     id: node,
     sequence: (id & u64::from(MAX_SEQUENCE)) as u16,
   })
@@ -103,7 +106,7 @@ pub fn from_time(time: f64, epoch: u64, got: &Input) -> Result<u64, FlakeError> 
   match time.checked_sub(epoch) {
     Some(delta) if delta <= MAX_DELTA => Ok(delta << TIMESTAMP_SHIFT),
     _ => Err(out_of_range(format!(
-      "from the epoch {epoch} to {} (42 bits of ms after it)",
+      "from the epoch {epoch} to {} ({TIMESTAMP_BITS} bits of ms after it)",
       epoch + MAX_DELTA
     ))),
   }

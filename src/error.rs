@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use thiserror::Error;
 
 use crate::input::{Input, QuotedPath};
-use crate::layout::MAX_DELTA;
+use crate::layout::{MAX_DELTA, TIMESTAMP_BITS};
 
 /// How often a call waiting for a lease's renewal looks again, in ms.
 pub const LEASE_POLL_MS: u64 = 10;
@@ -37,7 +37,7 @@ pub enum FlakeError {
   ClockBeforeEpoch { now: u64, epoch: u64 },
 
   /// The time since the epoch no longer fits the 42 timestamp bits.
-  #[error("Timestamp {delta} ms after the epoch does not fit in 42 bits (at most {MAX_DELTA}); use a later epoch")]
+  #[error("Timestamp {delta} ms after the epoch does not fit in {TIMESTAMP_BITS} bits (at most {MAX_DELTA}); use a later epoch")]
   TimestampOverflow { delta: u64 },
 
   /// The options argument is neither an object nor `undefined`/`null`.

@@ -4,7 +4,7 @@ use crate::error::FlakeError;
 use crate::layout::{compose, MAX_DELTA};
 use crate::options::{Config, Scope};
 use crate::registry;
-use crate::sequencer::{Met, Refusal, Run, Sequencer};
+use crate::sequencer::{Met, Refusal, Sequencer, Taken};
 
 /// A generator: its configuration and the state it issues from. Cheap to make and to copy: the
 /// id functions make one per call from what JS wrote into the scratch.
@@ -216,7 +216,7 @@ impl<'s> Generator<'s> {
       .state
       .take(now, self.seq_mask, max, self.allowed_future_ms, limit)
     {
-      Ok(Run {
+      Ok(Taken {
         delta: time,
         first,
         count,

@@ -1,10 +1,15 @@
 //! flake-idgen-rs: 64-bit k-ordered unique ids for Node.js, a drop-in for flake-idgen 1.4.0.
 //!
-//! The core (`layout`, `sequencer`, `generator`, `options`) is plain Rust that takes its clock
-//! as a parameter; `js` is the only part that knows about N-API.
+//! Two layers. The core, every module but `js`, is plain Rust that takes its clock as a
+//! parameter: what an id is (`layout`, `decompose`), the state behind ids (`sequencer`,
+//! `registry`, `host`), generators and batches (`generator`, `batch`, `stats`), clock readings
+//! (`clock`), the options and the values they come as (`options`, `input`, `number`) and the
+//! errors (`error`). `js` is the N-API layer on top of it, the only one that knows N-API: the
+//! exported functions, the protocol with `lib/native.js` and the per-thread tables it serves.
+//! The core never uses `js` (`tests::layers` checks), so it can be tested without Node.
 #![deny(clippy::all)]
-// napi-derive registers the exports only outside `cfg(test)`, so in the test build the whole
-// N-API layer looks unused; the library build still reports real dead code.
+// The export macros register the exports only outside `cfg(test)`, so in the test build the
+// whole N-API layer looks unused; the library build still reports real dead code.
 #![cfg_attr(test, allow(dead_code))]
 
 mod batch;
@@ -16,10 +21,10 @@ mod host;
 mod input;
 mod js;
 mod layout;
+mod number;
 mod options;
 mod registry;
 mod sequencer;
-mod slots;
 mod stats;
 
 #[cfg(test)]

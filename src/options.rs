@@ -3,11 +3,11 @@
 
 use std::path::PathBuf;
 
-use crate::clock::MAX_SAFE_INTEGER;
 use crate::error::FlakeError;
 use crate::host::dir::{absolute, default_dir};
 use crate::input::Input;
 use crate::layout::{node_id, MAX_NODE, MAX_PART, MAX_SEQUENCE};
+use crate::number::{whole, MAX_SAFE_INTEGER};
 use crate::sequencer::MAX_LEAD;
 
 /// The options object as read from JS, one field per option.
@@ -274,11 +274,6 @@ pub fn integer(
     return Err(out_of_range());
   }
   Ok(n)
-}
-
-/// `n` as an integer, if it is one a JS number holds exactly and not negative.
-pub fn whole(n: f64) -> Option<u64> {
-  (n.fract() == 0.0 && (0.0..=MAX_SAFE_INTEGER).contains(&n)).then_some(n as u64)
 }
 
 /// The number 0 (or -0), which flake-idgen's `options.x || default` reads as unset. A string

@@ -7,9 +7,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, MutexGuard};
-
-use once_cell::sync::Lazy;
+use std::sync::{LazyLock, Mutex, MutexGuard};
 
 use crate::error::FlakeError;
 use crate::host::HostFile;
@@ -28,7 +26,7 @@ static PROCESS: [Line; MAX_NODE as usize + 1] =
 /// of the same id issues from process state.
 type HostFiles = HashMap<PathBuf, Result<&'static HostFile, FlakeError>>;
 
-static HOST_FILES: Lazy<Mutex<HostFiles>> = Lazy::new(Default::default);
+static HOST_FILES: LazyLock<Mutex<HostFiles>> = LazyLock::new(Default::default);
 
 /// Why the first fallback to process scope happened, until `take_fallback` hands it out.
 static FALLBACK: Mutex<Option<FlakeError>> = Mutex::new(None);

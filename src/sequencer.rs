@@ -19,11 +19,11 @@ pub const NOTHING_ISSUED: u64 = u64::MAX;
 
 /// Consecutive ids taken in one step: sequences `first ..= first + count - 1` of `delta`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Run {
+pub struct Taken {
   pub delta: u64,
   pub first: u16,
   pub count: u16,
-  /// Set when the run lies ahead of the clock (borrowed), and why.
+  /// Set when the ids lie ahead of the clock (borrowed), and why.
   pub met: Option<Met>,
 }
 
@@ -107,7 +107,7 @@ impl Sequencer {
     max: u16,
     allowed: u64,
     limit: u64,
-  ) -> Result<Run, Refusal> {
+  ) -> Result<Taken, Refusal> {
     let mut last = self.last.load(Ordering::Acquire);
     loop {
       let (delta, first, high) = if last == NOTHING_ISSUED || now > last >> DELTA_SHIFT {
@@ -154,7 +154,7 @@ impl Sequencer {
           } else {
             Met::Overflow
           });
-          return Ok(Run {
+          return Ok(Taken {
             delta,
             first,
             count,

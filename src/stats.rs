@@ -1,5 +1,5 @@
-//! What one batch met, for `stats()`: `index.js` adds it to the instance's counters (it keeps
-//! them itself, since instances of one configuration share their native side).
+//! What one batch met, for `stats()`: `lib/stats.js` adds it to the instance's counters (JS
+//! keeps them, since instances of one configuration share their native side).
 
 use crate::error::FlakeError;
 use crate::sequencer::Met;

@@ -10,7 +10,7 @@ use napi::bindgen_prelude::{Object, Unknown};
 use napi::{sys, Env, JsValue, Result, Status};
 use napi_derive::napi;
 
-use super::error::{error_value, thrown, Failure};
+use super::error::{error_value, thrown, unusable, CallError};
 use super::id_functions::{generator, with_generator};
 use super::input::{clock_reading, describe, typed_array};
 use super::protocol::{self, PRIVATE_SLOT};
@@ -22,16 +22,16 @@ use crate::generator::{Generator, Ids};
 use crate::sequencer::Sequencer;
 use crate::stats::Counts;
 
-/// Fills `ids` (a Buffer of a multiple of 8 bytes) with ascending ids, synchronously: a full
-/// millisecond waits (spinning) for the next; anything else fails as `next()` does. With
-/// `clock`, that function is the clock, read once a millisecond and again while waiting, until
-/// it stands still for 2 ms of real time (such a clock cannot be waited for). Returns what the
-/// batch met, with `error` if it failed; throws what `clock` throws.
+/// Issues ascending ids into the whole of `ids` (a Buffer of a multiple of 8 bytes),
+/// synchronously: a full millisecond waits (spinning) for the next; anything else fails as
+/// `next()` does. With `clock`, that function is the clock, read once a millisecond and again
+/// while waiting, until it stands still for 2 ms of real time (such a clock cannot be waited
+/// for). Returns what the batch met, with `error` if it failed; throws what `clock` throws.
 #[napi(
   ts_args_type = "ids: Uint8Array, clock?: () => number",
   ts_return_type = "{ error?: Error; overflows: number; clockBackwards: number; waits: number }"
 )]
-pub fn fill_batch(env: Env, ids: Unknown, clock: Option<Unknown>) -> Result<Object<'static>> {
+pub fn issue_batch(env: Env, ids: Unknown, clock: Option<Unknown>) -> Result<Object<'static>> {
   let thread = Thread::of(&env)?;
   let total = unsafe { bytes(&env, ids.raw()) }?.len() / 8;
   let scratch = &thread.scratch;
@@ -40,13 +40,13 @@ pub fn fill_batch(env: Env, ids: Unknown, clock: Option<Unknown>) -> Result<Obje
   // call other generators, whose calls write their own fields into the scratch.
   let copy = Sequencer::holding(scratch.private_state().word());
   let generator = if slot == PRIVATE_SLOT {
-    let settings = scratch.settings().ok_or_else(unusable)?;
+    let settings = thread.private_settings().ok_or_else(unusable)?;
     Generator::private(&settings, &copy, scratch.ceiling())
   } else {
     generator(scratch, &thread.slots.borrow()).ok_or_else(unusable)?
   };
   // The Buffer is looked up again for each run: the user's clock could have detached it.
-  let write = |index: usize, run: &Ids| -> std::result::Result<(), Failure> {
+  let write = |index: usize, run: &Ids| -> std::result::Result<(), CallError> {
     let out = unsafe { bytes(&env, ids.raw()) }?;
     if out.len() != total * 8 {
       return Err(
@@ -58,18 +58,18 @@ pub fn fill_batch(env: Env, ids: Unknown, clock: Option<Unknown>) -> Result<Obje
     Ok(())
   };
   let mut counts = Counts::default();
-  let filled = match clock {
-    None => batch::fill(
+  let issued = match clock {
+    None => batch::issue_all(
       &generator,
       total,
-      || Ok::<_, Failure>(clock::system_now_ms()),
+      || Ok::<_, CallError>(clock::system_now_ms()),
       batch::system_clock_waiter(false),
       &mut counts,
       write,
     ),
     Some(clock) => {
       let read = || unsafe { call_clock(&env, clock.raw()) };
-      batch::fill(
+      batch::issue_all(
         &generator,
         total,
         read,
@@ -82,20 +82,20 @@ pub fn fill_batch(env: Env, ids: Unknown, clock: Option<Unknown>) -> Result<Obje
   if slot == PRIVATE_SLOT {
     thread.scratch.private_state().set_word(copy.word());
   }
-  let error = match filled {
+  let error = match issued {
     Ok(()) => None,
-    Err(Failure::Flake(err)) => Some(err),
-    Err(failure) => return Err(failure.into_napi(&env)),
+    Err(CallError::Flake(err)) => Some(err),
+    Err(call_error) => return Err(call_error.into_napi(&env)),
   };
   outcome(&env, error, counts)
 }
 
 /// Up to `max` ids into `ids` from its `start`-th id on, as many as the clock (the system's, or
 /// the reading `now` of the generator's own) allows now, without waiting. Returns a report as
-/// `fillRun` does (see `protocol`): how many were written, or how long to wait before any can
+/// `issueRun` does (see `protocol`): how many were written, or how long to wait before any can
 /// be; throws what waiting cannot cure.
 #[napi(ts_args_type = "ids: Uint8Array, start: number, max: number, now?: unknown")]
-pub fn fill_slice(
+pub fn issue_slice(
   env: Env,
   ids: Unknown,
   start: u32,
@@ -113,19 +113,19 @@ pub fn fill_slice(
     None => None,
   };
   // No JS runs in here: the Buffer and the scratch stay as they are until it returns.
-  let filled = with_generator(thread, |generator| {
-    let (mut filled, mut met) = (0, None);
+  let taken = with_generator(thread, |generator| {
+    let (mut issued, mut met) = (0, None);
     let mut spun = false;
     loop {
-      let (count, first_met, stop) = batch::fill_now(
-        max - filled,
+      let (count, first_met, stop) = batch::issue_available(
+        max - issued,
         |most| match now {
           None => generator.take_by(|| Ok(clock::system_now_ms()), most),
           Some(now) => generator.take(now, most),
         },
-        |index, run| run.write_be(&mut out[(start + filled + index) * 8..]),
+        |index, run| run.write_be(&mut out[(start + issued + index) * 8..]),
       );
-      filled += count;
+      issued += count;
       met = met.or(first_met);
       match stop {
         // One millisecond's end per slice is waited for here, spinning (less than a
@@ -135,13 +135,13 @@ pub fn fill_slice(
           spun = true;
           clock::wait_until(clock::system_now_ms() + 1);
         }
-        Some(err) if filled == 0 => return Err(err),
-        _ => return Ok((filled, met)),
+        Some(err) if issued == 0 => return Err(err),
+        _ => return Ok((issued, met)),
       }
     }
   })
   .ok_or_else(unusable)?;
-  match filled {
+  match taken {
     Ok((count, met)) => Ok(protocol::count_report(count as u64, met)),
     Err(err) => match err.wait_ms() {
       Some(ms) => Ok(protocol::waits(&err, ms)),
@@ -175,19 +175,11 @@ unsafe fn bytes<'a>(env: &Env, view: sys::napi_value) -> Result<&'a mut [u8]> {
   }
 }
 
-/// A call only a caller other than `native.js` could make.
-fn unusable() -> napi::Error {
-  napi::Error::new(
-    Status::InvalidArg,
-    "flake-idgen-rs: unusable call of a batch function, no id issued",
-  )
-}
-
 /// Calls the user's clock; an exception it throws stays pending.
 ///
 /// # Safety
 /// `env` and `clock` must belong to the current call.
-unsafe fn call_clock(env: &Env, clock: sys::napi_value) -> std::result::Result<u64, Failure> {
+unsafe fn call_clock(env: &Env, clock: sys::napi_value) -> std::result::Result<u64, CallError> {
   let (mut receiver, mut reading) = (ptr::null_mut(), ptr::null_mut());
   let called = unsafe {
     sys::napi_get_undefined(env.raw(), &mut receiver) == sys::Status::napi_ok
@@ -200,7 +192,7 @@ unsafe fn call_clock(env: &Env, clock: sys::napi_value) -> std::result::Result<u
   Ok(unsafe { clock_reading(env.raw(), reading) }?)
 }
 
-/// What a batch returns to `index.js`: `overflows`, `clockBackwards` and `waits` met on the way
+/// What a batch returns to `lib/native.js`: `overflows`, `clockBackwards` and `waits` met on the way
 /// (for `stats()`), and `error` (for it to throw) if it failed.
 fn outcome(env: &Env, error: Option<FlakeError>, counts: Counts) -> Result<Object<'static>> {
   let mut outcome = Object::new(env)?;

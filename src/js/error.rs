@@ -1,9 +1,33 @@
 //! The one place a `FlakeError` becomes a JS error: its class from `kind()`, its `code`
 //! property from `code()`, its message from `Display`.
 
+use std::ffi::CStr;
+use std::ptr;
+
 use napi::{sys, Env, JsError, JsRangeError, JsTypeError, Status};
 
 use crate::error::{ErrorKind, FlakeError};
+
+/// The error of a call only a caller other than `lib/native.js` could make (a slot, an argument
+/// or a Buffer it never passes), or that N-API failed to serve. Thrown, never answered: an
+/// answer would read as success, and JS would hand out the id already in the scratch again.
+pub(crate) const UNUSABLE: &CStr = c"flake-idgen-rs: unusable call of a native function (only lib/native.js calls them), nothing issued";
+
+/// `UNUSABLE`, for `#[napi]` functions to return.
+#[cold]
+pub(crate) fn unusable() -> napi::Error {
+  napi::Error::new(Status::InvalidArg, UNUSABLE.to_string_lossy())
+}
+
+/// Throws `UNUSABLE`, for the raw id functions, which have no napi-rs to hand an error to.
+///
+/// # Safety
+/// `env` must be the env of the current call.
+#[cold]
+pub(crate) unsafe fn throw_unusable(env: sys::napi_env) -> sys::napi_value {
+  unsafe { sys::napi_throw_error(env, ptr::null(), UNUSABLE.as_ptr()) };
+  ptr::null_mut()
+}
 
 /// `err` as a JS error object, not thrown (null should the env be unable to make one).
 ///
@@ -38,26 +62,26 @@ pub(crate) fn thrown(env: &Env, err: FlakeError) -> napi::Error {
   napi::Error::from_status(Status::PendingException)
 }
 
-/// A failure of a `#[napi]` function: ours, or one N-API already reported (a pending
+/// Why a `#[napi]` function failed: an error of ours, or one N-API already reported (a pending
 /// exception from the user's clock, say).
-pub(crate) enum Failure {
+pub(crate) enum CallError {
   Flake(FlakeError),
   Napi(napi::Error),
 }
 
-impl From<FlakeError> for Failure {
+impl From<FlakeError> for CallError {
   fn from(err: FlakeError) -> Self {
     Self::Flake(err)
   }
 }
 
-impl From<napi::Error> for Failure {
+impl From<napi::Error> for CallError {
   fn from(err: napi::Error) -> Self {
     Self::Napi(err)
   }
 }
 
-impl Failure {
+impl CallError {
   /// The error for napi-rs to return, ours thrown first.
   pub(crate) fn into_napi(self, env: &Env) -> napi::Error {
     match self {

@@ -17,31 +17,31 @@ use napi::bindgen_prelude::{Object, Unknown};
 use napi::sys;
 use napi::{check_status, Env, Result};
 
-use super::error::throw;
+use super::error::{throw, throw_unusable};
 use super::input::clock_reading;
-use super::protocol::{self, Scratch, PRIVATE_SLOT};
+use super::protocol::{self, Scratch, PRIVATE_SLOT, SLOT_READS_FIELDS};
+use super::slots::Slots;
 use super::thread::Thread;
 use crate::clock;
 use crate::error::FlakeError;
 use crate::generator::{Generator, Ids};
 use crate::layout::MAX_SEQUENCE;
-use crate::slots::{Slots, READS_FIELDS};
 
 /// The thread's id functions, as an object. Each serves the generator whose call fields JS wrote
 /// into the scratch just before the call (see `protocol`), and returns a report:
-/// - `fill()` writes the next id by the system clock into the scratch, or throws;
-/// - `fillAt(now)`: the same for `now`, a reading of the generator's own clock;
-/// - `tryFill()`, `tryFillAt(now)` do the same but, where waiting would help (overflow, clock
+/// - `issue()` writes the next id by the system clock into the scratch, or throws;
+/// - `issueAt(now)`: the same for `now`, a reading of the generator's own clock;
+/// - `tryIssue()`, `tryIssueAt(now)` do the same but, where waiting would help (overflow, clock
 ///   behind), report how long to wait instead of throwing;
-/// - `fillRun(max)`: as `tryFill`, for up to `max` ids of one millisecond.
+/// - `issueRun(max)`: as `tryIssue`, for up to `max` ids of one millisecond.
 pub(crate) fn id_functions(env: &Env) -> Result<Object<'static>> {
   let thread = Thread::of(env)?;
   let functions: [(&CStr, Callback); 5] = [
-    (c"fill", fill),
-    (c"fillAt", fill_at),
-    (c"tryFill", try_fill),
-    (c"tryFillAt", try_fill_at),
-    (c"fillRun", fill_run),
+    (c"issue", issue),
+    (c"issueAt", issue_at),
+    (c"tryIssue", try_issue),
+    (c"tryIssueAt", try_issue_at),
+    (c"issueRun", issue_run),
   ];
   let mut object = Object::new(env)?;
   for (name, callback) in functions {
@@ -67,45 +67,48 @@ pub(crate) fn id_functions(env: &Env) -> Result<Object<'static>> {
 
 type Callback = unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> sys::napi_value;
 
-/// `fill()`: see `id_functions`.
+/// `issue()`: see `id_functions`.
 ///
 /// # Safety
 /// Called by N-API only, as the callback of a function made by `id_functions`.
-unsafe extern "C" fn fill(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
-  unsafe { issue_now(env, info, |err| throw_error(env, err)) }
+unsafe extern "C" fn issue(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+  unsafe { by_system_clock(env, info, |err| throw_error(env, err)) }
 }
 
-/// `fillAt(now)`: see `id_functions`.
+/// `issueAt(now)`: see `id_functions`.
 ///
 /// # Safety
-/// As `fill`.
-unsafe extern "C" fn fill_at(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
-  unsafe { issue_at(env, info, |err| throw_error(env, err)) }
-}
-
-/// `tryFill()`: see `id_functions`.
-///
-/// # Safety
-/// As `fill`.
-unsafe extern "C" fn try_fill(
+/// As `issue`.
+unsafe extern "C" fn issue_at(
   env: sys::napi_env,
   info: sys::napi_callback_info,
 ) -> sys::napi_value {
-  unsafe { issue_now(env, info, |err| wait_or_throw(env, err)) }
+  unsafe { by_reading(env, info, |err| throw_error(env, err)) }
 }
 
-/// `tryFillAt(now)`: see `id_functions`.
+/// `tryIssue()`: see `id_functions`.
 ///
 /// # Safety
-/// As `fill`.
-unsafe extern "C" fn try_fill_at(
+/// As `issue`.
+unsafe extern "C" fn try_issue(
   env: sys::napi_env,
   info: sys::napi_callback_info,
 ) -> sys::napi_value {
-  unsafe { issue_at(env, info, |err| wait_or_throw(env, err)) }
+  unsafe { by_system_clock(env, info, |err| wait_or_throw(env, err)) }
 }
 
-/// Throws `err`; for `fill`'s refusals.
+/// `tryIssueAt(now)`: see `id_functions`.
+///
+/// # Safety
+/// As `issue`.
+unsafe extern "C" fn try_issue_at(
+  env: sys::napi_env,
+  info: sys::napi_callback_info,
+) -> sys::napi_value {
+  unsafe { by_reading(env, info, |err| wait_or_throw(env, err)) }
+}
+
+/// Throws `err`; for `issue`'s refusals.
 ///
 /// # Safety
 /// `env` must be the env of the current call.
@@ -114,12 +117,12 @@ unsafe fn throw_error(env: sys::napi_env, err: FlakeError) -> sys::napi_value {
   ptr::null_mut()
 }
 
-/// The next id by the system clock: see `issue`.
+/// The next id by the system clock: see `answer`.
 ///
 /// # Safety
-/// As `fill`.
+/// As `issue`.
 #[inline(always)]
-unsafe fn issue_now(
+unsafe fn by_system_clock(
   env: sys::napi_env,
   info: sys::napi_callback_info,
   refused: impl FnOnce(FlakeError) -> sys::napi_value,
@@ -128,7 +131,7 @@ unsafe fn issue_now(
     Some(thread) => thread,
     None => match unsafe { arguments(env, info) } {
       Some((thread, _)) => thread,
-      None => return unsafe { unusable_call(env) },
+      None => return unsafe { throw_unusable(env) },
     },
   };
   let generator = generator(&thread.scratch, &thread.slots.borrow());
@@ -139,33 +142,33 @@ unsafe fn issue_now(
     Some(generator) => Some(generator.take_by(|| Ok(clock::system_now_ms()), 1)),
     None => None,
   };
-  unsafe { issue(env, thread, issued, refused) }
+  unsafe { answer(env, thread, issued, refused) }
 }
 
-/// The next id for the reading passed: see `issue`.
+/// The next id for the reading passed: see `answer`.
 ///
 /// # Safety
-/// As `fill`.
-unsafe fn issue_at(
+/// As `issue`.
+unsafe fn by_reading(
   env: sys::napi_env,
   info: sys::napi_callback_info,
   refused: impl FnOnce(FlakeError) -> sys::napi_value,
 ) -> sys::napi_value {
   let Some((thread, Some(now))) = (unsafe { arguments(env, info) }) else {
-    return unsafe { unusable_call(env) };
+    return unsafe { throw_unusable(env) };
   };
   // A user's clock is read exactly once per id, by JS: a scripted clock loses no reading.
   let issued = match unsafe { clock_reading(env, now) } {
     Ok(now_ms) => with_generator(thread, |generator| generator.take(now_ms, 1)),
     Err(err) => Some(Err(err)),
   };
-  unsafe { issue(env, thread, issued, refused) }
+  unsafe { answer(env, thread, issued, refused) }
 }
 
 /// The thread of a call and its one argument, if given.
 ///
 /// # Safety
-/// As `fill`.
+/// As `issue`.
 #[inline(always)]
 unsafe fn arguments(
   env: sys::napi_env,
@@ -196,12 +199,12 @@ unsafe fn arguments(
 #[inline(always)]
 pub(crate) fn generator<'a>(scratch: &'a Scratch, slots: &Slots) -> Option<Generator<'a>> {
   let slot = scratch.slot();
-  if slot & READS_FIELDS == 0 {
+  if slot & SLOT_READS_FIELDS == 0 {
     let (state, settings) = slots.configuration(slot)?;
     return Some(Generator::shared(settings, state));
   }
   if slot == PRIVATE_SLOT {
-    let settings = scratch.settings()?;
+    let settings = slots.private_settings(scratch.settings_fields())?;
     return Some(Generator::private(
       &settings,
       scratch.private_state(),
@@ -225,7 +228,7 @@ pub(crate) fn with_generator<T>(thread: &Thread, take: impl FnOnce(&Generator) -
 /// # Safety
 /// `env` must be the env of the current call, and `thread` its thread.
 #[inline(always)]
-unsafe fn issue(
+unsafe fn answer(
   env: sys::napi_env,
   thread: &Thread,
   issued: Option<std::result::Result<Ids, FlakeError>>,
@@ -240,15 +243,15 @@ unsafe fn issue(
       }
     }
     Some(Err(err)) => refused(err),
-    None => unsafe { unusable_call(env) },
+    None => unsafe { throw_unusable(env) },
   }
 }
 
-/// `fillRun(max)`: see `id_functions`.
+/// `issueRun(max)`: see `id_functions`.
 ///
 /// # Safety
-/// As `fill`.
-unsafe extern "C" fn fill_run(
+/// As `issue`.
+unsafe extern "C" fn issue_run(
   env: sys::napi_env,
   info: sys::napi_callback_info,
 ) -> sys::napi_value {
@@ -273,7 +276,7 @@ unsafe extern "C" fn fill_run(
       unsafe { number(env, protocol::issued_run(&ids)) }
     }
     Some((_, Err(err))) => unsafe { wait_or_throw(env, err) },
-    None => unsafe { unusable_call(env) },
+    None => unsafe { throw_unusable(env) },
   }
 }
 
@@ -296,24 +299,7 @@ unsafe fn wait_or_throw(env: sys::napi_env, err: FlakeError) -> sys::napi_value 
 unsafe fn number(env: sys::napi_env, value: f64) -> sys::napi_value {
   let mut number = ptr::null_mut();
   if unsafe { sys::napi_create_double(env, value, &mut number) } != sys::Status::napi_ok {
-    return unsafe { unusable_call(env) };
+    return unsafe { throw_unusable(env) };
   }
   number
-}
-
-/// Throws for a call that cannot be served: an N-API failure, or a slot or argument that only
-/// a caller other than `native.js` could give. Returning `undefined` instead would read as
-/// success, and JS would hand out the id already in the scratch a second time.
-///
-/// # Safety
-/// `env` must be the env of the current call.
-unsafe fn unusable_call(env: sys::napi_env) -> sys::napi_value {
-  unsafe {
-    sys::napi_throw_error(
-      env,
-      ptr::null(),
-      c"flake-idgen-rs: unusable call of an id function, no id issued".as_ptr(),
-    )
-  };
-  ptr::null_mut()
 }

@@ -1,14 +1,18 @@
-//! Everything that touches N-API: reading JS values, throwing errors, the exported functions and
-//! the raw functions on the per-id path.
+//! The N-API layer, the only part of the crate that knows N-API: reading JS values and throwing
+//! errors, the protocol with `lib/native.js` (`protocol`) and the per-thread tables it names
+//! generators by (`slots`, `thread`), the raw functions on the per-id path (`id_functions`) and
+//! the exported ones.
 
 mod batches;
 mod decompose;
 mod error;
-mod exports;
 mod id_functions;
 mod input;
-mod layout;
+pub(crate) mod layout;
 mod messages;
+mod private_state;
 pub(crate) mod protocol;
+mod setup;
+pub(crate) mod slots;
 mod state;
 mod thread;

@@ -5,27 +5,33 @@
 //! `native.js` makes and `setup` checks: a shared buffer can never be detached (transferring
 //! one throws), so the memory the native side writes stays the memory it was given for as long
 //! as the reference the thread keeps on it. Every field is read and written as a relaxed atomic:
-//! the buffer could be posted to another thread. Offsets in bytes, numbers in the platform's
-//! byte order unless said:
-//! - `0` the first (or only) id issued, big-endian; `8` the same id, for a `BigUint64Array`
-//!   (half the time of a big-endian `DataView`). A run of `count` ids is only its first id: the
-//!   others are `first + 1 ..= first + count - 1`, all of one millisecond, so adding `k` to the
-//!   id's low 32 bits never carries out of its 12 sequence bits.
-//! - `16` (`u32`) the slot of the call: which configuration, or which shared state, it issues
-//!   from (see `slots`), or `PRIVATE_SLOT` for a generator whose state is the word at `32`.
-//! - `20` (`u32`) the generator's settings: `id | seqBits << 10 | allowedFutureMs << 14`, with
-//!   `seqMask = 2^seqBits - 1` (see `encode_settings`); `24` (`f64`) its epoch. Read only for a
-//!   slot with `SLOT_READS_FIELDS`: a configuration's slot says them itself.
-//! - `32` (`u64`) a private generator's state word, which JS keeps between calls (copied in
-//!   before, out after): no native memory per instance, so nothing to free. `40` (`f64`) its
-//!   ceiling, ms since 1970 (`Infinity`: none; below 1, or `NaN`: a closed lease).
+//! the buffer could be posted to another thread. The fields, by their offsets in bytes (each
+//! exported, so `native.js` reads them from here), numbers in the platform's byte order unless
+//! said:
+//! - `SCRATCH_ID_BE` (0, `u64`) the first (or only) id issued, big-endian; `SCRATCH_ID_NE` (8,
+//!   `u64`) the same id, for a `BigUint64Array` (half the time of a big-endian `DataView`). A
+//!   run of `count` ids is only its first id: the others are `first + 1 ..= first + count - 1`,
+//!   all of one millisecond, so adding `k` to the id's low 32 bits never carries out of its 12
+//!   sequence bits.
+//! - `SCRATCH_SLOT` (16, `u32`) the slot of the call: which configuration, or which shared
+//!   state, it issues from (see `slots`), or `PRIVATE_SLOT` for a generator whose state is the
+//!   word at `SCRATCH_PRIVATE_STATE`.
+//! - `SCRATCH_SETTINGS` (20, `u32`) the generator's settings: `id | seqBits << 10 |
+//!   allowedFutureMs << 14`, with `seqMask = 2^seqBits - 1` (see `encode_settings`);
+//!   `SCRATCH_EPOCH` (24, `f64`) its epoch. Read only for a slot with `SLOT_READS_FIELDS`: a
+//!   configuration's slot says them itself.
+//! - `SCRATCH_PRIVATE_STATE` (32, `u64`) a private generator's state word, which JS keeps
+//!   between calls (copied in before, out after): no native memory per instance, so nothing to
+//!   free. `SCRATCH_CEILING` (40, `f64`) its ceiling, ms since 1970 (`Infinity`: none; below 1,
+//!   or `NaN`: a closed lease).
 //!
 //! JS writes the call's fields before a call, unless they are in the scratch already (the
-//! same generator as the call before).
+//! same generator as the call before). `readScratch` reads them back as the id functions do,
+//! for the test that both sides agree on the layout.
 //!
 //! **The report.** What an id function returns besides the id, as one number, so that the
 //! per-id path creates no object:
-//! - `undefined`: one id was issued and nothing met (the usual `fill`/`tryFill` answer);
+//! - `undefined`: one id was issued and nothing met (the usual `issue`/`tryIssue` answer);
 //! - `count * REPORT_UNIT + met` (≥ 0): `count` ids were issued; `met` says why they were
 //!   borrowed ahead of the clock, if they were;
 //! - `-(wait_ms * REPORT_UNIT + met)` (< 0): none was issued; the clock must advance
@@ -35,7 +41,6 @@
 //! `MET_CLOCK_BEHIND` (the clock reads earlier than ids already issued). The constants are
 //! exported, so `native.js` reads them from here rather than repeating them.
 
-use std::cell::Cell;
 use std::ptr;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
@@ -43,10 +48,10 @@ use napi::{check_status, sys, Env, Error, Result, Status};
 use napi_derive::napi;
 
 use super::input::typed_array;
-use crate::clock::MAX_SAFE_INTEGER;
 use crate::error::FlakeError;
 use crate::generator::{Ids, Settings, CLOSED};
 use crate::layout::{MAX_NODE, NODE_BITS};
+use crate::number::{whole, MAX_SAFE_INTEGER};
 use crate::sequencer::{Met, Sequencer, MAX_LEAD};
 
 /// A report's `count` (or `wait_ms`) is scaled by this; the remainder is `met`.
@@ -62,46 +67,62 @@ pub const MET_OVERFLOW: u32 = 1;
 #[napi]
 pub const MET_CLOCK_BEHIND: u32 = 2;
 
+/// Byte offset in the scratch of the first id issued: a `u64`, big-endian.
+#[napi]
+pub const SCRATCH_ID_BE: u32 = 0;
+/// Byte offset in the scratch of the first id issued again: a `u64` in the platform's order.
+#[napi]
+pub const SCRATCH_ID_NE: u32 = 8;
+/// Byte offset in the scratch of the call's slot: a `u32`.
+#[napi]
+pub const SCRATCH_SLOT: u32 = 16;
+/// Byte offset in the scratch of the call's packed settings (id, `seqMask`, `allowedFutureMs`):
+/// a `u32`.
+#[napi]
+pub const SCRATCH_SETTINGS: u32 = 20;
+/// Byte offset in the scratch of the call's epoch, in ms since 1970: an `f64`.
+#[napi]
+pub const SCRATCH_EPOCH: u32 = 24;
+/// Byte offset in the scratch of a private generator's state word: a `u64`.
+#[napi]
+pub const SCRATCH_PRIVATE_STATE: u32 = 32;
+/// Byte offset in the scratch of a private generator's ceiling, in ms since 1970: an `f64`.
+#[napi]
+pub const SCRATCH_CEILING: u32 = 40;
 /// Bytes in the scratch.
 #[napi]
-pub const SCRATCH_BYTES: u32 = 48;
+pub const SCRATCH_BYTES: u32 = SCRATCH_CEILING + 8;
+
+// The fields in order, each aligned to its size (`Scratch::new` checks the block is 8-aligned)
+// as the atomics that read it require, none overlapping the next, the last in bounds.
+const _: () = {
+  let fields = [
+    (SCRATCH_ID_BE, 8),
+    (SCRATCH_ID_NE, 8),
+    (SCRATCH_SLOT, 4),
+    (SCRATCH_SETTINGS, 4),
+    (SCRATCH_EPOCH, 8),
+    (SCRATCH_PRIVATE_STATE, 8),
+    (SCRATCH_CEILING, 8),
+  ];
+  let mut end = 0;
+  let mut i = 0;
+  while i < fields.len() {
+    let (offset, size): (u32, u32) = fields[i];
+    assert!(offset >= end && offset.is_multiple_of(size));
+    end = offset + size;
+    i += 1;
+  }
+  assert!(end <= SCRATCH_BYTES);
+};
+
 /// The slot of a call whose generator's state is the scratch's private word.
 #[napi]
 pub const PRIVATE_SLOT: u32 = u32::MAX;
 /// Set in the slots whose calls must write their settings too (see `slots`): private ones, and
 /// those of configurations past the first 4,096 of a thread.
 #[napi]
-pub const SLOT_READS_FIELDS: u32 = crate::slots::READS_FIELDS;
-
-/// Byte offset of the id issued, big-endian (8 bytes).
-#[napi]
-pub const SCRATCH_ID_BE: u32 = 0;
-/// Byte offset of the id issued, in the platform's byte order (`u64`).
-#[napi]
-pub const SCRATCH_ID_NE: u32 = 8;
-/// Byte offset of the call's slot (`u32`).
-#[napi]
-pub const SCRATCH_SLOT: u32 = 16;
-/// Byte offset of the call's packed settings (`u32`).
-#[napi]
-pub const SCRATCH_SETTINGS: u32 = 20;
-/// Byte offset of the call's epoch (`f64`).
-#[napi]
-pub const SCRATCH_EPOCH: u32 = 24;
-/// Byte offset of a private generator's state word (`u64`).
-#[napi]
-pub const SCRATCH_PRIVATE_STATE: u32 = 32;
-/// Byte offset of a private generator's ceiling (`f64`).
-#[napi]
-pub const SCRATCH_CEILING: u32 = 40;
-
-const ID_BE: usize = SCRATCH_ID_BE as usize;
-const ID_NE: usize = SCRATCH_ID_NE as usize;
-const SLOT: usize = SCRATCH_SLOT as usize;
-const SETTINGS: usize = SCRATCH_SETTINGS as usize;
-const EPOCH: usize = SCRATCH_EPOCH as usize;
-const PRIVATE_STATE: usize = SCRATCH_PRIVATE_STATE as usize;
-const CEILING: usize = SCRATCH_CEILING as usize;
+pub const SLOT_READS_FIELDS: u32 = 1 << 30;
 
 const SEQ_BITS_SHIFT: u32 = NODE_BITS;
 const ALLOWED_SHIFT: u32 = NODE_BITS + 4;
@@ -112,27 +133,6 @@ pub(crate) struct Scratch {
   bytes: *mut u8,
   /// Held, never read: the strong reference is what keeps the memory alive.
   _view: sys::napi_ref,
-  /// The settings of the last private call (shared ones are remembered by their slot).
-  decoded: Decoded,
-}
-
-/// The settings fields last decoded, and what they decoded to: calls for the generator of the
-/// last call decode nothing, they compare two words.
-#[derive(Debug, Default)]
-pub(crate) struct Decoded(Cell<(u32, u64, Option<Settings>)>);
-
-impl Decoded {
-  /// The settings of the fields `(packed, epoch)` (see `decode_settings`).
-  #[inline(always)]
-  pub fn settings(&self, (packed, epoch): (u32, u64)) -> Option<Settings> {
-    let (last_packed, last_epoch, last) = self.0.get();
-    if (packed, epoch) == (last_packed, last_epoch) {
-      return last;
-    }
-    let settings = decode_settings(packed, f64::from_bits(epoch));
-    self.0.set((packed, epoch, settings));
-    settings
-  }
 }
 
 impl Scratch {
@@ -173,62 +173,60 @@ impl Scratch {
     Ok(Self {
       bytes: data.cast(),
       _view: reference,
-      decoded: Decoded::default(),
     })
   }
 
   #[inline(always)]
-  fn word(&self, offset: usize) -> &AtomicU64 {
+  fn word(&self, offset: u32) -> &AtomicU64 {
     // In bounds and 8-aligned (checked by `new`), alive while the reference is.
-    unsafe { AtomicU64::from_ptr(self.bytes.add(offset).cast()) }
+    unsafe { AtomicU64::from_ptr(self.bytes.add(offset as usize).cast()) }
   }
 
   #[inline(always)]
-  fn half(&self, offset: usize) -> &AtomicU32 {
-    unsafe { AtomicU32::from_ptr(self.bytes.add(offset).cast()) }
+  fn half(&self, offset: u32) -> &AtomicU32 {
+    unsafe { AtomicU32::from_ptr(self.bytes.add(offset as usize).cast()) }
   }
 
   /// Writes the first of `ids` (the whole run, see above).
   #[inline(always)]
   pub fn write(&self, ids: &Ids) {
     self
-      .word(ID_BE)
+      .word(SCRATCH_ID_BE)
       .store(u64::from_ne_bytes(ids.first.to_be_bytes()), Relaxed);
-    self.word(ID_NE).store(ids.first, Relaxed);
+    self.word(SCRATCH_ID_NE).store(ids.first, Relaxed);
   }
 
   /// The slot JS wrote for this call.
   #[inline(always)]
   pub fn slot(&self) -> u32 {
-    self.half(SLOT).load(Relaxed)
+    self.half(SCRATCH_SLOT).load(Relaxed)
   }
 
   /// The settings fields JS wrote for this call: the packed `u32` and the epoch's bits.
   #[inline(always)]
   pub fn settings_fields(&self) -> (u32, u64) {
     (
-      self.half(SETTINGS).load(Relaxed),
-      self.word(EPOCH).load(Relaxed),
+      self.half(SCRATCH_SETTINGS).load(Relaxed),
+      self.word(SCRATCH_EPOCH).load(Relaxed),
     )
-  }
-
-  /// The settings JS wrote for this call, if they are settings `encode_settings` could have
-  /// made.
-  #[inline(always)]
-  pub fn settings(&self) -> Option<Settings> {
-    self.decoded.settings(self.settings_fields())
   }
 
   /// The private generator's state word JS wrote for this call.
   #[inline(always)]
   pub fn private_state(&self) -> &Sequencer {
-    Sequencer::from_word(self.word(PRIVATE_STATE))
+    Sequencer::from_word(self.word(SCRATCH_PRIVATE_STATE))
+  }
+
+  /// The private generator's ceiling JS wrote for this call, as written (see `ceiling`).
+  #[inline(always)]
+  pub fn ceiling_field(&self) -> f64 {
+    f64::from_bits(self.word(SCRATCH_CEILING).load(Relaxed))
   }
 
   /// The private generator's ceiling JS wrote for this call (`u64::MAX`: none; `CLOSED`).
   #[inline(always)]
   pub fn ceiling(&self) -> u64 {
-    let ceiling = f64::from_bits(self.word(CEILING).load(Relaxed));
+    let ceiling = self.ceiling_field();
     if ceiling >= MAX_SAFE_INTEGER {
       u64::MAX
     } else if ceiling >= 1.0 {
@@ -240,11 +238,12 @@ impl Scratch {
 
   /// Sets the private generator's state word (see `Sequencer::set_word`).
   pub fn set_private_state(&self, word: u64) {
-    self.word(PRIVATE_STATE).store(word, Relaxed);
+    self.word(SCRATCH_PRIVATE_STATE).store(word, Relaxed);
   }
 }
 
-/// `settings` as the scratch holds them: the `u32` at `20` and the epoch at `24`.
+/// `settings` as the scratch holds them: the `u32` at `SCRATCH_SETTINGS` and the epoch at
+/// `SCRATCH_EPOCH`.
 pub(crate) fn encode_settings(settings: &Settings) -> (u32, f64) {
   let seq_bits = 16 - settings.seq_mask.leading_zeros();
   (
@@ -261,15 +260,11 @@ pub(crate) fn encode_settings(settings: &Settings) -> (u32, f64) {
 pub(crate) fn decode_settings(packed: u32, epoch: f64) -> Option<Settings> {
   let seq_bits = (packed >> SEQ_BITS_SHIFT) & 0xf;
   let allowed = u64::from(packed >> ALLOWED_SHIFT);
-  // A whole number by a round trip through u64 (NaN, negatives and fractions do not survive
-  // it): `fract()` is a call into libm on x86-64's baseline, on the per-id path.
-  let valid = (1..=12).contains(&seq_bits)
-    && allowed <= MAX_LEAD
-    && epoch <= MAX_SAFE_INTEGER
-    && (epoch as u64) as f64 == epoch;
-  valid.then(|| Settings {
+  let valid = (1..=12).contains(&seq_bits) && allowed <= MAX_LEAD;
+  let epoch = whole(epoch).filter(|_| valid)?;
+  Some(Settings {
     node: (packed & u32::from(MAX_NODE)) as u16,
-    epoch: epoch as u64,
+    epoch,
     seq_mask: ((1u32 << seq_bits) - 1) as u16,
     allowed_future_ms: allowed,
   })
@@ -278,9 +273,10 @@ pub(crate) fn decode_settings(packed: u32, epoch: f64) -> Option<Settings> {
 /// The scratch's first 16 bytes for `id`.
 #[cfg(test)]
 pub(crate) fn encode(id: u64) -> [u8; 16] {
+  let (be, ne) = (SCRATCH_ID_BE as usize, SCRATCH_ID_NE as usize);
   let mut bytes = [0; 16];
-  bytes[ID_BE..ID_BE + 8].copy_from_slice(&id.to_be_bytes());
-  bytes[ID_NE..ID_NE + 8].copy_from_slice(&id.to_ne_bytes());
+  bytes[be..be + 8].copy_from_slice(&id.to_be_bytes());
+  bytes[ne..ne + 8].copy_from_slice(&id.to_ne_bytes());
   bytes
 }
 
@@ -298,7 +294,7 @@ pub(crate) fn issued(ids: &Ids) -> Option<f64> {
   (ids.count != 1 || ids.met.is_some()).then(|| issued_run(ids))
 }
 
-/// The report of `ids` for `fillRun`, which always reports its count.
+/// The report of `ids` for `issueRun`, which always reports its count.
 #[inline(always)]
 pub(crate) fn issued_run(ids: &Ids) -> f64 {
   count_report(u64::from(ids.count), ids.met)

@@ -11,7 +11,7 @@ use crate::error::FlakeError;
 use crate::host::{admin, dir};
 use crate::input::Input;
 use crate::layout::MAX_NODE;
-use crate::options::whole;
+use crate::number::whole;
 
 /// A generator id's last id, as a state file records it.
 #[napi(object)]

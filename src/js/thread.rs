@@ -9,7 +9,8 @@ use std::ptr;
 use napi::{sys, Env, Error, Result, Status};
 
 use super::protocol::Scratch;
-use crate::slots::Slots;
+use super::slots::Slots;
+use crate::generator::Settings;
 
 pub(crate) struct Thread {
   /// Borrowed only for the length of a native call that calls no JS.
@@ -59,6 +60,15 @@ impl Thread {
       }
     })?;
     Self::of(env)
+  }
+
+  /// The settings JS wrote for a private call, if they are settings `encode_settings` could
+  /// have made. Not for the per-id path, which has the slots borrowed already.
+  pub fn private_settings(&self) -> Option<Settings> {
+    self
+      .slots
+      .borrow()
+      .private_settings(self.scratch.settings_fields())
   }
 
   /// The thread of `env` if it is the one this OS thread last used (it almost always is).

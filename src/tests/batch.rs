@@ -4,7 +4,8 @@ use std::cell::Cell;
 
 use super::{decode, private, NOW};
 use crate::batch::{
-  count, custom_clock_waiter, fill, system_clock_waiter, Waited, CUSTOM_CLOCK_GRACE_MS, MAX_COUNT,
+  count, custom_clock_waiter, issue_all, system_clock_waiter, Waited, CUSTOM_CLOCK_GRACE_MS,
+  MAX_COUNT,
 };
 use crate::error::{ErrorKind, FlakeError};
 use crate::generator::Generator;
@@ -12,8 +13,8 @@ use crate::input::Input;
 use crate::options::RawOptions;
 use crate::stats::Counts;
 
-/// `fill` into `out`, as the batch functions do into a Buffer.
-fn fill_into<E: From<FlakeError>>(
+/// `issue_all` into `out`, as the batch functions do into a Buffer.
+fn issue_into<E: From<FlakeError>>(
   generator: &Generator,
   out: &mut [u8],
   read_clock: impl FnMut() -> Result<u64, E>,
@@ -21,13 +22,13 @@ fn fill_into<E: From<FlakeError>>(
   counts: &mut Counts,
 ) -> Result<(), E> {
   let total = out.len() / 8;
-  fill(generator, total, read_clock, wait, counts, |index, ids| {
+  issue_all(generator, total, read_clock, wait, counts, |index, ids| {
     ids.write_be(&mut out[index * 8..]);
     Ok(())
   })
 }
 
-/// The ids in a filled batch.
+/// The ids in a batch written by `issue_into`.
 fn ids(out: &[u8]) -> Vec<u64> {
   out
     .chunks_exact(8)
@@ -36,13 +37,13 @@ fn ids(out: &[u8]) -> Vec<u64> {
 }
 
 #[test]
-fn fills_each_millisecond_then_waits_for_the_next() {
+fn issues_each_millisecond_then_waits_for_the_next() {
   let generator = private(RawOptions::default());
   let now = Cell::new(NOW);
   let mut waits = Vec::new();
   let mut out = vec![0; 10_000 * 8];
   let mut counts = Counts::default();
-  let filled = fill_into(
+  let issued = issue_into(
     &generator,
     &mut out,
     || Ok::<_, FlakeError>(now.get()),
@@ -53,7 +54,7 @@ fn fills_each_millisecond_then_waits_for_the_next() {
     },
     &mut counts,
   );
-  assert_eq!(filled, Ok(()));
+  assert_eq!(issued, Ok(()));
   let overflow = FlakeError::SequenceOverflow { wait_ms: 1 };
   assert_eq!(waits, [(overflow.clone(), NOW), (overflow, NOW + 1)]);
   let decoded: Vec<_> = ids(&out).into_iter().map(decode).collect();
@@ -77,7 +78,7 @@ fn a_waiter_that_gives_up_ends_the_batch_with_its_error() {
   generator.take(NOW + 5, 1).unwrap();
   let mut out = vec![0; 16];
   let mut counts = Counts::default();
-  let refused = fill_into(
+  let refused = issue_into(
     &generator,
     &mut out,
     || Ok(NOW),
@@ -98,14 +99,14 @@ fn a_stale_reading_is_retried_without_counting() {
   let readings = Cell::new(NOW);
   let mut out = vec![0; 8];
   let mut counts = Counts::default();
-  let filled = fill_into(
+  let issued = issue_into(
     &generator,
     &mut out,
     || Ok::<_, FlakeError>(readings.replace(NOW + 5)),
     |_, _| Ok(Waited::No),
     &mut counts,
   );
-  assert_eq!(filled, Ok(()));
+  assert_eq!(issued, Ok(()));
   assert_eq!(decode(ids(&out)[0]), (NOW + 5, 0, 1));
   assert_eq!(counts, Counts::default());
 }
@@ -117,7 +118,7 @@ fn a_clock_error_ends_the_batch() {
   let broken = FlakeError::ClockRange {
     got: Input::Number(-1.0),
   };
-  let failed = fill_into(
+  let failed = issue_into(
     &generator,
     &mut out,
     || Err(broken.clone()),
@@ -273,13 +274,13 @@ fn what_the_custom_clock_throws_ends_the_wait() {
 
 #[test]
 fn a_slice_takes_what_the_clock_allows_now_and_reports_a_wait_only_when_none() {
-  use crate::batch::fill_now;
+  use crate::batch::issue_available;
   let generator = private(RawOptions {
     seq_mask: Input::Number(3.0),
     ..RawOptions::default()
   });
   let mut out = vec![0u8; 10 * 8];
-  let taken = fill_now(
+  let taken = issue_available(
     10,
     |max| generator.take(NOW, max),
     |index, ids| ids.write_be(&mut out[index * 8..]),
@@ -288,11 +289,11 @@ fn a_slice_takes_what_the_clock_allows_now_and_reports_a_wait_only_when_none() {
   assert_eq!(taken, (4, None, Some(overflow.clone())));
   assert_eq!(decode(ids(&out)[3]), (NOW, 0, 3));
   assert_eq!(
-    fill_now(10, |max| generator.take(NOW, max), |_, _| {}),
+    issue_available(10, |max| generator.take(NOW, max), |_, _| {}),
     (0, None, Some(overflow))
   );
   assert_eq!(
-    fill_now(2, |max| generator.take(NOW + 1, max), |_, _| {}),
+    issue_available(2, |max| generator.take(NOW + 1, max), |_, _| {}),
     (2, None, None)
   );
 }

@@ -6,6 +6,8 @@ mod generator;
 #[cfg(unix)]
 mod host;
 mod input;
+mod layers;
+mod number;
 mod options;
 mod protocol;
 mod slots;

@@ -33,7 +33,7 @@ fn the_scratch_holds_the_id_big_endian_then_in_the_platform_order() {
 #[test]
 fn one_id_that_met_nothing_reports_nothing() {
   assert_eq!(issued(&ids(1, None)), None);
-  // fillRun always reports its count.
+  // issueRun always reports its count.
   assert_eq!(issued_run(&ids(1, None)), UNIT + f64::from(MET_NONE));
 }
 
@@ -97,4 +97,11 @@ fn the_ids_of_a_run_are_its_first_plus_k_within_one_millisecond() {
       assert_eq!(issued, u32::from(seq_mask) + 1);
     }
   }
+}
+
+#[test]
+fn the_layout_js_reads_is_42_10_12_with_generator_ids_to_1023_and_parts_to_31() {
+  use crate::js::layout::{MAX_NODE, MAX_PART, NODE_BITS, SEQUENCE_BITS, TIMESTAMP_BITS};
+  assert_eq!((TIMESTAMP_BITS, NODE_BITS, SEQUENCE_BITS), (42, 10, 12));
+  assert_eq!((MAX_NODE, MAX_PART), (1023, 31));
 }

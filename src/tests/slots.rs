@@ -3,9 +3,9 @@
 use super::{config, decode, NOW};
 use crate::generator::{shared_state, Generator, Settings};
 use crate::input::Input;
-use crate::js::protocol::{decode_settings, encode_settings};
+use crate::js::protocol::{decode_settings, encode_settings, SLOT_READS_FIELDS};
+use crate::js::slots::{Slots, CONFIGURATIONS};
 use crate::options::RawOptions;
-use crate::slots::{Slots, CONFIGURATIONS, READS_FIELDS};
 
 fn options(id: f64, epoch: f64) -> RawOptions {
   RawOptions {
@@ -54,7 +54,7 @@ fn past_the_configurations_a_slot_is_a_state_and_the_table_stays_bounded() {
   // Every configuration up to the bound has a slot of its own; past it, each id one more.
   assert_eq!(made.len(), CONFIGURATIONS + 2);
   let past = slot(&mut slots, options(960.0, 1e9));
-  assert_ne!(past & READS_FIELDS, 0);
+  assert_ne!(past & SLOT_READS_FIELDS, 0);
   assert!(std::ptr::eq(
     slots.state(past).unwrap().state,
     shared_state(&config(options(960.0, 0.0))).unwrap().0

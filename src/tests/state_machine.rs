@@ -82,7 +82,7 @@ enum Step {
   Back(u64),
   Burst(u16),
   /// One call taking up to this many ids, as a batch does.
-  Run(u16),
+  Take(u16),
   Jump(u64),
 }
 
@@ -91,7 +91,7 @@ fn step(epoch: u64) -> impl Strategy<Value = Step> {
     4 => (1u64..=3).prop_map(Step::Advance),
     2 => (1u64..=20).prop_map(Step::Back),
     6 => (1u16..=300).prop_map(Step::Burst),
-    2 => (1u16..=5000).prop_map(Step::Run),
+    2 => (1u16..=5000).prop_map(Step::Take),
     1 => prop_oneof![
       (epoch.saturating_sub(5)..=epoch + 5),
       (epoch + MAX_DELTA - 5..=epoch + MAX_DELTA + 5),
@@ -188,7 +188,7 @@ fn follows_the_model(what: &str, make: impl Fn(RawOptions) -> Generator<'static>
             (1, 1)
           }
           Step::Burst(calls) => (calls, 1),
-          Step::Run(max) => (1, max),
+          Step::Take(max) => (1, max),
           Step::Jump(to) => {
             now = to;
             (1, 1)

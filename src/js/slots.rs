@@ -5,21 +5,23 @@
 //!
 //! A slot names either a configuration, a shared state with its settings (the first
 //! `CONFIGURATIONS` a thread makes: the fast way, one field per call and nothing to decode), or
-//! a shared state alone (`READS_FIELDS` set), whose calls write their settings into the scratch
-//! too. So the table holds at most `CONFIGURATIONS` slots plus 1,024 per state directory and
-//! 1,024 for the process, however many configurations come and go (an epoch per instance, say),
-//! and nothing in it is ever released: there is nothing to free, so no finalizer.
+//! a shared state alone (`SLOT_READS_FIELDS` set), whose calls write their settings into the
+//! scratch too. So the table holds at most `CONFIGURATIONS` slots plus 1,024 per state directory
+//! and 1,024 for the process, however many configurations come and go (an epoch per instance,
+//! say), and nothing in it is ever released: there is nothing to free, so no finalizer.
+//!
+//! The settings fields a call writes are decoded here too (`Decoded`), once per change: for each
+//! state alone, and for the private calls (`PRIVATE_SLOT`), whose state JS keeps.
 
+use std::cell::Cell;
 use std::collections::HashMap;
 
+use super::protocol::{decode_settings, SLOT_READS_FIELDS};
 use crate::generator::Settings;
-use crate::js::protocol::Decoded;
 use crate::sequencer::Sequencer;
 
 /// The most configurations a thread keeps a slot of their own for.
 pub const CONFIGURATIONS: usize = 4096;
-/// Set in a slot that names a state alone: its calls' settings are in the scratch.
-pub const READS_FIELDS: u32 = 1 << 30;
 
 /// A table of shared states and configurations, one per JS thread.
 #[derive(Debug, Default)]
@@ -28,6 +30,8 @@ pub struct Slots {
   by_configuration: HashMap<(*const Sequencer, Settings), u32>,
   states: Vec<Slot>,
   by_state: HashMap<*const Sequencer, u32>,
+  /// The settings of the last private call (a shared state's are remembered by its slot).
+  private: Decoded,
 }
 
 /// A shared state, and the settings of the last call for it: a loop over many generators, each
@@ -40,7 +44,7 @@ pub struct Slot {
 
 impl Slots {
   /// The slot of a generator with `settings` on `state`: its configuration's, or past
-  /// `CONFIGURATIONS`, its state's (with `READS_FIELDS`).
+  /// `CONFIGURATIONS`, its state's (with `SLOT_READS_FIELDS`).
   pub fn slot_of(&mut self, state: &'static Sequencer, settings: Settings) -> u32 {
     let key = (std::ptr::from_ref(state), settings);
     if let Some(slot) = self.by_configuration.get(&key) {
@@ -52,7 +56,7 @@ impl Slots {
       self.by_configuration.insert(key, slot);
       return slot;
     }
-    READS_FIELDS
+    SLOT_READS_FIELDS
       | *self.by_state.entry(state).or_insert_with(|| {
         self.states.push(Slot {
           state,
@@ -62,15 +66,41 @@ impl Slots {
       })
   }
 
-  /// The configuration in `slot` (without `READS_FIELDS`), if one is.
+  /// The configuration in `slot` (without `SLOT_READS_FIELDS`), if one is.
   #[inline(always)]
   pub fn configuration(&self, slot: u32) -> Option<&(&'static Sequencer, Settings)> {
     self.configurations.get(slot as usize)
   }
 
-  /// The state in `slot` (with `READS_FIELDS`), if one is.
+  /// The state in `slot` (with `SLOT_READS_FIELDS`), if one is.
   #[inline(always)]
   pub fn state(&self, slot: u32) -> Option<&Slot> {
-    self.states.get((slot & !READS_FIELDS) as usize)
+    self.states.get((slot & !SLOT_READS_FIELDS) as usize)
+  }
+
+  /// The settings of a private call whose settings fields are `fields` (see `Decoded`).
+  #[inline(always)]
+  pub fn private_settings(&self, fields: (u32, u64)) -> Option<Settings> {
+    self.private.settings(fields)
+  }
+}
+
+/// The settings fields last decoded, and what they decoded to: calls for the generator of the
+/// last call decode nothing, they compare two words.
+#[derive(Debug, Default)]
+pub struct Decoded(Cell<(u32, u64, Option<Settings>)>);
+
+impl Decoded {
+  /// The settings of the fields `(packed, epoch)`, the epoch as its bits (see
+  /// `decode_settings`).
+  #[inline(always)]
+  pub fn settings(&self, (packed, epoch): (u32, u64)) -> Option<Settings> {
+    let (last_packed, last_epoch, last) = self.0.get();
+    if (packed, epoch) == (last_packed, last_epoch) {
+      return last;
+    }
+    let settings = decode_settings(packed, f64::from_bits(epoch));
+    self.0.set((packed, epoch, settings));
+    settings
   }
 }

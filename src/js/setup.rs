@@ -1,6 +1,8 @@
-//! The functions the JS layer (`native.js`) calls to set up. None of them is on the per-id path.
+//! Setting up: a thread, with its scratch and id functions, and each configuration, checked
+//! and turned into the fields its calls write; and reading the scratch back, to check the
+//! setup. None of it is on the per-id path.
 
-use napi::bindgen_prelude::{Object, Unknown};
+use napi::bindgen_prelude::{BigInt, Object, Unknown};
 use napi::{Env, JsValue, Result};
 use napi_derive::napi;
 
@@ -11,17 +13,16 @@ use super::protocol::{encode_settings, Scratch, PRIVATE_SLOT};
 use super::thread::Thread;
 use crate::clock;
 use crate::generator::{shared_state, Settings};
-use crate::options::{self, whole};
+use crate::options;
 use crate::registry;
-use crate::sequencer::{last_issued, word_above, NOTHING_ISSUED};
 
 /// Sets up this thread with its scratch (a `Uint8Array` over a whole `SharedArrayBuffer` of
 /// `SCRATCH_BYTES`, see `protocol`) and returns its id functions, for the generator the call
-/// fields in the scratch describe (see `id_functions`): `fill`, `fillAt`, `tryFill`,
-/// `tryFillAt` and `fillRun`. Once per thread.
+/// fields in the scratch describe (see `id_functions`): `issue`, `issueAt`, `tryIssue`,
+/// `tryIssueAt` and `issueRun`. Once per thread.
 #[napi(
   ts_args_type = "scratch: Uint8Array",
-  ts_return_type = "{ fill: () => number | undefined; fillAt: (now: unknown) => number | undefined; tryFill: () => number | undefined; tryFillAt: (now: unknown) => number | undefined; fillRun: (max: number) => number }"
+  ts_return_type = "{ issue: () => number | undefined; issueAt: (now: unknown) => number | undefined; tryIssue: () => number | undefined; tryIssueAt: (now: unknown) => number | undefined; issueRun: (max: number) => number }"
 )]
 pub fn setup(env: Env, scratch: Unknown) -> Result<Object<'static>> {
   let scratch = unsafe { Scratch::new(&env, scratch.raw()) }?;
@@ -77,34 +78,21 @@ pub fn configure<'env>(env: &'env Env, options: Unknown<'env>) -> Result<Object<
   Ok(configured)
 }
 
-/// Starts the private state of the call in the scratch above `time` (ms since 1970): its next id
-/// is in a later millisecond, whatever its clock reads. For a lease, whose ids must all be
-/// above its predecessor's ceiling.
-#[napi]
-pub fn start_above(env: Env, time: f64) -> Result<()> {
-  let thread = Thread::of(&env)?;
-  let settings = thread.scratch.settings().ok_or_else(unusable)?;
-  let word = whole(time)
-    .and_then(|time| match time.checked_sub(settings.epoch) {
-      Some(delta) => word_above(delta),
-      // A time before the epoch: nothing before the epoch can be issued anyway.
-      None => Some(NOTHING_ISSUED),
-    })
-    .ok_or_else(unusable)?;
-  thread.scratch.set_private_state(word);
-  Ok(())
-}
-
-/// The time (ms since 1970) of the last id the private state of the call in the scratch issued,
-/// or `undefined` if it issued none.
-#[napi]
-pub fn last_issued_at(env: Env) -> Result<Option<f64>> {
-  let thread = Thread::of(&env)?;
-  let settings = thread.scratch.settings().ok_or_else(unusable)?;
-  let word = thread.scratch.private_state().word();
-  Ok(last_issued(word).map(|(delta, _)| (delta + settings.epoch) as f64))
-}
-
-fn unusable() -> napi::Error {
-  napi::Error::from_reason("flake-idgen-rs: unusable call, nothing done")
+/// What the native side reads from the thread's scratch now, each field as it is stored (see
+/// `SCRATCH_SLOT` and the other offsets): for the test that JS and Rust agree on the layout;
+/// not on the per-id path.
+#[napi(
+  ts_return_type = "{ slot: number; settings: number; epoch: number; privateState: bigint; ceiling: number }"
+)]
+pub fn read_scratch(env: &Env) -> Result<Object<'_>> {
+  // Through the accessors the id functions use, so the test checks what they read.
+  let scratch = &Thread::of(env)?.scratch;
+  let (settings, epoch) = scratch.settings_fields();
+  let mut fields = Object::new(env)?;
+  fields.set("slot", scratch.slot())?;
+  fields.set("settings", settings)?;
+  fields.set("epoch", f64::from_bits(epoch))?;
+  fields.set("privateState", BigInt::from(scratch.private_state().word()))?;
+  fields.set("ceiling", scratch.ceiling_field())?;
+  Ok(fields)
 }
