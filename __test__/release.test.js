@@ -161,5 +161,5 @@ exec "${realNpm}" "$@"
   )
   for (const field of ['scripts', 'devDependencies', 'overrides']) assert.equal(main.manifest[field], undefined, field)
   assert.ok(!main.files.some((file) => file.endsWith('.node')), main.files.join(', '))
-  for (const file of ['index.js', 'lib/load-binding.js', 'lib/flake-id.js', 'binding.js', 'index.d.ts']) assert.ok(main.files.includes(file), file)
+  for (const file of ['index.js', 'lib', 'bin', 'binding.js', 'index.d.ts']) assert.ok(main.files.includes(file), file)
 })
