@@ -8,7 +8,7 @@ const path = require('node:path')
 const { Worker } = require('node:worker_threads')
 const FlakeId = require('..')
 
-const PER_THREAD = 30_000
+const PER_THREAD = 60_000
 
 // Spins through overflow with sync next(): as many ids as fast as possible, to collide if
 // the state were per thread.
@@ -61,17 +61,42 @@ function nextSpinning(generator) {
   }
 }
 
-function assertUnique(buffers, expected) {
-  const seen = new Set()
-  for (const buffer of buffers) {
-    for (let i = 0; i < buffer.length; i += 8) seen.add(buffer.readBigUInt64BE(i))
-  }
-  assert.equal(seen.size, expected)
+const timeOf = (id) => id >> 22n
+
+/**
+ * Each thread's ids (a Buffer, in the order that thread took them; thread 0 is this one) strictly
+ * increase, and no id is another thread's. A shared state that restarted its sequence, or gave
+ * one millisecond's sequence numbers out twice, hands some thread an id at or below one it had,
+ * or one that another thread had. Returns how many milliseconds have ids of two threads or more:
+ * with none, the threads never raced on the state, and a state per thread would have passed too.
+ */
+function assertOrderedAndUnique(threads) {
+  const owner = new Map()
+  const threadsOfMs = new Map()
+  threads.forEach((ids, thread) => {
+    let previous = -1n
+    for (let i = 0; i < ids.length; i += 8) {
+      const id = ids.readBigUInt64BE(i)
+      // assert.fail, not assert.ok: no message built for each of the 120 k ids that pass.
+      if (id <= previous) assert.fail(`thread ${thread}: id ${i / 8} is ${id}, not above the one before, ${previous}`)
+      if (owner.has(id)) assert.fail(`thread ${thread}: id ${i / 8}, ${id}, is thread ${owner.get(id)}'s too`)
+      owner.set(id, thread)
+      previous = id
+      threadsOfMs.set(timeOf(id), (threadsOfMs.get(timeOf(id)) ?? 0) | (1 << thread))
+    }
+  })
+  let shared = 0
+  for (const threadBits of threadsOfMs.values()) if ((threadBits & (threadBits - 1)) !== 0) shared++
+  return shared
 }
 
 test('worker threads on one id and epoch share one state', async () => {
   const options = { id: 517, epoch: 1_500_000_000_000 }
-  const workers = [startWorker(options), startWorker({ datacenter: 16, worker: 5, epoch: '1500000000000' }), startWorker(options)]
+  const workers = [
+    startWorker(options),
+    startWorker({ datacenter: 16, worker: 5, epoch: '1500000000000' }),
+    startWorker(options),
+  ]
   await Promise.all(workers.map((w) => w.ready))
   // Release all at once, then generate on this thread too while they run.
   for (const { worker } of workers) worker.postMessage('go')
@@ -80,7 +105,8 @@ test('worker threads on one id and epoch share one state', async () => {
   while (mine.length < PER_THREAD) mine.push(nextSpinning(here))
   const theirs = await Promise.all(workers.map((w) => w.ids))
   await Promise.all(workers.map((w) => w.worker.terminate()))
-  assertUnique([...theirs.map((ids) => Buffer.from(ids)), Buffer.concat(mine)], 4 * PER_THREAD)
+  const shared = assertOrderedAndUnique([Buffer.concat(mine), ...theirs.map((ids) => Buffer.from(ids))])
+  assert.ok(shared > 0, 'no millisecond has ids of two threads: they never raced on the state')
 })
 
 test('instances in one thread with the same id interleave without repeating', () => {
@@ -88,13 +114,21 @@ test('instances in one thread with the same id interleave without repeating', ()
   const b = new FlakeId({ datacenter: 16, worker: 6 })
   const ids = []
   while (ids.length < 20_000) ids.push(nextSpinning(a), nextSpinning(b))
-  for (let i = 1; i < ids.length; i++) assert.ok(Buffer.compare(ids[i - 1], ids[i]) < 0, `id ${i} increases`)
+  for (let i = 1; i < ids.length; i++) {
+    const [before, after] = [ids[i - 1].toString('hex'), ids[i].toString('hex')]
+    if (after <= before) assert.fail(`id ${i}, ${after}, is not above the one before, ${before}`)
+  }
 })
 
 test('a generator created after the others were dropped does not restart the sequence', () => {
+  // Each id from a new instance, every one compared with the one before: a sequence restarted
+  // per instance repeats within a millisecond, and 51 instances share some millisecond.
   const options = { id: 519 }
-  let last
-  for (let round = 0; round < 50; round++) last = new FlakeId(options).next()
-  const next = new FlakeId(options).next()
-  assert.ok(Buffer.compare(last, next) < 0)
+  const ids = Array.from({ length: 51 }, () => new FlakeId(options).next().readBigUInt64BE(0))
+  let sameMs = 0
+  for (let i = 1; i < ids.length; i++) {
+    assert.ok(ids[i] > ids[i - 1], `generator ${i}'s id ${ids[i]} is not above generator ${i - 1}'s, ${ids[i - 1]}`)
+    if (timeOf(ids[i]) === timeOf(ids[i - 1])) sameMs++
+  }
+  assert.ok(sameMs > 0, 'every generator took its id in a millisecond of its own')
 })
