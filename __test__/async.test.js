@@ -25,10 +25,13 @@ test('waits for a clock that stepped back to catch up', async () => {
   const generator = new FlakeId({ clock: () => (readings.length > 1 ? readings.shift() : readings[0]) })
   const first = await generator.nextAsync()
   const second = await generator.nextAsync()
-  assert.deepEqual([decode(first), decode(second)], [
-    { time: 5000, id: 0, sequence: 0 },
-    { time: 5000, id: 0, sequence: 1 },
-  ])
+  assert.deepEqual(
+    [decode(first), decode(second)],
+    [
+      { time: 5000, id: 0, sequence: 0 },
+      { time: 5000, id: 0, sequence: 1 },
+    ],
+  )
 })
 
 test('rejects for what waiting cannot cure, even a falsy value the clock threw', async () => {
@@ -42,6 +45,9 @@ test('rejects for what waiting cannot cure, even a falsy value the clock threw',
     },
   })
     .nextAsync()
-    .then(() => 'resolved', (reason) => reason)
+    .then(
+      () => 'resolved',
+      (reason) => reason,
+    )
   assert.equal(thrown, 0)
 })

@@ -36,8 +36,14 @@ test('batches and single ids of one state never overlap', () => {
 test('with a clock option: follows it, one millisecond per run of seqMask + 1 ids', () => {
   let now = 10_000
   const generator = new FlakeId({ seqMask: 3, epoch: 10_000, clock: () => now++ })
-  const ids = ascending(generator.nextBatch(10)).map((id) => ({ time: Number(id >> 22n), sequence: Number(id & 0xfffn) }))
-  assert.deepEqual(ids.map((id) => id.sequence), [0, 1, 2, 3, 0, 1, 2, 3, 0, 1])
+  const ids = ascending(generator.nextBatch(10)).map((id) => ({
+    time: Number(id >> 22n),
+    sequence: Number(id & 0xfffn),
+  }))
+  assert.deepEqual(
+    ids.map((id) => id.sequence),
+    [0, 1, 2, 3, 0, 1, 2, 3, 0, 1],
+  )
   assert.ok(ids.every((id, i) => i === 0 || id.time >= ids[i - 1].time))
 })
 
@@ -46,16 +52,25 @@ test('a clock that stands still is not waited for forever', () => {
   assert.throws(() => generator.nextBatch(3), { code: 'ERR_FLAKE_SEQUENCE_OVERFLOW' })
 })
 
-test("what the clock option throws or returns wrong ends the batch with that error", () => {
+test('what the clock option throws or returns wrong ends the batch with that error', () => {
   const thrown = new Error('clock is broken')
   const throwing = new FlakeId({
     clock: () => {
       throw thrown
     },
   })
-  assert.throws(() => throwing.nextBatch(2), (error) => error === thrown)
-  assert.throws(() => new FlakeId({ clock: () => NaN }).nextBatch(2), { name: 'RangeError', code: 'ERR_FLAKE_INVALID_CLOCK' })
-  assert.throws(() => new FlakeId({ clock: () => '5' }).nextBatch(2), { name: 'TypeError', code: 'ERR_FLAKE_INVALID_CLOCK' })
+  assert.throws(
+    () => throwing.nextBatch(2),
+    (error) => error === thrown,
+  )
+  assert.throws(() => new FlakeId({ clock: () => NaN }).nextBatch(2), {
+    name: 'RangeError',
+    code: 'ERR_FLAKE_INVALID_CLOCK',
+  })
+  assert.throws(() => new FlakeId({ clock: () => '5' }).nextBatch(2), {
+    name: 'TypeError',
+    code: 'ERR_FLAKE_INVALID_CLOCK',
+  })
 })
 
 test('a clock step back throws, as next() does', () => {

@@ -42,7 +42,10 @@ test('overflow waits for the next millisecond; callbacks keep call order and ids
   // Time moves one ms every 5 reads of the clock, whatever the timing of the test machine.
   const generator = new FlakeId({ seqMask: 1, clock: () => 5000 + Math.floor(reads++ / 5) })
   const answers = await collect(generator, 12)
-  assert.deepEqual(answers.map((a) => a.call), [...Array(12).keys()])
+  assert.deepEqual(
+    answers.map((a) => a.call),
+    [...Array(12).keys()],
+  )
   for (const { error } of answers) assert.equal(error, null)
   const decoded = answers.map((a) => decode(a.id))
   for (let i = 1; i < answers.length; i++) assert.ok(Buffer.compare(answers[i - 1].id, answers[i].id) < 0)
@@ -141,7 +144,11 @@ test('a callback may call next(cb) again: still asynchronous, still in call orde
   setTimeout(() => (now = 5001), 5)
   await done
   // seqMask 1: two ids in 5001; the nested call, queued behind the second, gets 5002.
-  assert.deepEqual(order, [['first', 5001], ['second', 5001], ['nested', true, 5002]])
+  assert.deepEqual(order, [
+    ['first', 5001],
+    ['second', 5001],
+    ['nested', true, 5002],
+  ])
 })
 
 test('a callback that throws does not strand the calls queued behind it', () => {
@@ -201,7 +208,10 @@ test('a callback that throws on the nextTick queue does not strand or reorder th
   `
   const { execFileSync } = require('node:child_process')
   const answered = JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }))
-  assert.deepEqual(answered.map((entry) => (Array.isArray(entry) ? entry[0] : entry)), ['boom', 'second', 'third'])
+  assert.deepEqual(
+    answered.map((entry) => (Array.isArray(entry) ? entry[0] : entry)),
+    ['boom', 'second', 'third'],
+  )
   assert.ok(BigInt(answered[1][1]) < BigInt(answered[2][1]))
 })
 

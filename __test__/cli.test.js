@@ -36,7 +36,10 @@ test('-n/--count prints that many, ascending', () => {
 
 test('--format hex, base64 and json are the same ids', () => {
   const hex = run(['-n', '3', '--format', 'hex', '--id', '5']).lines
-  assert.ok(hex.every((id) => /^0x[0-9a-f]{16}$/.test(id)), hex.join())
+  assert.ok(
+    hex.every((id) => /^0x[0-9a-f]{16}$/.test(id)),
+    hex.join(),
+  )
   const base64 = run(['-n', '3', '--format', 'base64', '--id', '5']).lines
   const json = JSON.parse(run(['-n', '3', '--format', 'json', '--id', '5']).stdout)
   assert.equal(json.length, 3)
@@ -57,12 +60,25 @@ test('--datacenter, --worker and --epoch configure the generator', () => {
 })
 
 test('decompose prints one JSON object per id, from arguments or stdin', () => {
-  const expected = { timestamp: 1389534046279, date: '2014-01-12T13:40:46.279Z', datacenter: 7, worker: 3, id: 227, sequence: 0 }
+  const expected = {
+    timestamp: 1389534046279,
+    date: '2014-01-12T13:40:46.279Z',
+    datacenter: 7,
+    worker: 3,
+    id: 227,
+    sequence: 0,
+  }
   const args = run(['decompose', '5828128208445124608', '0x50e1abba11ce3001'])
   assert.equal(args.status, 0)
-  assert.deepEqual(args.lines.map((line) => JSON.parse(line)), [expected, { ...expected, sequence: 1 }])
+  assert.deepEqual(
+    args.lines.map((line) => JSON.parse(line)),
+    [expected, { ...expected, sequence: 1 }],
+  )
   const stdin = run(['decompose'], '5828128208445124608\n\n5828128208445124609\n')
-  assert.deepEqual(stdin.lines.map((line) => JSON.parse(line)), [expected, { ...expected, sequence: 1 }])
+  assert.deepEqual(
+    stdin.lines.map((line) => JSON.parse(line)),
+    [expected, { ...expected, sequence: 1 }],
+  )
   const epoch = run(['decompose', '--epoch', '1000', '5828128208445124608'])
   assert.equal(JSON.parse(epoch.stdout).timestamp, expected.timestamp + 1000)
 })
@@ -101,7 +117,10 @@ test('bad arguments: status 2, one line on stderr naming the problem in our word
     [['generate'], 'unknown command "generate" (see --help)'],
     [['--id', '3', '--', 'x'], 'unknown command "x" (see --help)'],
     [['decompose', '-n', '2', '1'], '--count does not apply to decompose'],
-    [['decompose', '--epoch', '9007199254740991', '1'], /^--epoch must be a time a Date holds, at most 8640000000000000 ms since 1970, got "9007199254740991"$/],
+    [
+      ['decompose', '--epoch', '9007199254740991', '1'],
+      /^--epoch must be a time a Date holds, at most 8640000000000000 ms since 1970, got "9007199254740991"$/,
+    ],
     [['decompose', '1', 'abc'], /^The "id" argument must be .*, got "abc"$/],
     [['decompose', '9'.repeat(1000)], /^The "id" argument must be .*, got "9{40}…"$/],
     [['state', 'extra'], 'state takes no arguments, got "extra"'],
@@ -151,27 +170,41 @@ test('state lists the state file; --reset forgets an id, refused while a process
   const listed = run(['state', '--state-dir', dir])
   assert.equal(listed.status, 0, listed.stderr)
   assert.equal(listed.lines[0], `state file: ${file}`)
-  assert.deepEqual(listed.lines.slice(1).map((line) => line.split(/ {2,}/)), [
-    ['id', 'last id issued at', 'sequence'],
-    ['3', '2026-01-02T03:04:05.678Z', '9'],
-    ['4', '1970-01-01T00:00:00.001Z', '0'],
-  ])
+  assert.deepEqual(
+    listed.lines.slice(1).map((line) => line.split(/ {2,}/)),
+    [
+      ['id', 'last id issued at', 'sequence'],
+      ['3', '2026-01-02T03:04:05.678Z', '9'],
+      ['4', '1970-01-01T00:00:00.001Z', '0'],
+    ],
+  )
 
   // A process holding the file (it has mapped it): the reset is refused and changes nothing.
   const holder = spawnSync(
     process.execPath,
-    ['-e', `new (require('.'))({ id: 4, stateDir: ${JSON.stringify(dir)} }).next(); process.stdout.write(JSON.stringify(require('node:child_process').spawnSync(process.execPath, ${JSON.stringify([BIN, 'state', '--reset', '3', '--state-dir', dir])}, { encoding: 'utf8' })))`],
+    [
+      '-e',
+      `new (require('.'))({ id: 4, stateDir: ${JSON.stringify(dir)} }).next(); process.stdout.write(JSON.stringify(require('node:child_process').spawnSync(process.execPath, ${JSON.stringify([BIN, 'state', '--reset', '3', '--state-dir', dir])}, { encoding: 'utf8' })))`,
+    ],
     { cwd: path.join(__dirname, '..'), encoding: 'utf8' },
   )
   const refused = JSON.parse(holder.stdout)
   assert.equal(refused.status, 1)
-  assert.match(refused.stderr, /^flake-idgen: state file ".*epoch-0\.state" is in use by a running process; stop it first\n$/)
+  assert.match(
+    refused.stderr,
+    /^flake-idgen: state file ".*epoch-0\.state" is in use by a running process; stop it first\n$/,
+  )
   assert.equal(run(['state', '--state-dir', dir]).lines.length, 4)
 
   const reset = run(['state', '--reset', '3', '--state-dir', dir])
   assert.equal(reset.status, 0, reset.stderr)
   assert.deepEqual(reset.lines, [`reset generator 3 in ${file}`])
-  assert.deepEqual(run(['state', '--state-dir', dir]).lines.slice(2).map((line) => line.split(/ {2,}/)[0]), ['4'])
+  assert.deepEqual(
+    run(['state', '--state-dir', dir])
+      .lines.slice(2)
+      .map((line) => line.split(/ {2,}/)[0]),
+    ['4'],
+  )
   const again = run(['state', '--reset', '3', '--state-dir', dir])
   assert.equal(again.status, 1)
   assert.equal(again.stderr, `flake-idgen: generator 3 has no state in ${dir}\n`)
@@ -189,7 +222,10 @@ test('state: a damaged state file is listed as such, status 1, and left as it is
   const { status, lines, stderr } = run(['state', '--state-dir', dir])
   assert.equal(status, 1)
   assert.deepEqual(lines, [`state file: ${file}`, '(no state)'])
-  assert.match(stderr, /^flake-idgen: state file ".*epoch-0\.state" cannot be used: it is 100 bytes, .* \[ERR_FLAKE_STATE_FILE\]\n$/)
+  assert.match(
+    stderr,
+    /^flake-idgen: state file ".*epoch-0\.state" cannot be used: it is 100 bytes, .* \[ERR_FLAKE_STATE_FILE\]\n$/,
+  )
   assert.equal(run(['state', '--reset', '0', '--state-dir', dir]).status, 1)
   assert.equal(require('node:fs').statSync(file).size, 100)
 })

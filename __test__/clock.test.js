@@ -9,10 +9,13 @@ const { decode } = require('./helpers')
 test('each id reads the clock once', () => {
   let reads = 0
   const generator = new FlakeId({ epoch: 1000, clock: () => 1000 + 10 * ++reads })
-  assert.deepEqual([decode(generator.next()), decode(generator.next())], [
-    { time: 10, id: 0, sequence: 0 },
-    { time: 20, id: 0, sequence: 0 },
-  ])
+  assert.deepEqual(
+    [decode(generator.next()), decode(generator.next())],
+    [
+      { time: 10, id: 0, sequence: 0 },
+      { time: 20, id: 0, sequence: 0 },
+    ],
+  )
   assert.equal(reads, 2)
 })
 
@@ -24,24 +27,35 @@ test('fractions of a millisecond are dropped', () => {
 test('readings that are not a number are a TypeError', () => {
   for (const reading of ['1234', undefined, null, {}, new Date(), 5n]) {
     const generator = new FlakeId({ clock: () => reading })
-    assert.throws(() => generator.next(), (error) => {
-      assert.ok(error instanceof TypeError, error.message)
-      assert.equal(error.code, 'ERR_FLAKE_INVALID_CLOCK')
-      assert.match(error.message, /^clock\(\) must return a number of milliseconds since 1970, got /)
-      return true
-    })
+    assert.throws(
+      () => generator.next(),
+      (error) => {
+        assert.ok(error instanceof TypeError, error.message)
+        assert.equal(error.code, 'ERR_FLAKE_INVALID_CLOCK')
+        assert.match(error.message, /^clock\(\) must return a number of milliseconds since 1970, got /)
+        return true
+      },
+    )
   }
 })
 
 test('NaN, negative and infinite readings are a RangeError', () => {
-  for (const [reading, shown] of [[NaN, 'NaN'], [-1, '-1'], [Infinity, 'Infinity'], [2 ** 60, '']]) {
+  for (const [reading, shown] of [
+    [NaN, 'NaN'],
+    [-1, '-1'],
+    [Infinity, 'Infinity'],
+    [2 ** 60, ''],
+  ]) {
     const generator = new FlakeId({ clock: () => reading })
-    assert.throws(() => generator.next(), (error) => {
-      assert.ok(error instanceof RangeError, error.message)
-      assert.equal(error.code, 'ERR_FLAKE_INVALID_CLOCK')
-      assert.ok(error.message.includes(`got ${shown}`), error.message)
-      return true
-    })
+    assert.throws(
+      () => generator.next(),
+      (error) => {
+        assert.ok(error instanceof RangeError, error.message)
+        assert.equal(error.code, 'ERR_FLAKE_INVALID_CLOCK')
+        assert.ok(error.message.includes(`got ${shown}`), error.message)
+        return true
+      },
+    )
   }
 })
 
@@ -52,7 +66,10 @@ test('an exception thrown by the clock propagates unchanged', () => {
       throw boom
     },
   })
-  assert.throws(() => generator.next(), (error) => error === boom)
+  assert.throws(
+    () => generator.next(),
+    (error) => error === boom,
+  )
 })
 
 test('a clock behind the epoch is refused', () => {
@@ -117,5 +134,8 @@ test('a clock that jumps far back does not set timers past what Node allows', as
   const waited = new Promise((resolve) => ahead.next(resolve))
   assert.equal(await waited, null)
   process.off('warning', onWarning)
-  assert.deepEqual(warnings.filter((name) => name === 'TimeoutOverflowWarning'), [])
+  assert.deepEqual(
+    warnings.filter((name) => name === 'TimeoutOverflowWarning'),
+    [],
+  )
 })

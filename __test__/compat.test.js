@@ -15,12 +15,10 @@ test('README table: default generator', () => {
   const hex = () => ours.next().toString('hex')
   assert.equal(hex(), '02308150ec000000')
   clock.now = 0x8c20543b1
-  assert.deepEqual([hex(), hex(), hex(), hex()], [
-    '02308150ec400000',
-    '02308150ec400001',
-    '02308150ec400002',
-    '02308150ec400003',
-  ])
+  assert.deepEqual(
+    [hex(), hex(), hex(), hex()],
+    ['02308150ec400000', '02308150ec400001', '02308150ec400002', '02308150ec400003'],
+  )
 })
 
 test('README table: datacenter 3, worker 1', () => {
@@ -45,7 +43,10 @@ test('README properties: id, datacenter, worker', () => {
       [theirs.id, theirs.datacenter, theirs.worker, theirs.epoch, theirs.seqMask],
     )
   }
-  assert.deepEqual([new FlakeId({ id: 100 }).datacenter, new FlakeId({ datacenter: 9, worker: 7 }).id], [undefined, 295])
+  assert.deepEqual(
+    [new FlakeId({ id: 100 }).datacenter, new FlakeId({ datacenter: 9, worker: 7 }).id],
+    [undefined, 295],
+  )
 })
 
 test('options are coerced as flake-idgen coerces them', () => {
@@ -74,7 +75,10 @@ test('options are coerced as flake-idgen coerces them', () => {
     assert.equal(ours.seqMask, theirs.seqMask, JSON.stringify(options))
     assert.deepEqual([ours.datacenter, ours.worker], [theirs.datacenter, theirs.worker], JSON.stringify(options))
     for (let i = 0; i < 3; i++) {
-      assert.deepEqual(outcome(() => ours.next()), clock.withDateNow(() => outcome(() => theirs.next())))
+      assert.deepEqual(
+        outcome(() => ours.next()),
+        clock.withDateNow(() => outcome(() => theirs.next())),
+      )
     }
   }
 })
@@ -108,7 +112,10 @@ test('flake-idgen error messages, with codes', () => {
   both()
   const [overflow, theirOverflow] = both()
   assert.deepEqual(overflow, theirOverflow)
-  assert.deepEqual(overflow, ['error', 'Sequence exceeded its maximum value. Provide callback function to handle sequence overflow'])
+  assert.deepEqual(overflow, [
+    'error',
+    'Sequence exceeded its maximum value. Provide callback function to handle sequence overflow',
+  ])
   assert.throws(() => ours.next(), { name: 'Error', code: 'ERR_FLAKE_SEQUENCE_OVERFLOW' })
 
   clock.now -= 5
@@ -146,7 +153,10 @@ test('random clock walks: same bytes and same errors as flake-idgen', () => {
         if (kind === 'back') clock.now -= n
         for (let i = 0; i < (kind === 'burst' ? n : 1); i++) {
           const mine = outcome(() => ours.next())
-          assert.deepEqual(mine, clock.withDateNow(() => outcome(() => theirs.next())))
+          assert.deepEqual(
+            mine,
+            clock.withDateNow(() => outcome(() => theirs.next())),
+          )
           if (mine[0] === 'ok') {
             const id = Buffer.from(mine[1], 'hex')
             assert.ok(Buffer.compare(last, id) < 0, 'ids increase')

@@ -1,8 +1,8 @@
 // Every way of importing the package reaches the same class.
 
-import test from 'node:test'
 import assert from 'node:assert/strict'
 import { createRequire } from 'node:module'
+import test from 'node:test'
 import FlakeIdDefault, { FlakeId as FlakeIdNamed } from '../index.js'
 
 const require = createRequire(import.meta.url)

@@ -100,7 +100,9 @@ test('a state ahead of the clock: next() throws clock-backwards, next(cb) waits 
   const generator = new FlakeId({ id: 5, stateDir: dir })
   assert.equal(generator.scope, 'host')
   assert.throws(() => generator.next(), { name: 'Error', code: 'ERR_FLAKE_CLOCK_BACKWARDS' })
-  const id = await new Promise((resolve, reject) => generator.next((error, id) => (error ? reject(error) : resolve(id))))
+  const id = await new Promise((resolve, reject) =>
+    generator.next((error, id) => (error ? reject(error) : resolve(id))),
+  )
   const { timestamp, sequence } = FlakeId.decompose(id)
   // Above the stored id: its millisecond, next sequence number (or a later millisecond).
   assert.ok(timestamp > ahead || (timestamp === ahead && sequence > 0), `${timestamp} ${sequence}`)
@@ -112,11 +114,17 @@ test('the default state directory: $XDG_RUNTIME_DIR/flake-idgen, else flake-idge
   const temp = stateDir('tmp')
   const cases = [
     [{ FLAKE_IDGEN_STATE_DIR: '', XDG_RUNTIME_DIR: runtime }, path.join(runtime, 'flake-idgen')],
-    [{ FLAKE_IDGEN_STATE_DIR: '', XDG_RUNTIME_DIR: '', TMPDIR: temp }, path.join(temp, `flake-idgen-${process.getuid()}`)],
+    [
+      { FLAKE_IDGEN_STATE_DIR: '', XDG_RUNTIME_DIR: '', TMPDIR: temp },
+      path.join(temp, `flake-idgen-${process.getuid()}`),
+    ],
   ]
   for (const [env, expected] of cases) {
     const script = "const F = require('.'); const g = new F(); g.next(); process.stdout.write(g.scope)"
-    const proc = spawn(process.execPath, ['-e', script], { cwd: path.join(__dirname, '..'), env: { ...process.env, ...env } })
+    const proc = spawn(process.execPath, ['-e', script], {
+      cwd: path.join(__dirname, '..'),
+      env: { ...process.env, ...env },
+    })
     let out = ''
     proc.stdout.on('data', (chunk) => (out += chunk))
     const [code] = await once(proc, 'exit')

@@ -203,14 +203,22 @@ test('installed from the tarballs: require, ESM default and named imports, TypeS
   // names a shipped file: a module that only the checkout has would fail only from the tarball.
   const shipped = listFiles(installed)
   const checkout = ['lib', 'bin'].flatMap((folder) => listFiles(path.join(root, folder), `${folder}/`))
-  assert.deepEqual(shipped.sort(), ['README.md', 'binding.js', 'index.d.ts', 'index.js', 'package.json', ...checkout].sort())
+  assert.deepEqual(
+    shipped.sort(),
+    ['README.md', 'binding.js', 'index.d.ts', 'index.js', 'package.json', ...checkout].sort(),
+  )
   // binding.js, generated, looks for every platform's binary beside it before the platform package.
   for (const file of shipped.filter((file) => file.endsWith('.js') && file !== 'binding.js')) {
     const source = fs.readFileSync(path.join(installed, file), 'utf8')
     for (const [, , request] of source.matchAll(/require\((['"])(\.{1,2}(?:\/[^'"]*)?)\1\)/g)) {
       const target = path.posix.join(path.posix.dirname(file), request)
-      const candidates = [target, `${target}.js`, `${target}/index.js`].map((candidate) => path.posix.normalize(candidate))
-      assert.ok(candidates.some((candidate) => shipped.includes(candidate)), `${file} requires ${request}, which does not ship`)
+      const candidates = [target, `${target}.js`, `${target}/index.js`].map((candidate) =>
+        path.posix.normalize(candidate),
+      )
+      assert.ok(
+        candidates.some((candidate) => shipped.includes(candidate)),
+        `${file} requires ${request}, which does not ship`,
+      )
     }
   }
   const { exports } = manifest
@@ -233,7 +241,12 @@ test('installed from the tarballs: require, ESM default and named imports, TypeS
 
   tsc(dir, 'tsconfig.node10.json')
   tsc(dir, 'tsconfig.json')
-  for (const [script, generatorId] of [['require.js', 7], ['default.js', 1 << 5], ['named.js', 9], ['esm.mjs', 512]]) {
+  for (const [script, generatorId] of [
+    ['require.js', 7],
+    ['default.js', 1 << 5],
+    ['named.js', 9],
+    ['esm.mjs', 512],
+  ]) {
     since = Date.now()
     assertIds(report(dir, path.join('out', script)), generatorId, since)
   }
@@ -246,8 +259,11 @@ test('installed from the tarballs: require, ESM default and named imports, TypeS
 })
 
 test('`npm install flake-idgen@npm:flake-idgen-rs`: code written for flake-idgen runs on this package', () => {
-  const dir = project('legacy', { dependencies: { 'flake-idgen': '^1.4.0' }, ...registry() }, {
-    'app.js': `
+  const dir = project(
+    'legacy',
+    { dependencies: { 'flake-idgen': '^1.4.0' }, ...registry() },
+    {
+      'app.js': `
       const FlakeId = require('flake-idgen')
       const generator = new FlakeId({ datacenter: 2, worker: 9 })
       let refused
@@ -257,13 +273,14 @@ test('`npm install flake-idgen@npm:flake-idgen-rs`: code written for flake-idgen
         refused = error.code
       }
       ${printIds("refused, name: require('flake-idgen/package.json').name,")}`,
-    'legacy.ts': `
+      'legacy.ts': `
       import FlakeId = require('flake-idgen')
       const generator = new FlakeId({ worker: 1, clock: () => Date.now() })
       const id: Buffer = generator.next()
       void id`,
-    'tsconfig.json': tsconfig({ module: 'nodenext', noEmit: true }, ['legacy.ts']),
-  })
+      'tsconfig.json': tsconfig({ module: 'nodenext', noEmit: true }, ['legacy.ts']),
+    },
+  )
   // The README's `npm install flake-idgen@npm:flake-idgen-rs`, from the tarball.
   npmInstall(dir, [`flake-idgen@file:${mainTarball}`])
 
@@ -286,12 +303,16 @@ test("the README's commands for the tarballs: no install script, and `npm ci` ta
     ['alias', [`flake-idgen@file:${mainTarball}`, platformTarball], 'flake-idgen'],
   ]
   for (const [dir, specs, required] of commands) {
-    const at = project(`readme-${dir}`, {}, {
-      'app.js': `
+    const at = project(
+      `readme-${dir}`,
+      {},
+      {
+        'app.js': `
         const FlakeId = require('${required}')
         const generator = new FlakeId({ id: 300 })
         ${printIds()}`,
-    })
+      },
+    )
     const warnings = npmWarnings(at, ['install', ...specs])
     assert.doesNotMatch(warnings, /install-scripts|EBADENGINE/, `npm install ${specs.join(' ')} warned`)
 
@@ -361,12 +382,16 @@ test('an install from a git checkout builds the binary from source', (t) => {
   git('add', '--all')
   git('commit', '--quiet', '--no-gpg-sign', '--message', 'working tree')
 
-  const dir = project('from-git', { allowScripts: { [name]: true } }, {
-    'app.js': `
+  const dir = project(
+    'from-git',
+    { allowScripts: { [name]: true } },
+    {
+      'app.js': `
       const FlakeId = require('${name}')
       const generator = new FlakeId({ id: 77 })
       ${printIds()}`,
-  })
+    },
+  )
   // npm 12 refuses git dependencies without `--allow-git`, and their scripts without
   // `allowScripts`. The build gets a cache of its own: the clone's crate is at another path,
   // and its build must not replace the checkout's in target/release.

@@ -23,7 +23,11 @@ const CEILING = Date.parse('2030-01-01T00:00:00.000Z')
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
 
 function run(args, cwd = ROOT) {
-  const { status, stdout, stderr } = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', timeout: 15_000 })
+  const { status, stdout, stderr } = spawnSync(process.execPath, [BIN, ...args], {
+    cwd,
+    encoding: 'utf8',
+    timeout: 15_000,
+  })
   return { status, stdout, stderr, lines: stdout.split('\n').filter(Boolean) }
 }
 
@@ -52,14 +56,19 @@ async function seed(store, namespace) {
   const released = await store.acquire({ ...base, owner: 'host-b:22:bbbb', proposed: CEILING + 1 })
   const expired = await store.acquire({ ...base, owner: 'host-c:33:cccc', ttl: 1, proposed: CEILING + 2 })
   assert.deepEqual([held.id, released.id, expired.id], [0, 1, 2])
-  assert.equal((await store.release({ namespace, id: 1, owner: 'host-b:22:bbbb', last: CEILING + 10 })).status, 'released')
+  assert.equal(
+    (await store.release({ namespace, id: 1, owner: 'host-b:22:bbbb', last: CEILING + 10 })).status,
+    'released',
+  )
   await sleep(20)
 }
 
 function assertListed({ status, stdout, stderr, lines }, { namespace, url, client }) {
   assert.equal(status, 0, stderr)
   assert.equal(stderr, '')
-  const head = new RegExp(`^namespace "${namespace}" in ${url.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} \\(${client}\\) at (\\S+) by its clock: meta (.*), floor (\\S+)$`)
+  const head = new RegExp(
+    `^namespace "${namespace}" in ${url.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} \\(${client}\\) at (\\S+) by its clock: meta (.*), floor (\\S+)$`,
+  )
   const [, now, meta, floor] = head.exec(lines[0]) ?? assert.fail(`first line: ${lines[0]}`)
   assert.match(now, ISO)
   assert.equal(meta, META)
@@ -74,24 +83,44 @@ function assertListed({ status, stdout, stderr, lines }, { namespace, url, clien
   assert.deepEqual(rows[2], ['1', '-', 'free', new Date(CEILING + 10).toISOString()])
   assert.deepEqual(rows[3], ['2', 'host-c:33:cccc', 'expired', new Date(CEILING + 2).toISOString()])
   // Aligned: every column starts where its header does.
-  for (const line of lines.slice(2)) assert.equal(line.indexOf(line.split(/ {2,}/)[1]), lines[1].indexOf('holder'), line)
+  for (const line of lines.slice(2))
+    assert.equal(line.indexOf(line.split(/ {2,}/)[1]), lines[1].indexOf('holder'), line)
 }
 
 function assertEmpty({ status, stderr, lines }, namespace) {
   assert.equal(status, 0, stderr)
-  assert.match(lines[0], new RegExp(`^namespace "${namespace}" in .* by its clock: no marker \\(never leased, or the store lost it\\)$`))
+  assert.match(
+    lines[0],
+    new RegExp(`^namespace "${namespace}" in .* by its clock: no marker \\(never leased, or the store lost it\\)$`),
+  )
   assert.deepEqual(lines.slice(1), ['(no leases)'])
 }
 
 describe('lease list', () => {
-  it('--redis: each id\'s holder, expiry and ceiling, with ioredis from the project', async () => {
+  it("--redis: each id's holder, expiry and ceiling, with ioredis from the project", async () => {
     await seed(storeFor(ioredis), 'orders')
-    assertListed(run(['lease', 'list', '--redis', redisServer.url, '--namespace', 'orders']), { namespace: 'orders', url: redisServer.url, client: 'ioredis' })
+    assertListed(run(['lease', 'list', '--redis', redisServer.url, '--namespace', 'orders']), {
+      namespace: 'orders',
+      url: redisServer.url,
+      client: 'ioredis',
+    })
     assertEmpty(run(['lease', 'list', '--namespace', 'none', '--redis', redisServer.url]), 'none')
     // An owner token that could break the table is quoted.
-    await storeFor(ioredis).acquire({ namespace: 'odd', first: 5, last: 5, owner: 'a b\nc', ttl: 60_000, proposed: CEILING, meta: META, unknownMs: 1_000 })
+    await storeFor(ioredis).acquire({
+      namespace: 'odd',
+      first: 5,
+      last: 5,
+      owner: 'a b\nc',
+      ttl: 60_000,
+      proposed: CEILING,
+      meta: META,
+      unknownMs: 1_000,
+    })
     const odd = run(['lease', 'list', '--redis', redisServer.url, '--namespace', 'odd'])
-    assert.deepEqual(odd.lines.slice(2).map((line) => line.split(/ {2,}/).slice(0, 2)), [['5', '"a b\\nc"']])
+    assert.deepEqual(
+      odd.lines.slice(2).map((line) => line.split(/ {2,}/).slice(0, 2)),
+      [['5', '"a b\\nc"']],
+    )
   })
 
   it('--redis: node-redis when the project has redis and not ioredis', async () => {
@@ -102,12 +131,20 @@ describe('lease list', () => {
     // From a subdirectory: the project is found in the parents, as require finds it.
     const sub = path.join(project, 'src')
     fs.mkdirSync(sub)
-    assertListed(run(['lease', 'list', '--redis', redisServer.url, '--namespace', 'node-redis'], sub), { namespace: 'node-redis', url: redisServer.url, client: 'redis' })
+    assertListed(run(['lease', 'list', '--redis', redisServer.url, '--namespace', 'node-redis'], sub), {
+      namespace: 'node-redis',
+      url: redisServer.url,
+      client: 'redis',
+    })
   })
 
-  it('--postgres: each id\'s holder, expiry and ceiling, with pg from the project', async () => {
+  it("--postgres: each id's holder, expiry and ceiling, with pg from the project", async () => {
     await seed(storeFor(pgClient), 'orders')
-    assertListed(run(['lease', 'list', '--postgres', pgServer.url, '--namespace', 'orders']), { namespace: 'orders', url: pgServer.url, client: 'pg' })
+    assertListed(run(['lease', 'list', '--postgres', pgServer.url, '--namespace', 'orders']), {
+      namespace: 'orders',
+      url: pgServer.url,
+      client: 'pg',
+    })
     assertEmpty(run(['lease', 'list', '--postgres', pgServer.url, '--namespace', 'none']), 'none')
   })
 
@@ -115,10 +152,16 @@ describe('lease list', () => {
     const redis = run(['lease', 'list', '--redis', redisServer.url, '--namespace', 'orders'], empty)
     assert.equal(redis.status, 1)
     assert.equal(redis.stdout, '')
-    assert.equal(redis.stderr, `flake-idgen: lease list --redis needs ioredis or redis installed in your project (npm install ioredis); neither was found from ${fs.realpathSync(empty)}\n`)
+    assert.equal(
+      redis.stderr,
+      `flake-idgen: lease list --redis needs ioredis or redis installed in your project (npm install ioredis); neither was found from ${fs.realpathSync(empty)}\n`,
+    )
     const postgres = run(['lease', 'list', '--postgres', pgServer.url, '--namespace', 'orders'], empty)
     assert.equal(postgres.status, 1)
-    assert.equal(postgres.stderr, `flake-idgen: lease list --postgres needs pg installed in your project (npm install pg); it was not found from ${fs.realpathSync(empty)}\n`)
+    assert.equal(
+      postgres.stderr,
+      `flake-idgen: lease list --postgres needs pg installed in your project (npm install pg); it was not found from ${fs.realpathSync(empty)}\n`,
+    )
   })
 
   it('a refused connection: status 1, one line naming the URL without its password', async () => {
@@ -130,7 +173,11 @@ describe('lease list', () => {
     })
     const cases = [
       ['--redis', `redis://user:s3cret@127.0.0.1:${port}`, `redis://user:***@127.0.0.1:${port} (ioredis)`],
-      ['--postgres', `postgres://user:s3cret@127.0.0.1:${port}/db?password=s3cret`, `postgres://user:***@127.0.0.1:${port}/db?password=*** (pg)`],
+      [
+        '--postgres',
+        `postgres://user:s3cret@127.0.0.1:${port}/db?password=s3cret`,
+        `postgres://user:***@127.0.0.1:${port}/db?password=*** (pg)`,
+      ],
     ]
     for (const [flag, url, shown] of cases) {
       const { status, stdout, stderr } = run(['lease', 'list', flag, url, '--namespace', 'orders'])
@@ -147,19 +194,37 @@ describe('lease list', () => {
       [['lease', 'show'], 'unknown lease command "show" (see --help)'],
       [['lease', 'list', 'extra', ...url, '--namespace', 'n'], 'lease list takes no arguments, got "extra"'],
       [['lease', 'list', '--namespace', 'n'], 'lease list needs --redis URL or --postgres URL (see --help)'],
-      [['lease', 'list', ...url, '--postgres', 'postgres://h/db', '--namespace', 'n'], 'lease list takes --redis or --postgres, not both'],
+      [
+        ['lease', 'list', ...url, '--postgres', 'postgres://h/db', '--namespace', 'n'],
+        'lease list takes --redis or --postgres, not both',
+      ],
       [['lease', 'list', ...url], 'lease list needs --namespace N (see --help)'],
       // FlakeId.lease's own check, in its words.
       [['lease', 'list', ...url, '--namespace', ''], '--namespace must be a string of 1 to 200 characters, got ""'],
-      [['lease', 'list', ...url, '--namespace', 'x'.repeat(201)], `--namespace must be a string of 1 to 200 characters, got "${'x'.repeat(40)}…"`],
+      [
+        ['lease', 'list', ...url, '--namespace', 'x'.repeat(201)],
+        `--namespace must be a string of 1 to 200 characters, got "${'x'.repeat(40)}…"`,
+      ],
       [['lease', 'list', '--namespace', 'n', '--namespace', 'm'], '--namespace is given more than once'],
       [['lease', 'list', '--namespace', 'n', '--redis'], '--redis needs a value (see --help)'],
-      [['lease', 'list', '--redis', 'localhost:6379', '--namespace', 'n'], '--redis must be a redis:// or rediss:// URL, got "localhost:6379"'],
-      [['lease', 'list', '--redis', 'http://u:s3cret@h', '--namespace', 'n'], '--redis must be a redis:// or rediss:// URL, got "http://u:***@h/"'],
-      [['lease', 'list', '--postgres', 'redis://h', '--namespace', 'n'], '--postgres must be a postgres:// or postgresql:// URL, got "redis://h"'],
+      [
+        ['lease', 'list', '--redis', 'localhost:6379', '--namespace', 'n'],
+        '--redis must be a redis:// or rediss:// URL, got "localhost:6379"',
+      ],
+      [
+        ['lease', 'list', '--redis', 'http://u:s3cret@h', '--namespace', 'n'],
+        '--redis must be a redis:// or rediss:// URL, got "http://u:***@h/"',
+      ],
+      [
+        ['lease', 'list', '--postgres', 'redis://h', '--namespace', 'n'],
+        '--postgres must be a postgres:// or postgresql:// URL, got "redis://h"',
+      ],
       [['lease', 'list', ...url, '--namespace', 'n', '-n', '3'], '--count does not apply to lease list'],
       [['lease', 'list', '--epoch', '2020-01-01', ...url, '--namespace', 'n'], '--epoch does not apply to lease list'],
-      [['lease', 'list', ...url, '--namespace', 'n', '--state-dir', '/tmp'], '--state-dir does not apply to lease list'],
+      [
+        ['lease', 'list', ...url, '--namespace', 'n', '--state-dir', '/tmp'],
+        '--state-dir does not apply to lease list',
+      ],
       [['--namespace', 'n'], '--namespace applies to lease list only'],
       [['state', ...url], '--redis applies to lease list only'],
       [['decompose', '--postgres', 'postgres://h/db', '1'], '--postgres applies to lease list only'],

@@ -64,7 +64,17 @@ let unique = 0
 const ns = (name) => `${name}-${++unique}`
 
 function args(namespace, over = {}) {
-  return { namespace, first: 0, last: 0, owner: 'a', ttl: 10_000, proposed: 0, meta: 'epoch=0;layout=5.5.12', unknownMs: UNKNOWN, ...over }
+  return {
+    namespace,
+    first: 0,
+    last: 0,
+    owner: 'a',
+    ttl: 10_000,
+    proposed: 0,
+    meta: 'epoch=0;layout=5.5.12',
+    unknownMs: UNKNOWN,
+    ...over,
+  }
 }
 
 function assertNumbers(result, keys) {
@@ -98,7 +108,10 @@ describe('storeFor', () => {
         (error) => {
           assert.ok(error instanceof TypeError)
           assert.equal(error.code, 'ERR_FLAKE_INVALID_OPTION')
-          assert.equal(error.message, `option \`store\` must be an ioredis client, a node-redis (v4/v5) client, or a pg Pool or Client, ${got}`)
+          assert.equal(
+            error.message,
+            `option \`store\` must be an ioredis client, a node-redis (v4/v5) client, or a pg Pool or Client, ${got}`,
+          )
           return true
         },
       )
@@ -107,11 +120,24 @@ describe('storeFor', () => {
 
   it('refuses replicas with PostgreSQL, and replicas that are not an integer from 0', LIMIT, () => {
     for (const name of PG) {
-      assert.throws(() => storeFor(clients[name], { replicas: 1 }), { name: 'TypeError', code: 'ERR_FLAKE_INVALID_OPTION', message: /synchronous replication/ })
+      assert.throws(() => storeFor(clients[name], { replicas: 1 }), {
+        name: 'TypeError',
+        code: 'ERR_FLAKE_INVALID_OPTION',
+        message: /synchronous replication/,
+      })
       assert.equal(storeFor(clients[name], { replicas: 0 }).kind, 'pg')
     }
-    for (const [replicas, name] of [[-1, 'RangeError'], [1.5, 'RangeError'], [1001, 'RangeError'], ['1', 'TypeError']]) {
-      assert.throws(() => storeFor(clients.ioredis, { replicas }), { name, code: 'ERR_FLAKE_INVALID_OPTION', message: `option \`replicas\` must be an integer from 0 to 1000, got ${typeof replicas === 'string' ? `"${replicas}"` : replicas}` })
+    for (const [replicas, name] of [
+      [-1, 'RangeError'],
+      [1.5, 'RangeError'],
+      [1001, 'RangeError'],
+      ['1', 'TypeError'],
+    ]) {
+      assert.throws(() => storeFor(clients.ioredis, { replicas }), {
+        name,
+        code: 'ERR_FLAKE_INVALID_OPTION',
+        message: `option \`replicas\` must be an integer from 0 to 1000, got ${typeof replicas === 'string' ? `"${replicas}"` : replicas}`,
+      })
     }
   })
 })
@@ -176,7 +202,9 @@ for (const name of Object.keys(KINDS)) {
 
     it('concurrent acquires never get the same id', LIMIT, async () => {
       const namespace = ns('concurrent')
-      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => store.acquire(args(namespace, { last: 4, owner: `o${i}` }))))
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => store.acquire(args(namespace, { last: 4, owner: `o${i}` }))),
+      )
       const acquired = results.filter((r) => r.status === 'acquired')
       assert.equal(acquired.length, 5, JSON.stringify(results))
       assert.deepEqual(acquired.map((r) => r.id).sort(), [0, 1, 2, 3, 4])
@@ -199,7 +227,9 @@ for (const name of Object.keys(KINDS)) {
       const lost = await store.renew({ namespace, id: a.id, owner: 'a', ttl: 10_000, proposed: a.floor + 99_000 })
       assert.equal(lost.status, 'lost')
       assert.equal(typeof lost.now, 'number')
-      assert.deepEqual((await store.list({ namespace })).records, [{ id: a.id, owner: 'b', expires: b.now + 10_000, ceiling: b.ceiling }])
+      assert.deepEqual((await store.list({ namespace })).records, [
+        { id: a.id, owner: 'b', expires: b.now + 10_000, ceiling: b.ceiling },
+      ])
     })
 
     it('renew raises the ceiling and never lowers it', LIMIT, async () => {
@@ -215,13 +245,16 @@ for (const name of Object.keys(KINDS)) {
       assert.deepEqual(record, { id: a.id, owner: 'a', expires: down.now + 20_000, ceiling: a.ceiling + 1_000 })
     })
 
-    it("renew by another owner, or of an id never held, is lost", LIMIT, async () => {
+    it('renew by another owner, or of an id never held, is lost', LIMIT, async () => {
       const namespace = ns('renew-other')
       const a = await store.acquire(args(namespace, { last: 1 }))
       const other = await store.renew({ namespace, id: a.id, owner: 'b', ttl: 10_000, proposed: a.ceiling + 5_000 })
       assert.equal(other.status, 'lost')
       assert.equal((await store.renew({ namespace, id: 1, owner: 'a', ttl: 10_000, proposed: 0 })).status, 'lost')
-      assert.equal((await store.renew({ namespace: ns('nothing'), id: 0, owner: 'a', ttl: 10_000, proposed: 0 })).status, 'lost')
+      assert.equal(
+        (await store.renew({ namespace: ns('nothing'), id: 0, owner: 'a', ttl: 10_000, proposed: 0 })).status,
+        'lost',
+      )
       assert.equal((await store.list({ namespace })).records[0].ceiling, a.ceiling)
     })
 
@@ -241,7 +274,9 @@ for (const name of Object.keys(KINDS)) {
       assert.equal((await store.list({ namespace })).records[0].owner, 'a')
       const last = a.floor + 17
       assert.deepEqual(await store.release({ namespace, id: a.id, owner: 'a', last }), { status: 'released' })
-      assert.deepEqual((await store.list({ namespace })).records, [{ id: a.id, owner: null, expires: 0, ceiling: last }])
+      assert.deepEqual((await store.list({ namespace })).records, [
+        { id: a.id, owner: null, expires: 0, ceiling: last },
+      ])
       assert.deepEqual(await store.release({ namespace, id: a.id, owner: 'a', last }), { status: 'lost' })
       const b = await store.acquire(args(namespace, { owner: 'b' }))
       assert.deepEqual([b.status, b.id, b.floor, b.ceiling], ['acquired', a.id, last, last])
@@ -290,27 +325,31 @@ describe('Redis replicas', () => {
 })
 
 describe('the store loses its data', () => {
-  it('Redis restarted without persistence: holders lose, the next acquire starts at now + unknownMs', LIMIT, async () => {
-    const held = {}
-    for (const name of REDIS) {
-      const namespace = ns(`restart-${name}`)
-      const store = storeFor(clients[name])
-      const a = await store.acquire(args(namespace, { proposed: Date.now() + 600_000 }))
-      assert.equal(a.status, 'acquired')
-      held[name] = { namespace, store, a }
-    }
-    await redisServer.restart()
-    for (const name of REDIS) {
-      const { namespace, store, a } = held[name]
-      const lost = await store.renew({ namespace, id: a.id, owner: 'a', ttl: 10_000, proposed: a.ceiling })
-      assert.equal(lost.status, 'lost', name)
-      // The scripts went with the data: EVALSHA falls back to EVAL.
-      const b = await store.acquire(args(namespace, { owner: 'b' }))
-      assert.equal(b.status, 'acquired', name)
-      assert.ok(b.floor >= lost.now + UNKNOWN, `${name}: floor ${b.floor}, now ${lost.now}`)
-      assert.equal(b.floor, b.now + UNKNOWN)
-    }
-  })
+  it(
+    'Redis restarted without persistence: holders lose, the next acquire starts at now + unknownMs',
+    LIMIT,
+    async () => {
+      const held = {}
+      for (const name of REDIS) {
+        const namespace = ns(`restart-${name}`)
+        const store = storeFor(clients[name])
+        const a = await store.acquire(args(namespace, { proposed: Date.now() + 600_000 }))
+        assert.equal(a.status, 'acquired')
+        held[name] = { namespace, store, a }
+      }
+      await redisServer.restart()
+      for (const name of REDIS) {
+        const { namespace, store, a } = held[name]
+        const lost = await store.renew({ namespace, id: a.id, owner: 'a', ttl: 10_000, proposed: a.ceiling })
+        assert.equal(lost.status, 'lost', name)
+        // The scripts went with the data: EVALSHA falls back to EVAL.
+        const b = await store.acquire(args(namespace, { owner: 'b' }))
+        assert.equal(b.status, 'acquired', name)
+        assert.ok(b.floor >= lost.now + UNKNOWN, `${name}: floor ${b.floor}, now ${lost.now}`)
+        assert.equal(b.floor, b.now + UNKNOWN)
+      }
+    },
+  )
 
   it('PostgreSQL table truncated: holders lose, the next acquire starts at now + unknownMs', LIMIT, async () => {
     const held = {}
@@ -381,7 +420,10 @@ describe('Redis Cluster', () => {
       for (const namespace of [...replicated, ...alone]) {
         const a = await plain.acquire(args(namespace))
         assert.equal(a.status, 'acquired')
-        assert.equal((await plain.renew({ namespace, id: a.id, owner: 'a', ttl: 10_000, proposed: a.ceiling + 1 })).ceiling, a.ceiling + 1)
+        assert.equal(
+          (await plain.renew({ namespace, id: a.id, owner: 'a', ttl: 10_000, proposed: a.ceiling + 1 })).ceiling,
+          a.ceiling + 1,
+        )
         assert.equal((await plain.release({ namespace, id: a.id, owner: 'a', last: a.ceiling + 1 })).status, 'released')
         assert.equal((await plain.list({ namespace })).records[0].ceiling, a.ceiling + 1)
       }
@@ -392,7 +434,11 @@ describe('Redis Cluster', () => {
         assert.equal((await one.renew({ namespace, id: a.id, owner: 'r', ttl: 10_000, proposed: 0 })).status, 'renewed')
       }
       for (const namespace of alone) {
-        assert.deepEqual(await one.acquire(args(namespace, { owner: 'r', ttl: 100 })), { status: 'unreplicated', id: 0, acked: 0 })
+        assert.deepEqual(await one.acquire(args(namespace, { owner: 'r', ttl: 100 })), {
+          status: 'unreplicated',
+          id: 0,
+          acked: 0,
+        })
       }
     })
   }

@@ -36,7 +36,11 @@ before(async () => {
   await nodeRedis.connect()
   const pool = new pg.Pool({ connectionString: pgServer.url, max: 4 })
   pool.on('error', () => {})
-  closing.push(() => ioredis.disconnect(), () => nodeRedis.disconnect(), () => pool.end())
+  closing.push(
+    () => ioredis.disconnect(),
+    () => nodeRedis.disconnect(),
+    () => pool.end(),
+  )
   stores.redis = { client: ioredis, url: redisServer.url, lose: () => redisServer.restart() }
   stores.pg = { client: pool, url: pgServer.url, lose: () => pool.query('TRUNCATE flake_idgen_leases') }
   stores.nodeRedis = { client: nodeRedis }
@@ -59,7 +63,9 @@ function ids(generator, count) {
 function child(config) {
   const out = path.join(dir, `child-${namespaces++}.log`)
   fs.writeFileSync(out, '')
-  const proc = spawn(process.execPath, [path.join(__dirname, 'lease-child.js'), JSON.stringify({ ...config, out })], { stdio: 'ignore' })
+  const proc = spawn(process.execPath, [path.join(__dirname, 'lease-child.js'), JSON.stringify({ ...config, out })], {
+    stdio: 'ignore',
+  })
   proc.out = out
   proc.exited = new Promise((resolve) => proc.once('exit', resolve))
   return proc
@@ -81,7 +87,8 @@ function terms(text) {
     if (kind === 'F' && fields.length === 3) found.push({ id: Number(fields[0]), floor: Number(fields[1]), ids: [] })
     else if (kind === 'I' && found.length > 0 && fields.length > 1 && line.endsWith(fields[fields.length - 1])) {
       const ceiling = Number(fields[0])
-      for (const id of fields.slice(1)) if (/^\d+$/.test(id)) found[found.length - 1].ids.push({ id: BigInt(id), ceiling })
+      for (const id of fields.slice(1))
+        if (/^\d+$/.test(id)) found[found.length - 1].ids.push({ id: BigInt(id), ceiling })
     }
   }
   return found
@@ -118,7 +125,13 @@ function checkFences(allTerms) {
 
 for (const kind of ['redis', 'pg']) {
   describe(`leases on ${kind === 'redis' ? 'Redis (ioredis)' : 'PostgreSQL (pg Pool)'}`, () => {
-    const options = (extra) => ({ store: stores[kind].client, namespace: namespace(kind), ttl: 1000, maxClockSkewMs: 200, ...extra })
+    const options = (extra) => ({
+      store: stores[kind].client,
+      namespace: namespace(kind),
+      ttl: 1000,
+      maxClockSkewMs: 200,
+      ...extra,
+    })
 
     it('two leases on a pool of 1: the second waits for the first to close, and issues above it', LIMIT, async () => {
       const shared = options({ ids: [1, 1] })
@@ -139,35 +152,64 @@ for (const kind of ['redis', 'pg']) {
       await second.close()
     })
 
-    it('a holder killed with SIGKILL: the next one waits for its lease to expire, and issues above it', LIMIT, async () => {
-      const shared = options({ ids: [2, 2] })
-      const holder = child({ kind, url: stores[kind].url, namespace: shared.namespace, ids: [2, 2], ttl: 1000, maxClockSkewMs: 200, mode: 'soak' })
-      await untilFence(holder)
-      await sleep(200)
-      holder.kill('SIGKILL')
-      await holder.exited
-      const started = Date.now()
-      const next = await FlakeId.lease(shared)
-      assert.ok(Date.now() - started >= 300, 'waited for the expiry')
-      const mine = { id: 2, floor: next.lease.floor, ids: ids(next, 50).map((id) => ({ id, ceiling: next.lease.ceiling })) }
-      assert.ok(checkFences([...terms(fs.readFileSync(holder.out, 'utf8')), mine]) > 50)
-      await next.close()
-    })
+    it(
+      'a holder killed with SIGKILL: the next one waits for its lease to expire, and issues above it',
+      LIMIT,
+      async () => {
+        const shared = options({ ids: [2, 2] })
+        const holder = child({
+          kind,
+          url: stores[kind].url,
+          namespace: shared.namespace,
+          ids: [2, 2],
+          ttl: 1000,
+          maxClockSkewMs: 200,
+          mode: 'soak',
+        })
+        await untilFence(holder)
+        await sleep(200)
+        holder.kill('SIGKILL')
+        await holder.exited
+        const started = Date.now()
+        const next = await FlakeId.lease(shared)
+        assert.ok(Date.now() - started >= 300, 'waited for the expiry')
+        const mine = {
+          id: 2,
+          floor: next.lease.floor,
+          ids: ids(next, 50).map((id) => ({ id, ceiling: next.lease.ceiling })),
+        }
+        assert.ok(checkFences([...terms(fs.readFileSync(holder.out, 'utf8')), mine]) > 50)
+        await next.close()
+      },
+    )
 
-    it('a holder paused past its ttl issues only up to its ceiling, then throws; its successor issues above', LIMIT, async () => {
-      const shared = options({ ids: [3, 3], ttl: 600 })
-      const holder = child({ kind, url: stores[kind].url, namespace: shared.namespace, ids: [3, 3], ttl: 600, maxClockSkewMs: 200, mode: 'pause', pauseMs: 2000 })
-      await untilFence(holder)
-      const successor = await FlakeId.lease(shared)
-      const after = ids(successor, 50)
-      await holder.exited
-      const [count, last, ceiling, code] = /^P (.*)$/m.exec(fs.readFileSync(holder.out, 'utf8'))[1].split(' ')
-      assert.equal(code, 'ERR_FLAKE_LEASE_EXPIRED')
-      assert.ok(Number(count) > 0)
-      assert.ok(parts(last).time <= Number(ceiling), 'nothing past its ceiling')
-      assert.ok(after[0] > BigInt(last), 'the successor is above everything the paused holder issued')
-      await successor.close()
-    })
+    it(
+      'a holder paused past its ttl issues only up to its ceiling, then throws; its successor issues above',
+      LIMIT,
+      async () => {
+        const shared = options({ ids: [3, 3], ttl: 600 })
+        const holder = child({
+          kind,
+          url: stores[kind].url,
+          namespace: shared.namespace,
+          ids: [3, 3],
+          ttl: 600,
+          maxClockSkewMs: 200,
+          mode: 'pause',
+          pauseMs: 2000,
+        })
+        await untilFence(holder)
+        const successor = await FlakeId.lease(shared)
+        const after = ids(successor, 50)
+        await holder.exited
+        const [count, last, ceiling, code] = /^P (.*)$/m.exec(fs.readFileSync(holder.out, 'utf8'))[1].split(' ')
+        assert.equal(code, 'ERR_FLAKE_LEASE_EXPIRED')
+        assert.ok(Number(count) > 0)
+        assert.ok(parts(last).time <= Number(ceiling), 'nothing past its ceiling')
+        assert.ok(after[0] > BigInt(last), 'the successor is above everything the paused holder issued')
+        await successor.close()
+      },
+    )
 
     it('clocks 2 s behind and ahead alternate on one id: no duplicate, skew costs only waiting', LIMIT, async () => {
       const shared = options({ ids: [4, 4], maxClockSkewMs: 2500 })
@@ -207,41 +249,56 @@ for (const kind of ['redis', 'pg']) {
       await Promise.all([holder.close(), next.close()])
     })
 
-    it('soak: 8 processes on a pool of 3, killed and respawned, one store loss: no duplicate, every id in its fence', LIMIT, async () => {
-      const ns = namespace(`${kind}-soak`)
-      const config = { kind, url: stores[kind].url, namespace: ns, ids: [10, 12], ttl: 500, maxClockSkewMs: 100, mode: 'soak' }
-      const procs = Array.from({ length: 8 }, () => child(config))
-      const files = procs.map((proc) => proc.out)
-      const end = Date.now() + 16_000
-      let lost = false
-      let kills = 0
-      while (Date.now() < end) {
-        await sleep(500 + Math.floor(Math.random() * 500))
-        if (!lost && Date.now() > end - 8_000) {
-          lost = true
-          await stores[kind].lose()
-          continue
+    it(
+      'soak: 8 processes on a pool of 3, killed and respawned, one store loss: no duplicate, every id in its fence',
+      LIMIT,
+      async () => {
+        const ns = namespace(`${kind}-soak`)
+        const config = {
+          kind,
+          url: stores[kind].url,
+          namespace: ns,
+          ids: [10, 12],
+          ttl: 500,
+          maxClockSkewMs: 100,
+          mode: 'soak',
         }
-        const k = Math.floor(Math.random() * procs.length)
-        procs[k].kill('SIGKILL')
-        await procs[k].exited
-        kills++
-        procs[k] = child(config)
-        files.push(procs[k].out)
-      }
-      for (const proc of procs) proc.kill('SIGKILL')
-      await Promise.all(procs.map((proc) => proc.exited))
-      const all = files.flatMap((file) => terms(fs.readFileSync(file, 'utf8')))
-      const issued = checkFences(all)
-      assert.ok(lost && kills >= 8)
-      assert.ok(all.filter((term) => term.ids.length > 0).length >= 6, 'many holders came and went')
-      assert.ok(issued > 1000, `${issued} ids`)
-    })
+        const procs = Array.from({ length: 8 }, () => child(config))
+        const files = procs.map((proc) => proc.out)
+        const end = Date.now() + 16_000
+        let lost = false
+        let kills = 0
+        while (Date.now() < end) {
+          await sleep(500 + Math.floor(Math.random() * 500))
+          if (!lost && Date.now() > end - 8_000) {
+            lost = true
+            await stores[kind].lose()
+            continue
+          }
+          const k = Math.floor(Math.random() * procs.length)
+          procs[k].kill('SIGKILL')
+          await procs[k].exited
+          kills++
+          procs[k] = child(config)
+          files.push(procs[k].out)
+        }
+        for (const proc of procs) proc.kill('SIGKILL')
+        await Promise.all(procs.map((proc) => proc.exited))
+        const all = files.flatMap((file) => terms(fs.readFileSync(file, 'utf8')))
+        const issued = checkFences(all)
+        assert.ok(lost && kills >= 8)
+        assert.ok(all.filter((term) => term.ids.length > 0).length >= 6, 'many holders came and went')
+        assert.ok(issued > 1000, `${issued} ids`)
+      },
+    )
 
     it('bad options and a store of the wrong shape: clear errors', async () => {
       const store = stores[kind].client
       const cases = [
-        [{ store: {}, namespace: 'x' }, /option `store` must be an ioredis client, a node-redis \(v4\/v5\) client, or a pg Pool or Client, got an object/],
+        [
+          { store: {}, namespace: 'x' },
+          /option `store` must be an ioredis client, a node-redis \(v4\/v5\) client, or a pg Pool or Client, got an object/,
+        ],
         [{ store, namespace: '' }, /option `namespace` must be a string of 1 to 200 characters, got ""/],
         [{ store, namespace: 'x', ids: [5, 2] }, /option `ids` must be a pair \[first, last\]/],
         [{ store, namespace: 'x', ids: [0, 1024] }, /option `ids`/],
@@ -264,7 +321,13 @@ for (const kind of ['redis', 'pg']) {
 
 describe('leases with other clients', () => {
   it('node-redis v5 holds and hands over a lease like ioredis', LIMIT, async () => {
-    const shared = { store: stores.nodeRedis.client, namespace: namespace('node-redis'), ids: [9, 9], ttl: 1000, maxClockSkewMs: 200 }
+    const shared = {
+      store: stores.nodeRedis.client,
+      namespace: namespace('node-redis'),
+      ids: [9, 9],
+      ttl: 1000,
+      maxClockSkewMs: 200,
+    }
     const first = await FlakeId.lease(shared)
     const a = ids(first, 10)
     await first.close()
@@ -274,7 +337,13 @@ describe('leases with other clients', () => {
   })
 
   it('a pool exhausted past acquireTimeout rejects; an abort signal ends the wait', LIMIT, async () => {
-    const shared = { store: stores.redis.client, namespace: namespace('exhausted'), ids: [8, 8], ttl: 1000, maxClockSkewMs: 200 }
+    const shared = {
+      store: stores.redis.client,
+      namespace: namespace('exhausted'),
+      ids: [8, 8],
+      ttl: 1000,
+      maxClockSkewMs: 200,
+    }
     const holder = await FlakeId.lease(shared)
     await assert.rejects(FlakeId.lease({ ...shared, acquireTimeout: 200 }), { code: 'ERR_FLAKE_NO_FREE_ID' })
     await assert.rejects(FlakeId.lease({ ...shared, signal: AbortSignal.timeout(200) }), { name: 'AbortError' })

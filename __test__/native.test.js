@@ -100,10 +100,21 @@ test('the scratch layout: each field JS writes is the field the native side read
   assert.equal(native.takeId().readBigUInt64BE(0), native.takeBigInt())
   assert.equal(decode(native.takeId()).id, 1007)
   // Every offset in bounds and aligned to its type, as the typed arrays over it need.
-  const sizes = { SCRATCH_ID_BE: 8, SCRATCH_ID_NE: 8, SCRATCH_SLOT: 4, SCRATCH_SETTINGS: 4, SCRATCH_EPOCH: 8, SCRATCH_PRIVATE_STATE: 8, SCRATCH_CEILING: 8 }
+  const sizes = {
+    SCRATCH_ID_BE: 8,
+    SCRATCH_ID_NE: 8,
+    SCRATCH_SLOT: 4,
+    SCRATCH_SETTINGS: 4,
+    SCRATCH_EPOCH: 8,
+    SCRATCH_PRIVATE_STATE: 8,
+    SCRATCH_CEILING: 8,
+  }
   for (const [name, size] of Object.entries(sizes)) {
     const offset = binding[name]
-    assert.ok(Number.isInteger(offset) && offset % size === 0 && offset + size <= binding.SCRATCH_BYTES, `${name} = ${offset}`)
+    assert.ok(
+      Number.isInteger(offset) && offset % size === 0 && offset + size <= binding.SCRATCH_BYTES,
+      `${name} = ${offset}`,
+    )
   }
 })
 
@@ -163,7 +174,10 @@ test('the id functions write only into memory that cannot be detached', () => {
 
 test('past the configurations a thread keeps a slot for, calls carry their settings and stay right', () => {
   const FlakeId = require('..')
-  const generators = Array.from({ length: 4200 }, (_, k) => new FlakeId({ id: 1005, epoch: 1_000_000 + k, seqMask: k % 2 ? 4095 : 1023 }))
+  const generators = Array.from(
+    { length: 4200 },
+    (_, k) => new FlakeId({ id: 1005, epoch: 1_000_000 + k, seqMask: k % 2 ? 4095 : 1023 }),
+  )
   const last = generators[generators.length - 1]
   const first = generators[0]
   for (const generator of [last, first, last]) {

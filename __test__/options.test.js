@@ -26,30 +26,44 @@ const refusals = [
   [{ epoch: Date.now() + 60_000 }, RangeError, 'option `epoch` must be not in the future'],
   [{ epoch: new Date(NaN) }, RangeError, 'got Invalid Date'],
   [{ epoch: -1 }, RangeError, 'option `epoch`'],
-  [{ epoch: '2020-01-01' }, TypeError, 'option `epoch` must be a non-negative integer number of ms since 1970, a Date or a numeric string, got "2020-01-01"'],
+  [
+    { epoch: '2020-01-01' },
+    TypeError,
+    'option `epoch` must be a non-negative integer number of ms since 1970, a Date or a numeric string, got "2020-01-01"',
+  ],
   [{ clock: 5 }, TypeError, 'option `clock` must be a function returning milliseconds since 1970, got 5'],
 ]
 
 for (const [options, ErrorClass, message] of refusals) {
   test(`refuses ${require('node:util').inspect(options)}`, () => {
-    assert.throws(() => new FlakeId(options), (error) => {
-      assert.ok(error instanceof ErrorClass, `${error.name}: ${error.message}`)
-      assert.equal(error.code, 'ERR_FLAKE_INVALID_OPTION')
-      assert.ok(error.message.includes(message), error.message)
-      return true
-    })
+    assert.throws(
+      () => new FlakeId(options),
+      (error) => {
+        assert.ok(error instanceof ErrorClass, `${error.name}: ${error.message}`)
+        assert.equal(error.code, 'ERR_FLAKE_INVALID_OPTION')
+        assert.ok(error.message.includes(message), error.message)
+        return true
+      },
+    )
   })
 }
 
 test('options that are not an object are a TypeError', () => {
   for (const options of [5, 'id', true, [], () => {}]) {
-    assert.throws(() => new FlakeId(options), { name: 'TypeError', code: 'ERR_FLAKE_INVALID_OPTION', message: /^options must be an object/ })
+    assert.throws(() => new FlakeId(options), {
+      name: 'TypeError',
+      code: 'ERR_FLAKE_INVALID_OPTION',
+      message: /^options must be an object/,
+    })
   }
 })
 
 test('no options, undefined and null all mean the defaults', () => {
   for (const generator of [new FlakeId(), new FlakeId(undefined), new FlakeId(null), new FlakeId({})]) {
-    assert.deepEqual([generator.id, generator.datacenter, generator.worker, generator.epoch, generator.seqMask], [0, 0, 0, 0, 4095])
+    assert.deepEqual(
+      [generator.id, generator.datacenter, generator.worker, generator.epoch, generator.seqMask],
+      [0, 0, 0, 0, 4095],
+    )
   }
 })
 
@@ -77,7 +91,10 @@ test('an exception thrown by an option getter propagates unchanged', () => {
       throw boom
     },
   }
-  assert.throws(() => new FlakeId(options), (error) => error === boom)
+  assert.throws(
+    () => new FlakeId(options),
+    (error) => error === boom,
+  )
 })
 
 test('properties are read-only', () => {
@@ -94,7 +111,10 @@ function counted(answers) {
   const options = {}
   for (const [name, values] of Object.entries(answers)) {
     reads[name] = 0
-    Object.defineProperty(options, name, { enumerable: true, get: () => values[Math.min(reads[name]++, values.length - 1)] })
+    Object.defineProperty(options, name, {
+      enumerable: true,
+      get: () => values[Math.min(reads[name]++, values.length - 1)],
+    })
   }
   return { options, reads }
 }
@@ -116,9 +136,27 @@ test('each option is read exactly once, and the value used is the first one read
     stateDir: [undefined, '/tmp'],
   })
   const generator = new FlakeId(byId.options)
-  assert.deepEqual(byId.reads, { id: 1, datacenter: 1, worker: 1, epoch: 1, seqMask: 1, clock: 1, allowedFutureMs: 1, scope: 1, stateDir: 1 })
+  assert.deepEqual(byId.reads, {
+    id: 1,
+    datacenter: 1,
+    worker: 1,
+    epoch: 1,
+    seqMask: 1,
+    clock: 1,
+    allowedFutureMs: 1,
+    scope: 1,
+    stateDir: 1,
+  })
   assert.deepEqual(
-    [generator.id, generator.datacenter, generator.worker, generator.epoch, generator.seqMask, generator.allowedFutureMs, generator.scope],
+    [
+      generator.id,
+      generator.datacenter,
+      generator.worker,
+      generator.epoch,
+      generator.seqMask,
+      generator.allowedFutureMs,
+      generator.scope,
+    ],
     [9, undefined, undefined, 1000, 255, 5, 'process'],
   )
   assert.equal(FlakeId.decompose(generator.next(), generator).timestamp, first())
@@ -136,7 +174,10 @@ test('each option is read exactly once, and the value used is the first one read
   })
   const plain = new FlakeId(byParts.options)
   assert.deepEqual(Object.values(byParts.reads), Array(9).fill(1))
-  assert.deepEqual([plain.id, plain.datacenter, plain.worker, plain.epoch, plain.seqMask, plain.scope], [2 << 5 | 3, 2, 3, 0, 4095, 'process'])
+  assert.deepEqual(
+    [plain.id, plain.datacenter, plain.worker, plain.epoch, plain.seqMask, plain.scope],
+    [(2 << 5) | 3, 2, 3, 0, 4095, 'process'],
+  )
 })
 
 test('a clock getter that answers later cannot disturb other generators of its id', () => {
@@ -166,17 +207,26 @@ test('messages never echo a whole value', () => {
     [{ id: -Infinity }, 'got -Infinity'],
     [{ clock: 2 ** 70 }, 'got 1.1805916207174113e+21'],
   ]) {
-    assert.throws(() => new FlakeId(options), (error) => {
-      assert.equal(error.code, 'ERR_FLAKE_INVALID_OPTION')
-      assert.ok(error.message.endsWith(got), error.message.slice(0, 200))
-      return true
-    })
+    assert.throws(
+      () => new FlakeId(options),
+      (error) => {
+        assert.equal(error.code, 'ERR_FLAKE_INVALID_OPTION')
+        assert.ok(error.message.endsWith(got), error.message.slice(0, 200))
+        return true
+      },
+    )
   }
   // A path is shown whole up to 120 characters, else cut in the middle, keeping its end.
-  assert.throws(() => new FlakeId({ stateDir: `/${'a'.repeat(1e6)}` }), (error) => {
-    assert.equal(error.code, 'ERR_FLAKE_STATE_DIR')
-    assert.ok(error.message.startsWith(`state directory "/${'a'.repeat(39)}…${'a'.repeat(40)}" cannot be used: `), error.message.slice(0, 200))
-    assert.ok(error.message.length < 300, `${error.message.length} characters`)
-    return true
-  })
+  assert.throws(
+    () => new FlakeId({ stateDir: `/${'a'.repeat(1e6)}` }),
+    (error) => {
+      assert.equal(error.code, 'ERR_FLAKE_STATE_DIR')
+      assert.ok(
+        error.message.startsWith(`state directory "/${'a'.repeat(39)}…${'a'.repeat(40)}" cannot be used: `),
+        error.message.slice(0, 200),
+      )
+      assert.ok(error.message.length < 300, `${error.message.length} characters`)
+      return true
+    },
+  )
 })

@@ -73,14 +73,25 @@ function load({ platform, arch, libc }, probe, installed = {}) {
   }
   const fsStub = {
     readFileSync: (name) => {
-      if (probe === 'ldd' && name === '/usr/bin/ldd') return musl ? '#!/bin/sh\nexec /lib/ld-musl-x86_64.so.1 --list "$@"\n' : '# GNU C Library ldd\n'
+      if (probe === 'ldd' && name === '/usr/bin/ldd')
+        return musl ? '#!/bin/sh\nexec /lib/ld-musl-x86_64.so.1 --list "$@"\n' : '# GNU C Library ldd\n'
       return unavailable()
     },
   }
   const childProcessStub = {
-    execSync: () => (probe === 'ldd --version' ? (musl ? 'musl libc (x86_64)\nVersion 1.2.5\n' : 'ldd (GNU libc) 2.36\n') : unavailable()),
+    execSync: () =>
+      probe === 'ldd --version'
+        ? musl
+          ? 'musl libc (x86_64)\nVersion 1.2.5\n'
+          : 'ldd (GNU libc) 2.36\n'
+        : unavailable(),
   }
-  const builtins = { fs: fsStub, 'node:fs': fsStub, child_process: childProcessStub, 'node:child_process': childProcessStub }
+  const builtins = {
+    fs: fsStub,
+    'node:fs': fsStub,
+    child_process: childProcessStub,
+    'node:child_process': childProcessStub,
+  }
   const required = []
   const fakeRequire = (id) => {
     if (Object.hasOwn(builtins, id)) return builtins[id]

@@ -9,7 +9,12 @@ test('first in, first out across many segments, interleaved', () => {
   const queue = new Queue()
   let pushed = 0
   let shifted = 0
-  for (const [push, shift] of [[5000, 100], [10, 4000], [9000, 9000], [1, 911]]) {
+  for (const [push, shift] of [
+    [5000, 100],
+    [10, 4000],
+    [9000, 9000],
+    [1, 911],
+  ]) {
     for (let i = 0; i < push; i++) assert.equal(queue.push(pushed++), pushed - shifted)
     for (let i = 0; i < shift; i++) assert.equal(queue.shift(), shifted++)
     assert.equal(queue.length, pushed - shifted)

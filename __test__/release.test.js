@@ -38,18 +38,30 @@ function jobs() {
 }
 
 function actionlint(args, input) {
-  const result = spawnSync(lintTool('actionlint'), ['-no-color', '-oneline', '-shellcheck', lintTool('shellcheck'), ...args], { cwd: root, encoding: 'utf8', input })
+  const result = spawnSync(
+    lintTool('actionlint'),
+    ['-no-color', '-oneline', '-shellcheck', lintTool('shellcheck'), ...args],
+    { cwd: root, encoding: 'utf8', input },
+  )
   if (result.error?.code === 'ENOENT') {
-    assert.fail('actionlint is not on PATH: `npm test` installs it (scripts/lint-tools.js), as does `pip install -r .ci/requirements.txt`')
+    assert.fail(
+      'actionlint is not on PATH: `npm test` installs it (scripts/lint-tools.js), as does `pip install -r .ci/requirements.txt`',
+    )
   }
   return result
 }
 
 test('actionlint, with shellcheck, reports nothing in the release workflow', () => {
   const shellcheck = spawnSync(lintTool('shellcheck'), ['--version'])
-  assert.ok(!shellcheck.error, 'shellcheck is not on PATH: `npm test` installs it (scripts/lint-tools.js), as does `pip install -r .ci/requirements.txt`')
+  assert.ok(
+    !shellcheck.error,
+    'shellcheck is not on PATH: `npm test` installs it (scripts/lint-tools.js), as does `pip install -r .ci/requirements.txt`',
+  )
   // It does check: a script error and an unknown job in `needs`.
-  const broken = actionlint(['-'], 'on: push\njobs:\n  a:\n    needs: b\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo $1\n')
+  const broken = actionlint(
+    ['-'],
+    'on: push\njobs:\n  a:\n    needs: b\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo $1\n',
+  )
   assert.equal(broken.status, 1, broken.stdout + broken.stderr)
   assert.match(broken.stdout, /needs.*"b"/)
   assert.match(broken.stdout, /SC2086/)
@@ -77,10 +89,7 @@ test('the workflow builds, tests and publishes every target of napi.targets, on 
   assert.match(testJob, /name: bindings-\$\{\{ matrix\.platform\.target \}\}/)
   assert.match(testJob, /run: npm test$/m)
   assert.match(testMusl, /name: bindings-x86_64-unknown-linux-musl$/m)
-  assert.deepEqual(
-    [...tested.map(([, triple]) => triple), 'x86_64-unknown-linux-musl'].sort(),
-    [...targets].sort(),
-  )
+  assert.deepEqual([...tested.map(([, triple]) => triple), 'x86_64-unknown-linux-musl'].sort(), [...targets].sort())
 
   assert.match(publish, /needs: \[test, test-musl\]/)
   assert.match(publish, /id-token: write/)
@@ -89,7 +98,8 @@ test('the workflow builds, tests and publishes every target of napi.targets, on 
 })
 
 test('the publish steps publish six platform packages with their binaries, then a main package naming them', (t) => {
-  if (process.platform === 'win32') return t.skip('the publish job runs on Linux; this test fakes npm as a shell script')
+  if (process.platform === 'win32')
+    return t.skip('the publish job runs on Linux; this test fakes npm as a shell script')
   const work = fs.mkdtempSync(path.join(os.tmpdir(), `${packageName}-release-`))
   t.after(() => fs.rmSync(work, { recursive: true, force: true }))
 
@@ -133,14 +143,23 @@ exec "${realNpm}" "$@"
   const env = { ...process.env, PATH: `${bin}${path.delimiter}${process.env.PATH}`, RUNNER_TEMP: work }
   delete env.GITHUB_REPOSITORY // else napi pre-publish would look for a GitHub release
   const sh = (command, extra = {}) =>
-    execFileSync('sh', ['-c', command], { cwd: repo, env: { ...env, ...extra }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+    execFileSync('sh', ['-c', command], {
+      cwd: repo,
+      env: { ...env, ...extra },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
 
   sh(ARTIFACTS)
   sh(PRE_PUBLISH, { NPM_CONFIG_PROVENANCE: 'true', NPM_CONFIG_ACCESS: 'public' })
   sh(STAGE)
   sh(PUBLISH)
 
-  const published = fs.readFileSync(log, 'utf8').trim().split('\n').map((line) => JSON.parse(line))
+  const published = fs
+    .readFileSync(log, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line))
   assert.equal(published.length, targets.length + 1)
   const main = published.pop()
   for (const [i, triple] of targets.entries()) {

@@ -80,13 +80,17 @@ function onPath(name) {
 const SETPRIV = onPath('setpriv')
 
 function spawnServer(binary, args, options) {
-  const child = SETPRIV ? spawn(SETPRIV, ['--pdeathsig', 'KILL', binary, ...args], options) : spawn(binary, args, options)
+  const child = SETPRIV
+    ? spawn(SETPRIV, ['--pdeathsig', 'KILL', binary, ...args], options)
+    : spawn(binary, args, options)
   child.on('error', () => {})
   return child
 }
 
 function missing(binary, pkg) {
-  return new Error(`${binary} not found: the lease tests need a real server, install it with \`apt-get install ${pkg}\``)
+  return new Error(
+    `${binary} not found: the lease tests need a real server, install it with \`apt-get install ${pkg}\``,
+  )
 }
 
 function sleep(ms) {
@@ -147,7 +151,9 @@ async function until(what, server, logFile, check) {
   try {
     log = fs.readFileSync(logFile, 'utf8').split('\n').slice(-15).join('\n')
   } catch {}
-  const state = exited(server.child) ? `it exited (${server.child.exitCode ?? server.child.signalCode})` : `not within ${START_TIMEOUT_MS} ms`
+  const state = exited(server.child)
+    ? `it exited (${server.child.exitCode ?? server.child.signalCode})`
+    : `not within ${START_TIMEOUT_MS} ms`
   throw new Error(`${what} did not start: ${state}${last ? `, last error: ${last.message}` : ''}\n${log}`)
 }
 
@@ -177,7 +183,24 @@ async function startRedis({ replicaOf, cluster = false } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `flake-redis-${process.pid}-`))
   const logFile = path.join(dir, 'redis.log')
   const server = { dir, child: null }
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--logfile', logFile, '--repl-diskless-sync-delay', '0']
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--daemonize',
+    'no',
+    '--logfile',
+    logFile,
+    '--repl-diskless-sync-delay',
+    '0',
+  ]
   if (cluster) args.push('--cluster-enabled', 'yes', '--cluster-config-file', path.join(dir, 'nodes.conf'))
   else if (replicaOf) args.push('--replicaof', '127.0.0.1', String(replicaOf.port))
   const ask = async (...command) => {
@@ -189,25 +212,36 @@ async function startRedis({ replicaOf, cluster = false } = {}) {
   async function start() {
     server.child = spawnServer(binary, args, { stdio: 'ignore', detached: true })
     live.add(server)
-    await until(`redis-server on port ${port}`, server, logFile, async () => (await redisCommand(port, ['PING'])).startsWith('+PONG'))
+    await until(`redis-server on port ${port}`, server, logFile, async () =>
+      (await redisCommand(port, ['PING'])).startsWith('+PONG'),
+    )
     if (cluster && replicaOf) {
       const master = (await redisCommand(replicaOf.port, ['CLUSTER', 'MYID'])).split('\r\n')[1]
       await ask('CLUSTER', 'MEET', '127.0.0.1', String(replicaOf.port))
-      await until(`redis cluster node on port ${port}`, server, logFile, async () => (await ask('CLUSTER', 'NODES')).includes(master))
-      await until(`redis cluster replica on port ${port}`, server, logFile, async () => (await ask('CLUSTER', 'REPLICATE', master)).startsWith('+OK'))
+      await until(`redis cluster node on port ${port}`, server, logFile, async () =>
+        (await ask('CLUSTER', 'NODES')).includes(master),
+      )
+      await until(`redis cluster replica on port ${port}`, server, logFile, async () =>
+        (await ask('CLUSTER', 'REPLICATE', master)).startsWith('+OK'),
+      )
     } else if (cluster) {
       const [from, to] = cluster === true ? [0, 16383] : cluster.slots
-      if (/cluster_slots_assigned:0\r/.test(await ask('CLUSTER', 'INFO'))) await ask('CLUSTER', 'ADDSLOTSRANGE', String(from), String(to))
+      if (/cluster_slots_assigned:0\r/.test(await ask('CLUSTER', 'INFO')))
+        await ask('CLUSTER', 'ADDSLOTSRANGE', String(from), String(to))
       if (cluster.meet) await ask('CLUSTER', 'MEET', '127.0.0.1', String(cluster.meet.port))
       if (cluster === true) await clusterReady()
     }
     if (replicaOf) {
-      await until(`redis replica on port ${port}`, server, logFile, async () => /master_link_status:up/.test(await redisCommand(port, ['INFO', 'replication'])))
+      await until(`redis replica on port ${port}`, server, logFile, async () =>
+        /master_link_status:up/.test(await redisCommand(port, ['INFO', 'replication'])),
+      )
     }
   }
 
   async function clusterReady() {
-    await until(`redis cluster on port ${port}`, server, logFile, async () => /cluster_state:ok/.test(await ask('CLUSTER', 'INFO')))
+    await until(`redis cluster on port ${port}`, server, logFile, async () =>
+      /cluster_state:ok/.test(await ask('CLUSTER', 'INFO')),
+    )
   }
 
   await start()
@@ -270,7 +304,9 @@ async function startPostgres() {
       uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }))
       gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }))
     } catch {
-      throw new Error('running as root, PostgreSQL needs the `postgres` user to run as: install it with `apt-get install postgresql`')
+      throw new Error(
+        'running as root, PostgreSQL needs the `postgres` user to run as: install it with `apt-get install postgresql`',
+      )
     }
     fs.chownSync(dir, uid, gid)
     // Node sets the ids itself (and drops root's groups): the pid we hold is postgres's own.
@@ -280,14 +316,33 @@ async function startPostgres() {
   if (user.uid !== undefined) fs.chownSync(logFile, user.uid, user.gid)
 
   try {
-    execFileSync(bin.initdb, ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync'], { stdio: 'pipe', cwd: dir, ...user })
+    execFileSync(bin.initdb, ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync'], {
+      stdio: 'pipe',
+      cwd: dir,
+      ...user,
+    })
   } catch (error) {
     throw new Error(`initdb failed: ${error.stderr ? error.stderr.toString().trim() : error.message}`)
   }
   const log = fs.openSync(logFile, 'a')
   server.child = spawnServer(
     bin.postgres,
-    ['-D', data, '-k', dir, '-p', String(port), '-h', '127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
+    [
+      '-D',
+      data,
+      '-k',
+      dir,
+      '-p',
+      String(port),
+      '-h',
+      '127.0.0.1',
+      '-c',
+      'fsync=off',
+      '-c',
+      'synchronous_commit=off',
+      '-c',
+      'full_page_writes=off',
+    ],
     { stdio: ['ignore', log, log], detached: true, cwd: dir, ...user },
   )
   fs.closeSync(log)
@@ -309,7 +364,10 @@ async function startPostgres() {
       // Smart shutdown first: it lets clients that are closing (pg's Pool.end() resolves before
       // its sockets close) say goodbye, where a fast one would hand them an 'error' event. Then
       // fast, then SIGKILL.
-      for (const [signal, ms] of [['SIGTERM', 3000], ['SIGINT', STOP_TIMEOUT_MS]]) {
+      for (const [signal, ms] of [
+        ['SIGTERM', 3000],
+        ['SIGINT', STOP_TIMEOUT_MS],
+      ]) {
         if (!server.child || exited(server.child)) break
         try {
           process.kill(server.child.pid, signal)

@@ -30,13 +30,16 @@ for (const [what, [bytes, reason]] of Object.entries(damaged)) {
   test(`a state file ${what}: ERR_FLAKE_STATE_FILE naming it, the file left as it was`, () => {
     const dir = stateDir('damaged')
     const file = plant(dir, 0, bytes)
-    assert.throws(() => new FlakeId({ stateDir: dir }), (error) => {
-      assert.equal(error.name, 'Error')
-      assert.equal(error.code, 'ERR_FLAKE_STATE_FILE')
-      assert.ok(error.message.includes(file), error.message)
-      assert.match(error.message, reason)
-      return true
-    })
+    assert.throws(
+      () => new FlakeId({ stateDir: dir }),
+      (error) => {
+        assert.equal(error.name, 'Error')
+        assert.equal(error.code, 'ERR_FLAKE_STATE_FILE')
+        assert.ok(error.message.includes(file), error.message)
+        assert.match(error.message, reason)
+        return true
+      },
+    )
     assert.deepEqual(fs.readFileSync(file), bytes)
     // Refused every time, not only the first.
     assert.throws(() => new FlakeId({ stateDir: dir, scope: 'host' }), { code: 'ERR_FLAKE_STATE_FILE' })
@@ -48,10 +51,16 @@ test('a symlinked state file or directory is not followed', () => {
   const target = plant(real, 0, stateFile(0))
   const dir = stateDir('linked')
   fs.symlinkSync(target, path.join(dir, 'epoch-0.state'))
-  assert.throws(() => new FlakeId({ stateDir: dir }), { code: 'ERR_FLAKE_STATE_FILE', message: /symlink \(not followed\)/ })
+  assert.throws(() => new FlakeId({ stateDir: dir }), {
+    code: 'ERR_FLAKE_STATE_FILE',
+    message: /symlink \(not followed\)/,
+  })
   const linkedDir = path.join(stateDir('parent'), 'state')
   fs.symlinkSync(real, linkedDir)
-  assert.throws(() => new FlakeId({ stateDir: linkedDir }), { code: 'ERR_FLAKE_STATE_DIR', message: /symlink \(not followed\)/ })
+  assert.throws(() => new FlakeId({ stateDir: linkedDir }), {
+    code: 'ERR_FLAKE_STATE_DIR',
+    message: /symlink \(not followed\)/,
+  })
   assert.equal(fs.statSync(target).size, LENGTH)
 })
 
@@ -78,7 +87,10 @@ test('a file others can write is refused', () => {
   const dir = stateDir('file-666')
   const file = plant(dir, 0, stateFile(0))
   fs.chmodSync(file, 0o666)
-  assert.throws(() => new FlakeId({ stateDir: dir }), { code: 'ERR_FLAKE_STATE_FILE', message: /writable by group or others/ })
+  assert.throws(() => new FlakeId({ stateDir: dir }), {
+    code: 'ERR_FLAKE_STATE_FILE',
+    message: /writable by group or others/,
+  })
 })
 
 test('by default, an unusable directory falls back to process scope with one warning per process', () => {
@@ -100,14 +112,17 @@ test('by default, an unusable directory falls back to process scope with one war
   assert.deepEqual(JSON.parse(stdout), ['process', 'process', 'process', 'ERR_FLAKE_STATE_DIR'])
   const warnings = stderr.split('\n').filter((line) => line.includes('FLAKE_IDGEN_HOST_SCOPE_UNAVAILABLE'))
   assert.equal(warnings.length, 1, stderr)
-  assert.match(warnings[0], /host scope unavailable, ids are unique per process only: state directory ".*" cannot be used: writable by group or others/)
+  assert.match(
+    warnings[0],
+    /host scope unavailable, ids are unique per process only: state directory ".*" cannot be used: writable by group or others/,
+  )
 })
 
 test('scope and stateDir are checked like the other options', () => {
   const cases = [
     [{ scope: 'cluster' }, "option `scope` must be 'host' or 'process', got \"cluster\""],
     [{ stateDir: 'relative' }, 'option `stateDir` must be an absolute path, got "relative"'],
-    [{ scope: 'process', stateDir: '/tmp/x' }, "option `stateDir` must be unset with scope 'process', got \"/tmp/x\""],
+    [{ scope: 'process', stateDir: '/tmp/x' }, 'option `stateDir` must be unset with scope \'process\', got "/tmp/x"'],
     [{ scope: 'host', clock: Date.now }, /option `scope` must be 'process' or unset with a `clock` option/],
   ]
   for (const [options, message] of cases) {

@@ -130,7 +130,12 @@ const candidates = [
     run: freshClosures,
     of: 'flakeIdgenClosures',
   },
-  { key: 'closuresFloor', call: 'floor: the same closures, each called with `Buffer.alloc(8)`', make: () => null, run: closuresFloor },
+  {
+    key: 'closuresFloor',
+    call: 'floor: the same closures, each called with `Buffer.alloc(8)`',
+    make: () => null,
+    run: closuresFloor,
+  },
   {
     key: 'promiseAll',
     pkg: 'flake-idgen-rs',
@@ -139,7 +144,13 @@ const candidates = [
     run: promiseAll,
     share: 0.1,
   },
-  { key: 'batch', pkg: 'flake-idgen-rs', call: '`nextBatch(n)`', make: ours, run: (g, n) => timed(() => g.nextBatch(n), n) },
+  {
+    key: 'batch',
+    pkg: 'flake-idgen-rs',
+    call: '`nextBatch(n)`',
+    make: ours,
+    run: (g, n) => timed(() => g.nextBatch(n), n),
+  },
   {
     key: 'batchAsync',
     pkg: 'flake-idgen-rs',

@@ -143,7 +143,9 @@ function printTable(rows) {
   console.log(line(rows[0].map((cell, column) => cell.padEnd(widths[column]))))
   console.log(line(widths.map((width, column) => (column === 0 ? '-'.repeat(width) : `${'-'.repeat(width - 1)}:`))))
   for (const row of rows.slice(1)) {
-    console.log(line(row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column])))))
+    console.log(
+      line(row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column])))),
+    )
   }
 }
 

@@ -95,7 +95,8 @@ function commandOf(positionals) {
   if (name === undefined) return [PRINT, []]
   if (name === 'lease') {
     if (args.length === 0) throw new UsageError('lease needs a command: list (see --help)')
-    if (!Object.hasOwn(LEASE_COMMANDS, args[0])) throw new UsageError(`unknown lease command ${describe(args[0])} (see --help)`)
+    if (!Object.hasOwn(LEASE_COMMANDS, args[0]))
+      throw new UsageError(`unknown lease command ${describe(args[0])} (see --help)`)
     return [LEASE_COMMANDS[args[0]], args.slice(1)]
   }
   if (!Object.hasOwn(COMMANDS, name)) throw new UsageError(`unknown command ${describe(name)} (see --help)`)
@@ -120,7 +121,8 @@ function main(argv) {
   for (const name of Object.keys(values)) {
     if (!command.options.includes(name)) throw new UsageError(misplaced(name, command))
   }
-  if (args.length > 0 && !command.takesArguments) throw new UsageError(`${command.name} takes no arguments, got ${describe(args[0])}`)
+  if (args.length > 0 && !command.takesArguments)
+    throw new UsageError(`${command.name} takes no arguments, got ${describe(args[0])}`)
   return command.run(values, args)
 }
 

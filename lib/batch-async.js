@@ -27,7 +27,8 @@ function signalOf(options) {
   if (options === undefined || options === null) return undefined
   if (typeof options !== 'object') throw invalidArgument('options', 'an object such as { signal }', options)
   const { signal } = options
-  if (signal !== undefined && !(signal instanceof AbortSignal)) throw invalidArgument('options.signal', 'an AbortSignal', signal)
+  if (signal !== undefined && !(signal instanceof AbortSignal))
+    throw invalidArgument('options.signal', 'an AbortSignal', signal)
   return signal
 }
 
@@ -99,9 +100,9 @@ async function batchAsync(fields, clock, counts, count, options) {
   if (signal?.aborted) throw new AbortError(signal)
   const key = fields.slot === PRIVATE_SLOT ? fields : fields.slot
   const before = running.get(key)
-  const mine = (before === undefined ? Promise.resolve() : waitOrAbort((then) => before.then(then) && (() => {}), signal)).then(() =>
-    issueAll(fields, clock, counts, ids, signal),
-  )
+  const mine = (
+    before === undefined ? Promise.resolve() : waitOrAbort((then) => before.then(then) && (() => {}), signal)
+  ).then(() => issueAll(fields, clock, counts, ids, signal))
   const done = mine.then(
     () => {},
     () => {},

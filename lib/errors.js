@@ -28,7 +28,8 @@ const describe = (value) => binding.describeValue(value)
  * "option `option` must be `expected`, got `value`" with code `ERR_FLAKE_INVALID_OPTION`: a
  * RangeError when `outOfRange` (the right type, outside what it may be), else a TypeError.
  */
-const invalidOption = (option, expected, value, outOfRange = false) => binding.invalidOption(option, expected, value, outOfRange)
+const invalidOption = (option, expected, value, outOfRange = false) =>
+  binding.invalidOption(option, expected, value, outOfRange)
 
 /** "The "argument" argument must be `expected`, got `value`", a TypeError coded as Node does. */
 const invalidArgument = (argument, expected, value) => binding.invalidArgument(argument, expected, value)

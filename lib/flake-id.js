@@ -29,9 +29,12 @@ class FlakeId {
     const configured = native.configure(options)
     // Set on the process's first fallback only: one warning per process.
     if (configured.warning !== undefined) {
-      process.emitWarning(`flake-idgen-rs: host scope unavailable, ids are unique per process only: ${configured.warning}`, {
-        code: 'FLAKE_IDGEN_HOST_SCOPE_UNAVAILABLE',
-      })
+      process.emitWarning(
+        `flake-idgen-rs: host scope unavailable, ids are unique per process only: ${configured.warning}`,
+        {
+          code: 'FLAKE_IDGEN_HOST_SCOPE_UNAVAILABLE',
+        },
+      )
     }
     this.#fields = configured.fields
     this.#clock = configured.clock
@@ -50,7 +53,11 @@ class FlakeId {
    * holders of its namespace, its timestamps fenced by the ceilings the store acknowledged.
    */
   static lease(options) {
-    return lease(options, (generatorOptions, configured, fields, controller) => new LeasedFlakeId(generatorOptions, configured, fields, controller))
+    return lease(
+      options,
+      (generatorOptions, configured, fields, controller) =>
+        new LeasedFlakeId(generatorOptions, configured, fields, controller),
+    )
   }
 
   static decompose(id, options) {

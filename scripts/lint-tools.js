@@ -30,7 +30,10 @@ function install() {
   }
   const steps = [
     [python, ['-m', 'venv', venv]],
-    [path.join(bin, 'pip'), ['install', '--quiet', '--disable-pip-version-check', '-r', path.join(root, '.ci', 'requirements.txt')]],
+    [
+      path.join(bin, 'pip'),
+      ['install', '--quiet', '--disable-pip-version-check', '-r', path.join(root, '.ci', 'requirements.txt')],
+    ],
   ]
   for (const [file, args] of steps) {
     const { status, error } = spawnSync(file, args, { stdio: 'inherit' })

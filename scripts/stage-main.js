@@ -53,7 +53,9 @@ async function main() {
   const found = packageJson.optionalDependencies ?? {}
   for (const [name, version] of Object.entries(expected)) {
     if (found[name] !== version) {
-      throw new Error(`package.json has no optionalDependencies["${name}"] = "${version}": run \`napi pre-publish\` first`)
+      throw new Error(
+        `package.json has no optionalDependencies["${name}"] = "${version}": run \`napi pre-publish\` first`,
+      )
     }
   }
   fs.mkdirSync(dir, { recursive: true })

@@ -38,7 +38,13 @@ new FlakeId({ scope: 'cluster' })
 inDir.scope = scoped
 
 async function leased(store: object): Promise<void> {
-  const generator: FlakeId.Leased = await FlakeId.lease({ store, namespace: 'orders', ids: [0, 15], ttl: 30_000, onLost: (error) => console.error(error.code) })
+  const generator: FlakeId.Leased = await FlakeId.lease({
+    store,
+    namespace: 'orders',
+    ids: [0, 15],
+    ttl: 30_000,
+    onLost: (error) => console.error(error.code),
+  })
   const asFlake: FlakeId = generator
   const id: number = generator.id
   const ceiling: number | undefined = generator.lease?.ceiling

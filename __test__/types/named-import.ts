@@ -1,5 +1,5 @@
-import { FlakeId } from '../..'
 import type { Options } from '../..'
+import { FlakeId } from '../..'
 
 const options: Options = { worker: 3 }
 const id: Buffer = new FlakeId(options).next()

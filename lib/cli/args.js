@@ -27,7 +27,8 @@ function parse(argv, { options, short }) {
       const eq = arg.indexOf('=')
       name = eq === -1 ? arg.slice(2) : arg.slice(2, eq)
       inline = eq === -1 ? undefined : arg.slice(eq + 1)
-      if (!Object.hasOwn(options, name)) throw new UsageError(`unknown option ${describe(eq === -1 ? arg : arg.slice(0, eq))} (see --help)`)
+      if (!Object.hasOwn(options, name))
+        throw new UsageError(`unknown option ${describe(eq === -1 ? arg : arg.slice(0, eq))} (see --help)`)
     } else if (arg.startsWith('-') && arg.length > 1) {
       name = Object.hasOwn(short, arg[1]) ? short[arg[1]] : undefined
       if (name === undefined) throw new UsageError(`unknown option ${describe(arg.slice(0, 2))} (see --help)`)

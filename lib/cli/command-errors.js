@@ -17,7 +17,12 @@ class CommandError extends Error {
 
 // The codes of the library's refusals of a value, and how it names the value: by its option
 // (option `stateDir`) or, for a function's argument, as Node does (The "dir" argument).
-const REFUSED = new Set(['ERR_FLAKE_INVALID_OPTION', 'ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_VALUE', 'ERR_OUT_OF_RANGE'])
+const REFUSED = new Set([
+  'ERR_FLAKE_INVALID_OPTION',
+  'ERR_INVALID_ARG_TYPE',
+  'ERR_INVALID_ARG_VALUE',
+  'ERR_OUT_OF_RANGE',
+])
 const NAMED = /^(?:option `(\w+)`|The "(\w+)" argument)/
 
 const flagOf = (option) => `--${option.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`

@@ -22,7 +22,8 @@ const CHUNK = 65_536
 function readCount(text) {
   if (text === undefined) return 1
   const count = /^[0-9]+$/.test(text) ? Number(text) : NaN
-  if (!(count >= 1 && count <= Number.MAX_SAFE_INTEGER)) throw new UsageError(`--count must be a positive integer, got ${describe(text)}`)
+  if (!(count >= 1 && count <= Number.MAX_SAFE_INTEGER))
+    throw new UsageError(`--count must be a positive integer, got ${describe(text)}`)
   return count
 }
 
@@ -31,7 +32,8 @@ async function printIds(values) {
   const epoch = readEpoch(values.epoch)
   const count = readCount(values.count)
   const format = values.format ?? 'dec'
-  if (!Object.hasOwn(FORMATS, format)) throw new UsageError(`--format must be dec, hex, base64 or json, got ${describe(format)}`)
+  if (!Object.hasOwn(FORMATS, format))
+    throw new UsageError(`--format must be dec, hex, base64 or json, got ${describe(format)}`)
   // The library checks every option (as text, as the user typed it); a bad one names its flag.
   const generator = withFlags(
     () =>

@@ -17,7 +17,9 @@ function storeUrl(flag, text) {
   } catch {}
   if (url === null || !schemes.includes(url.protocol)) {
     const shown = url === null ? text : redact(url)
-    throw new UsageError(`--${flag} must be a ${schemes.map((scheme) => `${scheme}//`).join(' or ')} URL, got ${describe(shown)}`)
+    throw new UsageError(
+      `--${flag} must be a ${schemes.map((scheme) => `${scheme}//`).join(' or ')} URL, got ${describe(shown)}`,
+    )
   }
   return url
 }
@@ -25,7 +27,11 @@ function storeUrl(flag, text) {
 /** Prints the lease records of `--namespace` in the store at `--redis` or `--postgres`. */
 async function leaseList(values) {
   if ((values.redis === undefined) === (values.postgres === undefined)) {
-    throw new UsageError(values.redis === undefined ? 'lease list needs --redis URL or --postgres URL (see --help)' : 'lease list takes --redis or --postgres, not both')
+    throw new UsageError(
+      values.redis === undefined
+        ? 'lease list needs --redis URL or --postgres URL (see --help)'
+        : 'lease list takes --redis or --postgres, not both',
+    )
   }
   const flag = values.redis === undefined ? 'postgres' : 'redis'
   const { namespace } = values
@@ -36,7 +42,10 @@ async function leaseList(values) {
   const { clients } = STORES[flag]
   const name = findClient(clients)
   if (name === undefined) {
-    const which = clients.length > 1 ? `${clients.join(' or ')} installed in your project (npm install ${clients[0]}); neither was` : `${clients[0]} installed in your project (npm install ${clients[0]}); it was not`
+    const which =
+      clients.length > 1
+        ? `${clients.join(' or ')} installed in your project (npm install ${clients[0]}); neither was`
+        : `${clients[0]} installed in your project (npm install ${clients[0]}); it was not`
     throw new CommandError(`lease list --${flag} needs ${which} found from ${process.cwd()}`)
   }
   const client = connect(name, values[flag])
@@ -58,7 +67,8 @@ async function leaseList(values) {
   }
 
   const { now, meta, floor, records } = listed
-  const marker = meta === null ? 'no marker (never leased, or the store lost it)' : `meta ${cell(meta)}, floor ${iso(floor)}`
+  const marker =
+    meta === null ? 'no marker (never leased, or the store lost it)' : `meta ${cell(meta)}, floor ${iso(floor)}`
   const rows = [['id', 'holder', 'expires', 'ceiling']]
   for (const { id, owner, expires, ceiling } of records) {
     const expiry = owner === null ? 'free' : expires <= now ? 'expired' : iso(expires)

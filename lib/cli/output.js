@@ -25,7 +25,14 @@ function exitOnClosedPipe() {
 /** Rows of cells as lines, each column as wide as its widest cell, two spaces between. */
 function table(rows) {
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)))
-  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd()).join('\n')
+  return rows
+    .map((row) =>
+      row
+        .map((cell, column) => cell.padEnd(widths[column]))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n')
 }
 
 /** Ms since 1970 as an ISO date; a number no Date holds (another process wrote it) as it is. */

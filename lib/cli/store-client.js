@@ -38,7 +38,12 @@ function connect(name, url) {
   let client, close
   if (name === 'ioredis') {
     const Redis = lib.Redis ?? lib
-    client = new Redis(url, { lazyConnect: true, connectTimeout: CONNECT_TIMEOUT_MS, retryStrategy: () => null, maxRetriesPerRequest: 0 })
+    client = new Redis(url, {
+      lazyConnect: true,
+      connectTimeout: CONNECT_TIMEOUT_MS,
+      retryStrategy: () => null,
+      maxRetriesPerRequest: 0,
+    })
     // disconnect() on a client that has ended holds the process for 2 s more.
     close = () => (client.status === 'end' ? undefined : client.quit())
   } else if (name === 'redis') {

@@ -61,7 +61,12 @@ class Lease {
   get fence() {
     const held = this.#held
     if (held === undefined || this.#closed) return undefined
-    return { namespace: this.#config.namespace, id: held.id, floor: held.floor, ceiling: native.ceilingOf(this.#fields) }
+    return {
+      namespace: this.#config.namespace,
+      id: held.id,
+      floor: held.floor,
+      ceiling: native.ceilingOf(this.#fields),
+    }
   }
 
   /** Acquires the first lease and installs it, waiting as long as its floor requires. */
@@ -110,7 +115,17 @@ class Lease {
     const ms = Math.ceil(this.#config.ttl / 3)
     let timer
     const late = new Promise((_, reject) => {
-      timer = setTimeout(() => reject(codedError(Error, 'ERR_FLAKE_LEASE_STORE', `the lease store (${this.#store.kind}) did not answer within ${ms} ms`)), ms)
+      timer = setTimeout(
+        () =>
+          reject(
+            codedError(
+              Error,
+              'ERR_FLAKE_LEASE_STORE',
+              `the lease store (${this.#store.kind}) did not answer within ${ms} ms`,
+            ),
+          ),
+        ms,
+      )
     })
     return Promise.race([promise, late]).finally(() => clearTimeout(timer))
   }
@@ -144,18 +159,35 @@ class Lease {
       await this.#checkSkew()
       const proposed = this.#now() + ttl
       const answer = await this.#timed(
-        store.acquire({ namespace, first, last, owner: this.#owner, ttl, proposed, meta: this.#meta, unknownMs: ttl + maxClockSkewMs }),
+        store.acquire({
+          namespace,
+          first,
+          last,
+          owner: this.#owner,
+          ttl,
+          proposed,
+          meta: this.#meta,
+          unknownMs: ttl + maxClockSkewMs,
+        }),
       )
       if (answer.status === 'acquired') return answer
       if (answer.status === 'mismatch') {
-        throw codedError(Error, 'ERR_FLAKE_LEASE_MISMATCH', `namespace ${describe(namespace)} is leased with other settings (${answer.meta}), not ${this.#meta}`)
+        throw codedError(
+          Error,
+          'ERR_FLAKE_LEASE_MISMATCH',
+          `namespace ${describe(namespace)} is leased with other settings (${answer.meta}), not ${this.#meta}`,
+        )
       }
       // Unreplicated: not ours to use; left to expire, since its floor is not known here.
       // Polled, not only at the earliest expiry: a holder that closes frees its id at once.
       const retryIn = Math.min(answer.status === 'exhausted' ? answer.retryAt - answer.now : ttl / 3, ttl / 10, 1000)
       const left = deadline - performance.now()
       if (left <= 0) {
-        throw codedError(Error, 'ERR_FLAKE_NO_FREE_ID', `no generator id of ${first}–${last} is free in namespace ${describe(namespace)} after ${timeout} ms`)
+        throw codedError(
+          Error,
+          'ERR_FLAKE_NO_FREE_ID',
+          `no generator id of ${first}–${last} is free in namespace ${describe(namespace)} after ${timeout} ms`,
+        )
       }
       await sleep(Math.min(Math.max(retryIn, 10), left), signal)
     }
@@ -166,7 +198,8 @@ class Lease {
     for (let now = this.#now(); now <= floor; now = this.#now()) {
       // A clock of the user's is read every millisecond: it need not follow real time.
       await sleep(this.#config.generator.clock === undefined ? floor - now + 1 : 1, signal)
-      if (this.#closed) throw codedError(Error, 'ERR_FLAKE_LEASE_CLOSED', 'the lease was closed while it waited for its floor')
+      if (this.#closed)
+        throw codedError(Error, 'ERR_FLAKE_LEASE_CLOSED', 'the lease was closed while it waited for its floor')
     }
   }
 
@@ -195,7 +228,9 @@ class Lease {
     for (const lease of [this.#held, this.#next]) {
       if (lease === undefined || lease.lost) continue
       try {
-        const answer = await this.#timed(store.renew({ namespace, id: lease.id, owner: this.#owner, ttl, proposed: this.#now() + ttl }))
+        const answer = await this.#timed(
+          store.renew({ namespace, id: lease.id, owner: this.#owner, ttl, proposed: this.#now() + ttl }),
+        )
         if (this.#closed) return
         if (answer.status === 'renewed') {
           this.#lastError = undefined
@@ -224,7 +259,12 @@ class Lease {
     if (this.#lostReported || this.#now() <= ceiling || this.#next !== undefined) return
     if (!this.#held?.lost && this.#lastError === undefined) return
     this.#lostReported = true
-    const error = codedError(Error, 'ERR_FLAKE_LEASE_EXPIRED', `the lease on generator id ${this.#held?.id} in namespace ${describe(this.#config.namespace)} expired: no renewal was acknowledged before its ceiling`, this.#lastError)
+    const error = codedError(
+      Error,
+      'ERR_FLAKE_LEASE_EXPIRED',
+      `the lease on generator id ${this.#held?.id} in namespace ${describe(this.#config.namespace)} expired: no renewal was acknowledged before its ceiling`,
+      this.#lastError,
+    )
     this.#config.onLost?.(error)
   }
 

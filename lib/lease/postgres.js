@@ -125,7 +125,8 @@ function postgresStore(client) {
         const { rows } = await query(ACQUIRE, [namespace, first, last, meta, owner, ttl, proposed])
         const row = rows[0]
         const now = Number(row.now)
-        if (row.id !== null) return { status: 'acquired', id: row.id, floor: Number(row.floor), ceiling: Number(row.ceiling), now }
+        if (row.id !== null)
+          return { status: 'acquired', id: row.id, floor: Number(row.floor), ceiling: Number(row.ceiling), now }
         if (row.meta !== null && row.meta !== meta) return { status: 'mismatch', meta: row.meta }
         const complete = row.meta !== null && Number(row.present) === last - first + 1
         if (complete || attempt === ATTEMPTS) {
@@ -137,7 +138,9 @@ function postgresStore(client) {
     async renew({ namespace, id, owner, ttl, proposed }) {
       const { rows } = await query(RENEW, [namespace, id, owner, ttl, proposed])
       const now = Number(rows[0].now)
-      return rows[0].ceiling === null ? { status: 'lost', now } : { status: 'renewed', ceiling: Number(rows[0].ceiling), now }
+      return rows[0].ceiling === null
+        ? { status: 'lost', now }
+        : { status: 'renewed', ceiling: Number(rows[0].ceiling), now }
     },
     async release({ namespace, id, owner, last }) {
       const { rowCount } = await query(RELEASE, [namespace, id, owner, last])

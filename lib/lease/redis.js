@@ -85,7 +85,13 @@ function script(source) {
   return { source, sha: createHash('sha1').update(source).digest('hex') }
 }
 
-const SCRIPTS = { acquire: script(ACQUIRE), renew: script(RENEW), release: script(RELEASE), list: script(LIST), time: script(TIME) }
+const SCRIPTS = {
+  acquire: script(ACQUIRE),
+  renew: script(RENEW),
+  release: script(RELEASE),
+  list: script(LIST),
+  time: script(TIME),
+}
 
 function keyOf(namespace) {
   if (typeof namespace !== 'string' || namespace === '') throw new TypeError('namespace must be a non-empty string')
@@ -145,8 +151,15 @@ function redisStore(kind, { send, sendThenWait }, replicas) {
       return (await run('time', 'time', [])).result.now
     },
     async acquire({ namespace, first, last, owner, ttl, proposed, meta, unknownMs }) {
-      const { result, acked } = await run('acquire', namespace, [first, last, owner, ttl, proposed, meta, unknownMs], ttl)
-      return result.status === 'acquired' && acked < replicas ? { status: 'unreplicated', id: result.id, acked } : result
+      const { result, acked } = await run(
+        'acquire',
+        namespace,
+        [first, last, owner, ttl, proposed, meta, unknownMs],
+        ttl,
+      )
+      return result.status === 'acquired' && acked < replicas
+        ? { status: 'unreplicated', id: result.id, acked }
+        : result
     },
     async renew({ namespace, id, owner, ttl, proposed }) {
       const { result, acked } = await run('renew', namespace, [id, owner, ttl, proposed], ttl)

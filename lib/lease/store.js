@@ -30,7 +30,11 @@ function storeFor(client, options = {}) {
     // A Cluster sends a command without keys, as WAIT is, to any node: in a pipeline it goes
     // with the script, to the namespace's node, on the connection the script wrote on.
     const sendThenWait = async (args, wait) => {
-      const results = await client.pipeline().call(...args).call(...wait).exec()
+      const results = await client
+        .pipeline()
+        .call(...args)
+        .call(...wait)
+        .exec()
       for (const [error] of results) if (error) throw error
       return [results[0][1], results[1][1]]
     }
@@ -39,12 +43,18 @@ function storeFor(client, options = {}) {
   if (isObject && typeof client.sendCommand === 'function' && typeof client.isOpen === 'boolean') {
     // A node-redis cluster routes each command, WAIT included, by the key it is given.
     const cluster = typeof client.getSlotMaster === 'function' && Array.isArray(client.masters)
-    const send = cluster ? (args, key) => client.sendCommand(key, false, args.map(String)) : (args) => client.sendCommand(args.map(String))
+    const send = cluster
+      ? (args, key) => client.sendCommand(key, false, args.map(String))
+      : (args) => client.sendCommand(args.map(String))
     return redisStore('redis', { send }, replicas)
   }
   if (isObject && typeof client.query === 'function' && typeof client.connect === 'function') {
     if (replicas > 0) {
-      throw invalidOption('replicas', '0 with PostgreSQL (use its synchronous replication, synchronous_standby_names)', replicas)
+      throw invalidOption(
+        'replicas',
+        '0 with PostgreSQL (use its synchronous replication, synchronous_standby_names)',
+        replicas,
+      )
     }
     return postgresStore(client)
   }
