@@ -127,16 +127,16 @@ test('a callback may call next(cb) again: still asynchronous, still in call orde
   generator.next()
   const order = []
   const done = new Promise((resolve) => {
-    generator.next((error, id) => {
+    generator.next((_error, id) => {
       order.push(['first', decode(id).time])
       let returned = false
-      generator.next((error, id) => {
+      generator.next((_error, id) => {
         order.push(['nested', returned, decode(id).time])
         resolve()
       })
       returned = true
     })
-    generator.next((error, id) => {
+    generator.next((_error, id) => {
       order.push(['second', decode(id).time])
       now = 5002
     })

@@ -211,7 +211,7 @@ test('state lists the state file; --reset forgets an id, refused while a process
   const last = run(['state', '--reset', '4', '--state-dir', dir])
   assert.deepEqual([last.status, last.lines], [0, [`removed ${file}`]])
   assert.deepEqual(run(['state', '--state-dir', dir]).lines, [`state directory: ${dir}`, '(no state)'])
-  strays.forEach((name, i) => assert.deepEqual(fs.readFileSync(name), stray[i], name))
+  for (const [i, name] of strays.entries()) assert.deepEqual(fs.readFileSync(name), stray[i], name)
   assert.equal(run(['state', '--reset', '1024']).status, 2)
 })
 

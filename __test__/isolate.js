@@ -10,8 +10,8 @@ const path = require('node:path')
 const { isMainThread } = require('node:worker_threads')
 
 // Workers get the preload too (they inherit execArgv), but share their process's directory.
-if (!isMainThread) return
-
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'flake-idgen-test-'))
-process.env.FLAKE_IDGEN_STATE_DIR = dir
-process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }))
+if (isMainThread) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'flake-idgen-test-'))
+  process.env.FLAKE_IDGEN_STATE_DIR = dir
+  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }))
+}

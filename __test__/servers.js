@@ -104,7 +104,7 @@ function redisCommand(port, args, timeoutMs = 1000) {
     let reply = ''
     socket.setTimeout(timeoutMs, () => socket.destroy(new Error('timeout')))
     socket.on('connect', () => {
-      socket.write(`*${args.length}\r\n` + args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join(''))
+      socket.write(`*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`)
     })
     socket.on('data', (chunk) => {
       reply += chunk

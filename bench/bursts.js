@@ -13,7 +13,7 @@ let runs = 0
 const freshId = () => 100 + (runs++ % 924)
 
 // Where the ids read in a burst go, so that reading them is not dead code.
-let sink = 0n
+let _sink = 0n
 
 /**
  * Resolves with the ms from the first of `count` next(cb) calls to the last callback, all
@@ -41,7 +41,7 @@ function freshClosures(generator, count) {
     for (let i = 0; i < count; i++) {
       generator.next((error, id) => {
         if (error) return reject(error)
-        sink ^= id.readBigUInt64BE(0)
+        _sink ^= id.readBigUInt64BE(0)
         if (--left === 0) resolve(performance.now() - start)
       })
     }
@@ -56,7 +56,7 @@ async function promiseAll(generator, count) {
   for (let i = 0; i < count; i++) calls[i] = generator.nextAsync()
   const ids = await Promise.all(calls)
   const ms = performance.now() - start
-  sink ^= ids[count - 1].readBigUInt64BE(0)
+  _sink ^= ids[count - 1].readBigUInt64BE(0)
   return ms
 }
 
@@ -73,7 +73,7 @@ function closuresFloor(_, count) {
     for (let i = 0; i < count; i++) {
       queued.push((error, id) => {
         if (error) throw error
-        sink ^= id.readBigUInt64BE(0)
+        _sink ^= id.readBigUInt64BE(0)
         if (--left === 0) resolve(performance.now() - start)
       })
     }

@@ -78,8 +78,9 @@ class Callbacks {
     const counts = this.#counts
     this.#taking = true
     try {
-      let unanswered
-      while ((unanswered = this.#calls.length - this.#answered) > 0) {
+      for (;;) {
+        const unanswered = this.#calls.length - this.#answered
+        if (unanswered <= 0) break
         let report
         try {
           // On the system clock, several waiting calls take a run of ids in one native call.

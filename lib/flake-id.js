@@ -74,7 +74,8 @@ class FlakeId {
       return takeId()
     }
     if (typeof cb !== 'function') throw invalidArgument('cb', 'a function', cb)
-    ;(this.#callbacks ??= new Callbacks(this.#fields, this.#clock, this.#counts)).push(cb)
+    this.#callbacks ??= new Callbacks(this.#fields, this.#clock, this.#counts)
+    this.#callbacks.push(cb)
   }
 
   nextBigInt() {
@@ -90,9 +91,9 @@ class FlakeId {
   nextAsync() {
     return new Promise((resolve, reject) => {
       // By arity, not by `error`: a clock may throw a falsy value.
-      this.next(function settle(error, id) {
-        if (arguments.length === 1) reject(error)
-        else resolve(id)
+      this.next((...answer) => {
+        if (answer.length === 1) reject(answer[0])
+        else resolve(answer[1])
       })
     })
   }

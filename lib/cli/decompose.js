@@ -23,13 +23,13 @@ async function decompose(values, ids) {
   }
   if (ids.length > 0) {
     // All checked before any is printed: a bad argument prints nothing but its reason.
-    await write(ids.map((id) => parts(id, '')).join('\n') + '\n')
+    await write(`${ids.map((id) => parts(id, '')).join('\n')}\n`)
     return
   }
   let number = 0
   for await (const text of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
     number++
-    if (text.trim() !== '') await write(parts(text, `line ${number}: `) + '\n')
+    if (text.trim() !== '') await write(`${parts(text, `line ${number}: `)}\n`)
   }
 }
 

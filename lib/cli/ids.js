@@ -55,7 +55,7 @@ async function printIds(values) {
     left -= size
     const lines = []
     for (let offset = 0; offset < ids.length; offset += 8) lines.push(line(ids, offset))
-    out += json ? lines.join(',') + (left > 0 ? ',' : ']\n') : lines.join('\n') + '\n'
+    out += json ? lines.join(',') + (left > 0 ? ',' : ']\n') : `${lines.join('\n')}\n`
     await write(out)
     out = ''
   }

@@ -140,7 +140,7 @@ function redisStore(kind, { send, sendThenWait }, replicas) {
       return await exchange(['EVALSHA', sha, 1, key, ...args])
     } catch (error) {
       // Scripts are gone after a restart, and never loaded on a new server.
-      if (!/^NOSCRIPT/.test(String(error && error.message))) throw error
+      if (!/^NOSCRIPT/.test(String(error?.message))) throw error
       return exchange(['EVAL', source, 1, key, ...args])
     }
   }
