@@ -3,7 +3,8 @@
 // The errors the JS modules make. A bad value is worded by the native side (src/js/messages.rs),
 // as the constructor's options are: an option reads the same whichever side checks it.
 
-const binding = require('./load-binding.js')
+// Required when first needed: load-binding.js makes its own error with codedError().
+const binding = () => require('./load-binding.js')
 
 /** Node's AbortError, as fs and timers reject with it. */
 class AbortError extends Error {
@@ -22,16 +23,16 @@ function codedError(Kind, code, message, cause) {
 }
 
 /** `value` as every message shows it: `"text"` (cut to 40 characters), `5`, `an object`, … */
-const describe = (value) => binding.describeValue(value)
+const describe = (value) => binding().describeValue(value)
 
 /**
  * "option `option` must be `expected`, got `value`" with code `ERR_FLAKE_INVALID_OPTION`: a
  * RangeError when `outOfRange` (the right type, outside what it may be), else a TypeError.
  */
 const invalidOption = (option, expected, value, outOfRange = false) =>
-  binding.invalidOption(option, expected, value, outOfRange)
+  binding().invalidOption(option, expected, value, outOfRange)
 
 /** "The "argument" argument must be `expected`, got `value`", a TypeError coded as Node does. */
-const invalidArgument = (argument, expected, value) => binding.invalidArgument(argument, expected, value)
+const invalidArgument = (argument, expected, value) => binding().invalidArgument(argument, expected, value)
 
 module.exports = { AbortError, codedError, describe, invalidOption, invalidArgument }

@@ -94,7 +94,6 @@ const SCRIPTS = {
 }
 
 function keyOf(namespace) {
-  if (typeof namespace !== 'string' || namespace === '') throw new TypeError('namespace must be a non-empty string')
   return `flake-idgen:{${namespace}}`
 }
 
