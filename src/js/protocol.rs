@@ -1,5 +1,5 @@
-//! The protocol between the id functions and `native.js`, its counterpart: this module and that
-//! one are the only places that know it.
+//! The protocol between the id functions and `lib/native.js`, its counterpart: this module and
+//! that one are the only places that know it.
 //!
 //! **The scratch.** One block of `SCRATCH_BYTES` per thread, in a `SharedArrayBuffer` that
 //! `native.js` makes and `setup` checks: a shared buffer can never be detached (transferring
