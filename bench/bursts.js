@@ -3,6 +3,7 @@
 // on a fresh millisecond, so its time does not depend on how much of the first one was left.
 
 const { Buffer } = require('node:buffer')
+const path = require('node:path')
 const FlakeIdgen = require('flake-idgen')
 const FlakeId = require('..')
 const freshMillisecond = require('./millisecond.js')
@@ -159,6 +160,35 @@ const candidates = [
     run: (g, n) => timed(() => g.nextBatchAsync(n), n),
   },
 ]
+// BENCH_BEFORE: the build before's bursts too, in the same rounds (see per-call.js).
+if (process.env.BENCH_BEFORE) {
+  const Before = require(path.resolve(process.env.BENCH_BEFORE))
+  const before = () => new Before({ id: freshId() })
+  const label = (call) => `build before (BENCH_BEFORE) ${call}`
+  candidates.push(
+    {
+      key: 'beforeBurst',
+      call: label('`next(cb)`, one shared callback'),
+      make: before,
+      run: sharedCallback,
+      of: 'flakeIdgenBurst',
+    },
+    {
+      key: 'beforeClosures',
+      call: label('`next(cb)`, fresh closures'),
+      make: before,
+      run: freshClosures,
+      of: 'flakeIdgenClosures',
+    },
+    { key: 'beforeBatch', call: label('`nextBatch(n)`'), make: before, run: (g, n) => timed(() => g.nextBatch(n), n) },
+    {
+      key: 'beforeBatchAsync',
+      call: label('`await nextBatchAsync(n)`'),
+      make: before,
+      run: (g, n) => timed(() => g.nextBatchAsync(n), n),
+    },
+  )
+}
 for (const candidate of candidates) candidate.share ??= 1
 
 const nextAsync = (generator) =>
