@@ -41,12 +41,15 @@ const format = (n) => n.toLocaleString('en')
 const plural = (n, what) => `${format(n)} ${what}${n === 1 ? '' : 's'}`
 const progress = () => process.stderr.isTTY && process.stderr.write('.')
 
-/** samples[key][round]: `measure(candidate)` for each round, the order rotated each round. */
+/** samples[key][round]: `measure(candidate)` for each round, in an order that changes each round. */
 async function rounds(candidates, count, measure) {
   const samples = Object.fromEntries(candidates.map((candidate) => [candidate.key, []]))
   for (let round = 0; round < count; round++) {
+    // Rotated, and reversed every other round: rotation alone keeps each candidate behind the
+    // same one, and a burst runs faster or slower by the garbage its predecessor left.
     for (let i = 0; i < candidates.length; i++) {
-      const candidate = candidates[(i + round) % candidates.length]
+      const k = round % 2 === 0 ? i : candidates.length - 1 - i
+      const candidate = candidates[(k + round) % candidates.length]
       samples[candidate.key].push(await measure(candidate))
     }
     progress()
