@@ -63,6 +63,12 @@ export declare function invalidArgument(argument: string, expected: string, got:
 export declare function invalidOption(option: string, expected: string, got: unknown, outOfRange: boolean): TypeError | RangeError
 
 /**
+ * An options argument that is not an object, as the constructor reports one (not thrown):
+ * "options must be an object, got {value}", a `TypeError` with code `ERR_FLAKE_INVALID_OPTION`.
+ */
+export declare function invalidOptions(got: unknown): TypeError
+
+/**
  * Issues ascending ids into the whole of `ids` (a Buffer of a multiple of 8 bytes),
  * synchronously: a full millisecond waits (spinning) for the next; anything else fails as
  * `next()` does. With `clock`, that function is the clock, read once a millisecond and again

@@ -843,6 +843,7 @@ module.exports.describeValue = nativeBinding.describeValue
 module.exports.fromTime = nativeBinding.fromTime
 module.exports.invalidArgument = nativeBinding.invalidArgument
 module.exports.invalidOption = nativeBinding.invalidOption
+module.exports.invalidOptions = nativeBinding.invalidOptions
 module.exports.issueBatch = nativeBinding.issueBatch
 module.exports.issueSlice = nativeBinding.issueSlice
 module.exports.lastIssuedAt = nativeBinding.lastIssuedAt

@@ -32,7 +32,10 @@ const describe = (value) => binding().describeValue(value)
 const invalidOption = (option, expected, value, outOfRange = false) =>
   binding().invalidOption(option, expected, value, outOfRange)
 
+/** "options must be an object, got `value`", a TypeError coded as a bad option is. */
+const invalidOptions = (value) => binding().invalidOptions(value)
+
 /** "The "argument" argument must be `expected`, got `value`", a TypeError coded as Node does. */
 const invalidArgument = (argument, expected, value) => binding().invalidArgument(argument, expected, value)
 
-module.exports = { AbortError, codedError, describe, invalidOption, invalidArgument }
+module.exports = { AbortError, codedError, describe, invalidOption, invalidOptions, invalidArgument }

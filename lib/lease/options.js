@@ -4,7 +4,7 @@
 // shares: a rule is stated here and nowhere else.
 
 const { MAX_NODE } = require('../load-binding.js')
-const { codedError, describe, invalidOption } = require('../errors.js')
+const { invalidOption, invalidOptions } = require('../errors.js')
 
 const DEFAULTS = { ttl: 30_000, maxClockSkewMs: 1000 }
 
@@ -48,7 +48,7 @@ function idRange(ids) {
  */
 function readLeaseOptions(options) {
   if (options === null || typeof options !== 'object') {
-    throw codedError(TypeError, 'ERR_FLAKE_INVALID_OPTION', `options must be an object, got ${describe(options)}`)
+    throw invalidOptions(options)
   }
   for (const name of LEASED_OPTIONS) {
     const value = options[name]

@@ -66,3 +66,13 @@ pub fn invalid_argument<'env>(
   };
   Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), error_value(env.raw(), &err)) })
 }
+
+/// An options argument that is not an object, as the constructor reports one (not thrown):
+/// "options must be an object, got {value}", a `TypeError` with code `ERR_FLAKE_INVALID_OPTION`.
+#[napi(ts_args_type = "got: unknown", ts_return_type = "TypeError")]
+pub fn invalid_options<'env>(env: &'env Env, got: Unknown<'env>) -> Result<Unknown<'env>> {
+  let err = FlakeError::OptionsNotObject {
+    got: unsafe { describe(env.raw(), got.raw()) }?,
+  };
+  Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), error_value(env.raw(), &err)) })
+}
