@@ -192,8 +192,8 @@ unsafe fn call_clock(env: &Env, clock: sys::napi_value) -> std::result::Result<u
   Ok(unsafe { clock_reading(env.raw(), reading) }?)
 }
 
-/// What a batch returns to `lib/native.js`: `overflows`, `clockBackwards` and `waits` met on the way
-/// (for `stats()`), and `error` (for it to throw) if it failed.
+/// What a batch returns to `lib/native.js`: `overflows`, `clockBackwards` and `waits` met on
+/// the way (for `stats()`), and `error` (for it to throw) if it failed.
 fn outcome(env: &Env, error: Option<FlakeError>, counts: Counts) -> Result<Object<'static>> {
   let mut outcome = Object::new(env)?;
   if let Some(err) = error {

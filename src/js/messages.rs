@@ -44,7 +44,7 @@ pub fn invalid_option<'env>(
       got,
     }
   };
-  Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), error_value(env.raw(), &err)) })
+  Ok(unsafe { error_object(env, &err) })
 }
 
 /// A bad function argument, as Node reports one (not thrown): "The "name" argument must be
@@ -64,7 +64,7 @@ pub fn invalid_argument<'env>(
     expected,
     got: unsafe { describe(env.raw(), got.raw()) }?,
   };
-  Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), error_value(env.raw(), &err)) })
+  Ok(unsafe { error_object(env, &err) })
 }
 
 /// An options argument that is not an object, as the constructor reports one (not thrown):
@@ -74,5 +74,13 @@ pub fn invalid_options<'env>(env: &'env Env, got: Unknown<'env>) -> Result<Unkno
   let err = FlakeError::OptionsNotObject {
     got: unsafe { describe(env.raw(), got.raw()) }?,
   };
-  Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), error_value(env.raw(), &err)) })
+  Ok(unsafe { error_object(env, &err) })
+}
+
+/// `err` as a JS error object, for a function to return.
+///
+/// # Safety
+/// `env` must be the env of the current call.
+unsafe fn error_object<'env>(env: &'env Env, err: &FlakeError) -> Unknown<'env> {
+  unsafe { Unknown::from_raw_unchecked(env.raw(), error_value(env.raw(), err)) }
 }
