@@ -28,8 +28,8 @@ const CEILING = binding.SCRATCH_CEILING / 8
 
 // The id functions (see src/js/id_functions.rs). A generator's fields go through the scratch,
 // not as arguments: reading an argument costs the native side a `napi_get_value_*` each, a
-// store here costs nothing measurable. Taken out of their object once: a call then loads no
-// property on the per-id path, as before the rename.
+// store here costs nothing measurable. Taken out of their object once, so that a call loads no
+// property on the per-id path.
 const {
   issue: nativeIssue,
   issueAt: nativeIssueAt,
