@@ -129,7 +129,7 @@ test('a clock that jumps far back does not set timers past what Node allows', as
   now = 4e12 + 1
   assert.equal(await answered, null)
   // The system clock's waits are clamped too: a generator borrowed far ahead waits in steps.
-  const ahead = new FlakeId({ id: 646, allowedFutureMs: 1000 })
+  const ahead = new FlakeId({ id: 646, allowedFutureMs: 1000, scope: 'process' })
   for (let i = 0; i < 4096 * 1001; i++) ahead.next()
   const waited = new Promise((resolve) => ahead.next(resolve))
   assert.equal(await waited, null)

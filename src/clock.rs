@@ -41,3 +41,25 @@ pub fn wait_until(target_ms: u64) {
     }
   }
 }
+
+/// Time as opening a state file sees it: readings, and a way to let time pass. The system's in
+/// use (`SystemClock`); a fake one in tests, so they never sleep.
+pub trait Time {
+  /// Milliseconds since 1970.
+  fn now_ms(&mut self) -> u64;
+  /// Returns once `now_ms()` reads at least `target_ms`.
+  fn wait_until(&mut self, target_ms: u64);
+}
+
+/// The system clock, as `Time`.
+pub struct SystemClock;
+
+impl Time for SystemClock {
+  fn now_ms(&mut self) -> u64 {
+    system_now_ms()
+  }
+
+  fn wait_until(&mut self, target_ms: u64) {
+    wait_until(target_ms);
+  }
+}

@@ -113,6 +113,15 @@ pub enum FlakeError {
   #[error("Lease closed: this generator released its lease and issues no more ids")]
   LeaseClosed,
 
+  /// The state file this generator issued from is no longer the host's: removed, replaced,
+  /// truncated, or its directory removed or made unsafe. Nothing more is issued from it; a new
+  /// `FlakeId` opens the directory's current file.
+  #[error(
+    "state file {} was lost: {reason}; this generator issues no more ids (make a new one)",
+    QuotedPath(path)
+  )]
+  StateLost { path: String, reason: String },
+
   /// A reset was asked for while a process has the state file open.
   #[error(
     "state file {} is in use by a running process; stop it first",
@@ -136,6 +145,7 @@ impl FlakeError {
       Self::StateDir { .. } => "ERR_FLAKE_STATE_DIR",
       Self::StateFile { .. } => "ERR_FLAKE_STATE_FILE",
       Self::StateInUse { .. } => "ERR_FLAKE_STATE_IN_USE",
+      Self::StateLost { .. } => "ERR_FLAKE_STATE_LOST",
       Self::LeaseExpired { .. } => "ERR_FLAKE_LEASE_EXPIRED",
       Self::LeaseClosed => "ERR_FLAKE_LEASE_CLOSED",
       // Node's own codes for bad arguments.
@@ -154,6 +164,7 @@ impl FlakeError {
       | Self::StateDir { .. }
       | Self::StateFile { .. }
       | Self::StateInUse { .. }
+      | Self::StateLost { .. }
       | Self::LeaseExpired { .. }
       | Self::LeaseClosed => ErrorKind::Error,
       Self::OptionsNotObject { .. }

@@ -1,6 +1,8 @@
 //! A configured generator: turns a clock reading into ids, or says why it cannot.
 
 use crate::error::FlakeError;
+use crate::host::file::HORIZON_MS;
+use crate::host::HostFile;
 use crate::layout::{compose, MAX_DELTA};
 use crate::options::{Config, Scope};
 use crate::registry;
@@ -15,6 +17,8 @@ pub struct Generator<'s> {
   seq_mask: u16,
   allowed_future_ms: u64,
   state: &'s Sequencer,
+  /// The mapped state file `state` is a word of (host scope), whose fence every id passes.
+  file: Option<&'static HostFile>,
   clock: Clock,
   /// The highest timestamp (ms since 1970) it may issue: a lease's ceiling; `u64::MAX` for none,
   /// `CLOSED` for a closed lease.
@@ -23,6 +27,14 @@ pub struct Generator<'s> {
 
 /// The ceiling of a closed lease: nothing at all may be issued.
 pub const CLOSED: u64 = 0;
+
+/// A generator id's shared state: a word of the process's, or of a mapped state file (host
+/// scope), which says how long it may be issued from (see `host::file`).
+#[derive(Debug, Clone, Copy)]
+pub struct SharedState {
+  pub sequencer: &'static Sequencer,
+  pub file: Option<&'static HostFile>,
+}
 
 /// What a generator is, besides its state: all a call needs to say (see `js::protocol`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -77,7 +89,7 @@ impl Ids {
 /// The shared state a system-clock configuration issues from: the host's (in a state file) or
 /// the process's. A host scope that was not asked for falls back to the process's state when
 /// its directory cannot be used (noted for the one warning); one that was asked for fails.
-pub fn shared_state(config: &Config) -> Result<(&'static Sequencer, bool), FlakeError> {
+pub fn shared_state(config: &Config) -> Result<(SharedState, bool), FlakeError> {
   match &config.scope {
     Scope::Process => Ok((registry::process(config.id), false)),
     Scope::Host { dir, required } => match registry::host(dir, config.id) {
@@ -106,9 +118,12 @@ impl Generator<'static> {
 }
 
 impl<'s> Generator<'s> {
-  /// A generator on the system clock issuing from `state`, a generator id's shared state.
-  pub fn shared(settings: &Settings, state: &'s Sequencer) -> Self {
-    Self::with(settings, state, Clock::System, u64::MAX)
+  /// A generator on the system clock issuing from `shared`, a generator id's shared state.
+  pub fn shared(settings: &Settings, shared: SharedState) -> Self {
+    Self {
+      file: shared.file,
+      ..Self::with(settings, shared.sequencer, Clock::System, u64::MAX)
+    }
   }
 
   /// A generator with a clock of its own (or a lease's fence) issuing from `state`, which no
@@ -124,6 +139,7 @@ impl<'s> Generator<'s> {
       seq_mask: settings.seq_mask,
       allowed_future_ms: settings.allowed_future_ms,
       state,
+      file: None,
       clock,
       ceiling,
     }
@@ -197,7 +213,52 @@ impl<'s> Generator<'s> {
     if now_ms > MAX_DELTA {
       return Err(self.past(now_ms, 0));
     }
-    self.run(now_ms, max, MAX_DELTA, 0)
+    match self.file {
+      None => self.run(now_ms, max, MAX_DELTA, 0),
+      Some(file) => self.take_fenced(file, now_ms, max),
+    }
+  }
+
+  /// Takes from a mapped state file's word, within the horizon after the file was last seen in
+  /// place (or for a reading before that: the clock stepped back); else looks again first.
+  #[inline(always)]
+  fn take_fenced(&self, file: &HostFile, now_ms: u64, max: u16) -> Result<Ids, FlakeError> {
+    let verified_at = file.verified_at();
+    // One comparison for both ends: a reading before `verified_at` wraps around to a large one.
+    if now_ms.wrapping_sub(verified_at) <= HORIZON_MS {
+      let taken = self.state.take(
+        now_ms,
+        self.seq_mask,
+        max,
+        self.allowed_future_ms,
+        verified_at + HORIZON_MS,
+      );
+      match taken {
+        Err(Refusal::PastLimit { .. }) => {}
+        // A refusal of spent words (a truncated file) is the loss, which the renewal reports.
+        Err(_) if file.is_lost() => {}
+        taken => return self.issued(taken, 0),
+      }
+    }
+    self.renew_and_take(file, now_ms, max)
+  }
+
+  /// `take_fenced` past the horizon: out of line, once per `HORIZON_MS` at most while issuing.
+  #[cold]
+  #[inline(never)]
+  fn renew_and_take(&self, file: &HostFile, now_ms: u64, max: u16) -> Result<Ids, FlakeError> {
+    let horizon = file.renew(now_ms)? + HORIZON_MS;
+    // Borrowing reaches no further than the horizon on host scope: within it, a refusal is the
+    // clock's (behind, or every id of the allowed milliseconds used), with its wait.
+    let allowed = self.allowed_future_ms.min(horizon - now_ms);
+    let taken = self
+      .state
+      .take(now_ms, self.seq_mask, max, allowed, MAX_DELTA);
+    match taken {
+      // Lost since the renewal: the words are spent.
+      Err(_) if file.is_lost() => Err(file.lost_error()),
+      taken => self.issued(taken, 0),
+    }
   }
 
   #[inline(never)]
@@ -212,10 +273,16 @@ impl<'s> Generator<'s> {
   /// Takes from the state for `now` (counted from `origin`), never past `limit`.
   #[inline(always)]
   fn run(&self, now: u64, max: u16, limit: u64, origin: u64) -> Result<Ids, FlakeError> {
-    match self
+    let taken = self
       .state
-      .take(now, self.seq_mask, max, self.allowed_future_ms, limit)
-    {
+      .take(now, self.seq_mask, max, self.allowed_future_ms, limit);
+    self.issued(taken, origin)
+  }
+
+  /// The ids `taken` (timestamps counted from `origin`), or why none were.
+  #[inline(always)]
+  fn issued(&self, taken: Result<Taken, Refusal>, origin: u64) -> Result<Ids, FlakeError> {
+    match taken {
       Ok(Taken {
         delta: time,
         first,

@@ -167,6 +167,10 @@ impl Sequencer {
   }
 }
 
+/// A state from which nothing can ever be issued: its next id would be past 42 bits, so every
+/// take is refused as past the limit. What a lost state file's words read (see `host::file`).
+pub const SPENT: u64 = crate::layout::MAX_DELTA << DELTA_SHIFT | MAX_SEQUENCE as u64;
+
 /// A state word whose next id is in a millisecond after `time` (every sequence number of
 /// `time` used), for a state that must start above it; `None` past 42 bits.
 pub fn word_above(time: u64) -> Option<u64> {

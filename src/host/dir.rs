@@ -1,6 +1,9 @@
 //! The state directory: where it is by default, and whether it is safe to share state through.
 
-use std::fs::{self, DirBuilder, Metadata};
+#[cfg(not(unix))]
+use std::fs::DirBuilder;
+use std::fs::{self, Metadata};
+#[cfg(not(unix))]
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -48,7 +51,9 @@ pub fn error(dir: &Path, reason: impl Into<String>) -> FlakeError {
   }
 }
 
-/// Makes `dir` (mode 0700) if it is missing, then checks it as `check` does.
+/// Makes `dir` (mode 0700) if it is missing, then checks it as `check` does. (On Unix,
+/// `at::open_dir` does this by descriptor.)
+#[cfg(not(unix))]
 pub fn prepare(dir: &Path) -> Result<(), FlakeError> {
   if !dir.is_absolute() {
     return Err(error(dir, "not an absolute path"));

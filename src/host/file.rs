@@ -1,65 +1,144 @@
-//! A state file opened without following symlinks, checked, then mapped: size and header are
-//! checked on the open descriptor before anything is mapped, so a short file is refused, never
-//! mapped (touching a page past its end would be SIGBUS). Nothing here ever truncates a file.
+//! A state file, mapped, and kept honest while mapped.
+//!
+//! Opened by descriptor (`at`), checked on the descriptor (size, header, owner) before anything
+//! is mapped, so a short file is refused, never mapped. Nothing here ever truncates a file.
+//!
+//! While mapped, a file can stop being the host's: removed, another put in its place, its
+//! directory removed, or truncated. Every process must stop issuing from it, and a process that
+//! starts on the new file must not reach ids the old one still issued. So:
+//! - A process issues from its mapping only for `HORIZON_MS` of the clock after it last saw the
+//!   file at its path (`renew`): an id at `t` was issued by a process that saw the file in place
+//!   at `t - HORIZON_MS` or later. Seeing it gone, the process marks the mapping lost, for good.
+//! - The first process to map a file (nobody else holds its lock: a new file, one put in place,
+//!   or one whose processes all ended) sets its start `HORIZON_MS` ahead of the clock, and every
+//!   process waits for the clock to pass the start before it issues. The file's ids all come
+//!   after its first mapping plus the horizon, so after every id of any file it replaced.
+//! - A truncation faults on the next touch of the lost pages; `sigbus` puts a page of spent words
+//!   there and marks the mapping lost, instead of the process dying.
 
-use std::fs::{self, File, OpenOptions, TryLockError};
+use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
-use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use memmap2::{MmapOptions, MmapRaw};
 
 use super::dir;
-use super::format::{check_header, fresh, word_offset, FILE_LEN, FILE_NAME};
+use super::format::{check_header, fresh, word_offset, FILE_LEN, FILE_NAME, START_OFFSET, WORDS};
+use crate::clock::Time;
 use crate::error::FlakeError;
-use crate::sequencer::Sequencer;
+use crate::layout::MAX_DELTA;
+use crate::sequencer::{Sequencer, SPENT};
+
+/// How long (ms of the clock) a process issues from a mapped state file after it last saw the
+/// file at its path: the bound within which a lost file is noticed, and how far ahead of the
+/// clock a new file starts (so how long the first process on a file waits). Borrowing ahead of
+/// the clock (`allowedFutureMs`) on host scope reaches at most this far.
+pub const HORIZON_MS: u64 = 20;
+
+const INTACT: u8 = 0;
+const REPLACING: u8 = 1;
+const REPLACED: u8 = 2;
+
+/// `verified_at` of a file not (or no longer) seen in place: no reading (at most 42 bits) is
+/// within the horizon after it, even wrapping around, so the next id looks first.
+const UNSEEN: u64 = u64::MAX / 2;
 
 /// Tries at a file that a reset removes between our open and our lock.
 const ATTEMPTS: usize = 5;
-/// How long a shared lock is waited for: only a reset holds the exclusive one, for a moment.
+/// How long a shared lock is waited for: only a reset (or the first mapping, for a moment)
+/// holds the exclusive one.
 const LOCK_WAIT: Duration = Duration::from_secs(1);
 
 /// A directory's state file, mapped for as long as this value lives.
 #[derive(Debug)]
 pub struct HostFile {
   map: MmapRaw,
-  /// Kept open (one descriptor per file, not per generator) for its shared lock: a reset takes
-  /// the exclusive one, so it is refused while any process has the file mapped.
-  _lock: File,
+  /// The clock reading (ms since 1970) taken before the file was last seen at its path; `UNSEEN`
+  /// until the first id, and once it is lost.
+  verified_at: AtomicU64,
+  lost: AtomicBool,
+  /// Set by the SIGBUS handler, which cannot allocate a reason.
+  truncated: AtomicBool,
+  /// Where the SIGBUS handler is in replacing the mapping's pages: `INTACT`, `REPLACING`,
+  /// `REPLACED`.
+  pages: AtomicU8,
+  reason: Mutex<Option<String>>,
+  /// No id is issued at or before this time (ms since 1970): see the module's doc. Set once,
+  /// while opening.
+  start: AtomicU64,
+  path: PathBuf,
+  /// The file's own descriptor, and its identity at `path`. Kept open for its shared lock: a
+  /// reset takes the exclusive one, so it is refused while any process has the file mapped.
+  file: File,
+  identity: Identity,
   /// The directory, held with a shared lock too: age-based cleaners of temporary directories
   /// (systemd-tmpfiles) skip a locked directory, so they do not remove a file in use.
-  _dir_lock: Option<File>,
+  dir: Option<File>,
 }
+
+#[cfg(unix)]
+type Identity = super::at::Identity;
+#[cfg(not(unix))]
+type Identity = ();
 
 impl HostFile {
   /// Maps the state file of `dir`, creating the directory (0700) and the file (0600) if they
-  /// are missing; refuses either when it is not safe or not what this version wrote.
-  pub fn open(dir: &Path) -> Result<Self, FlakeError> {
-    dir::prepare(dir)?;
+  /// are missing; refuses either when it is not safe or not what this version wrote. Returns
+  /// once the clock has passed the file's start (at most `HORIZON_MS` after a first mapping).
+  pub fn open(dir: &Path, time: &mut impl Time) -> Result<&'static Self, FlakeError> {
+    let directory = Directory::open(dir)?;
     let path = dir.join(FILE_NAME);
     for _ in 0..ATTEMPTS {
-      let file = match open_checked(&path, true) {
+      let file = match directory.open_file(&path, true) {
         Err(Missing) => {
-          create(dir, &path)?;
+          directory.create(&path)?;
           continue;
         }
         Err(Refused(err)) => return Err(err),
         Ok(file) => file,
       };
-      lock_shared(&path, &file)?;
-      if !still_named(&path, &file).map_err(|err| error(&path, err.to_string()))? {
+      let first = lock(&path, &file)?;
+      let Some(identity) = directory.named(&file).map_err(|err| error(&path, err))? else {
         continue;
-      }
+      };
       let map = MmapOptions::new()
         .len(FILE_LEN)
         .map_raw(&file)
         .map_err(|err| error(&path, format!("cannot map it: {err}")))?;
-      return Ok(Self {
+      let mapped = Self {
         map,
-        _lock: file,
-        _dir_lock: lock_dir(dir),
-      });
+        verified_at: AtomicU64::new(UNSEEN),
+        lost: AtomicBool::new(false),
+        truncated: AtomicBool::new(false),
+        pages: AtomicU8::new(INTACT),
+        reason: Mutex::new(None),
+        start: AtomicU64::new(0),
+        path,
+        file,
+        identity,
+        dir: directory.locked(),
+      };
+      // Leaked: a mapping is never released (see `registry`), and the SIGBUS handler needs it
+      // for as long as its pages can fault, before the first page is touched.
+      let mapped: &'static Self = Box::leak(Box::new(mapped));
+      #[cfg(any(target_os = "linux", target_os = "android"))]
+      super::sigbus::watch(mapped).map_err(|reason| error(&mapped.path, reason))?;
+      if first {
+        mapped
+          .start_word()
+          .fetch_max(time.now_ms() + HORIZON_MS, Ordering::AcqRel);
+        downgrade(&mapped.path, &mapped.file)?;
+      }
+      let start = mapped.start_word().load(Ordering::Acquire);
+      mapped.start.store(start, Ordering::Release);
+      let now = time.now_ms();
+      if start >= now && start - now <= HORIZON_MS {
+        time.wait_until(start + 1);
+      }
+      return Ok(mapped);
     }
     Err(error(&path, "it kept being replaced while it was opened"))
   }
@@ -71,6 +150,163 @@ impl HostFile {
     let word = unsafe { &*self.map.as_ptr().add(word_offset(id)).cast::<AtomicU64>() };
     Sequencer::from_word(word)
   }
+
+  fn start_word(&self) -> &AtomicU64 {
+    // SAFETY: as `sequencer`: an 8-aligned word of the header page.
+    unsafe { &*self.map.as_ptr().add(START_OFFSET).cast::<AtomicU64>() }
+  }
+
+  /// The reading before the file was last seen in place: ids up to `HORIZON_MS` after it may be
+  /// issued without looking again (`UNSEEN`: none may).
+  #[inline(always)]
+  pub fn verified_at(&self) -> u64 {
+    self.verified_at.load(Ordering::Relaxed)
+  }
+
+  /// Looks whether the file is still the one at its path, for a clock reading of `now_ms` taken
+  /// before the call: if it is, ids up to `now_ms + HORIZON_MS` may be issued; if not, it is
+  /// lost for good. A reading at or before the start is refused as the clock behind.
+  #[cold]
+  #[inline(never)]
+  pub fn renew(&self, now_ms: u64) -> Result<u64, FlakeError> {
+    if self.lost.load(Ordering::SeqCst) {
+      return Err(self.lost_error());
+    }
+    let start = self.start.load(Ordering::Acquire);
+    if now_ms <= start {
+      return Err(FlakeError::ClockBackwards {
+        ms: start - now_ms,
+        wait_ms: start + 1 - now_ms,
+      });
+    }
+    if let Err(reason) = self.verify() {
+      self.lose(reason);
+      return Err(self.lost_error());
+    }
+    let verified_at = fence_base(now_ms);
+    self.verified_at.store(verified_at, Ordering::SeqCst);
+    // A loss marked meanwhile stays marked; the ids this renewal allows are still safe (the
+    // file was seen in place after `now_ms`), but none are issued past the mark.
+    if self.lost.load(Ordering::SeqCst) {
+      self.verified_at.store(UNSEEN, Ordering::SeqCst);
+      return Err(self.lost_error());
+    }
+    Ok(verified_at)
+  }
+
+  /// Why the file is no longer the one at its path, if it is not.
+  fn verify(&self) -> Result<(), String> {
+    if self.truncated.load(Ordering::SeqCst) {
+      return Err("it was truncated while mapped".into());
+    }
+    let meta = self.file.metadata().map_err(|err| err.to_string())?;
+    if meta.len() != FILE_LEN as u64 {
+      return Err(format!("it was truncated to {} bytes", meta.len()));
+    }
+    #[cfg(unix)]
+    {
+      match super::at::c_string(&self.path).and_then(|path| path_identity(&path)) {
+        Ok(named) if named == self.identity => {}
+        Ok(_) => return Err("another file was put in its place".into()),
+        Err(err) if err.kind() == io::ErrorKind::NotFound => {
+          return Err("it was removed, or its directory was".into())
+        }
+        Err(err) => return Err(format!("it cannot be looked at: {err}")),
+      }
+      if let Some(dir) = &self.dir {
+        let meta = dir.metadata().map_err(|err| err.to_string())?;
+        if let Some(reason) = dir::not_ours(&meta) {
+          return Err(format!("its directory is no longer safe: {reason}"));
+        }
+      }
+    }
+    Ok(())
+  }
+
+  fn lose(&self, reason: String) {
+    let mut kept = self
+      .reason
+      .lock()
+      .unwrap_or_else(|poisoned| poisoned.into_inner());
+    kept.get_or_insert(reason);
+    self.lost.store(true, Ordering::SeqCst);
+    self.verified_at.store(UNSEEN, Ordering::SeqCst);
+  }
+
+  /// Whether the file is lost: no id is issued from it any more.
+  pub fn is_lost(&self) -> bool {
+    self.lost.load(Ordering::SeqCst)
+  }
+
+  /// `ERR_FLAKE_STATE_LOST`, with why.
+  pub fn lost_error(&self) -> FlakeError {
+    let reason = self
+      .reason
+      .lock()
+      .unwrap_or_else(|poisoned| poisoned.into_inner())
+      .clone();
+    FlakeError::StateLost {
+      path: self.path.display().to_string(),
+      reason: reason.unwrap_or_else(|| "it was truncated while mapped".into()),
+    }
+  }
+
+  /// The mapping's address range, for the SIGBUS handler.
+  pub(super) fn range(&self) -> (usize, usize) {
+    (self.map.as_ptr() as usize, FILE_LEN)
+  }
+
+  /// Called by the SIGBUS handler when a touch of the mapping faulted (the file is shorter than
+  /// the mapping): marks it lost with atomics only (no allocation, no lock).
+  pub(super) fn mark_truncated(&self) {
+    self.truncated.store(true, Ordering::SeqCst);
+    self.lost.store(true, Ordering::SeqCst);
+    self.verified_at.store(UNSEEN, Ordering::SeqCst);
+  }
+
+  /// For the SIGBUS handler: whether this thread is the one to replace the pages.
+  pub(super) fn begin_replacing(&self) -> bool {
+    self
+      .pages
+      .compare_exchange(INTACT, REPLACING, Ordering::AcqRel, Ordering::Acquire)
+      .is_ok()
+  }
+
+  /// For the SIGBUS handler: the spent pages are in place.
+  pub(super) fn set_replaced(&self) {
+    self.pages.store(REPLACED, Ordering::Release);
+  }
+
+  /// For the SIGBUS handler: whether the spent pages are in place.
+  pub(super) fn replaced(&self) -> bool {
+    self.pages.load(Ordering::Acquire) == REPLACED
+  }
+}
+
+/// `verified_at` for a reading of `now_ms`: no later than 42 bits less the horizon, so that the
+/// horizon after it is still a timestamp.
+fn fence_base(now_ms: u64) -> u64 {
+  now_ms.min(MAX_DELTA - HORIZON_MS)
+}
+
+/// The state words a lost mapping's pages are replaced with: spent, so every take is refused.
+pub(super) fn spent_page(bytes: &mut [u8]) {
+  for id in 0..WORDS as u16 {
+    let at = word_offset(id);
+    bytes[at..at + 8].copy_from_slice(&SPENT.to_ne_bytes());
+  }
+}
+
+#[cfg(unix)]
+fn path_identity(path: &std::ffi::CStr) -> io::Result<Identity> {
+  // SAFETY: `stat` is plain data, fully written by a successful lstat.
+  let mut stat = unsafe { std::mem::zeroed::<libc::stat>() };
+  // SAFETY: a NUL-terminated path and a stat to write.
+  if unsafe { libc::lstat(path.as_ptr(), &mut stat) } < 0 {
+    return Err(io::Error::last_os_error());
+  }
+  #[allow(clippy::unnecessary_cast)]
+  Ok((stat.st_dev as u64, stat.st_ino as u64))
 }
 
 /// Why a state file could not be opened.
@@ -90,6 +326,135 @@ pub fn error(path: &Path, reason: impl Into<String>) -> FlakeError {
   }
 }
 
+/// The state directory, open: by descriptor on Unix (see `at`), by path elsewhere.
+struct Directory {
+  #[cfg(unix)]
+  fd: File,
+  path: PathBuf,
+}
+
+impl Directory {
+  fn open(dir: &Path) -> Result<Self, FlakeError> {
+    #[cfg(unix)]
+    {
+      Ok(Self {
+        fd: super::at::open_dir(dir)?,
+        path: dir.to_path_buf(),
+      })
+    }
+    #[cfg(not(unix))]
+    {
+      dir::prepare(dir)?;
+      Ok(Self {
+        path: dir.to_path_buf(),
+      })
+    }
+  }
+
+  /// Opens the state file (`path`, in this directory) without following a symlink, and checks
+  /// it on the descriptor (see `open_checked`).
+  fn open_file(&self, path: &Path, write: bool) -> Result<File, OpenFailure> {
+    #[cfg(unix)]
+    {
+      let flags = if write { libc::O_RDWR } else { libc::O_RDONLY };
+      // O_NONBLOCK: a FIFO planted under the name must not hang the open.
+      let opened = super::at::open_at(&self.fd, &file_name(), flags | libc::O_NONBLOCK, 0);
+      checked(path, opened)
+    }
+    #[cfg(not(unix))]
+    {
+      open_checked(path, write)
+    }
+  }
+
+  /// Creates the state file whole or not at all: written in full under a temporary name, then
+  /// linked into place, which fails if another process got there first (its file is then used:
+  /// it is the same fresh content).
+  fn create(&self, path: &Path) -> Result<(), FlakeError> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let temp = format!(
+      ".{FILE_NAME}.{}-{}.tmp",
+      std::process::id(),
+      COUNTER.fetch_add(1, Ordering::Relaxed)
+    );
+    #[cfg(unix)]
+    let written = {
+      let temp = std::ffi::CString::new(temp).expect("no NUL");
+      let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL;
+      let written = super::at::open_at(&self.fd, &temp, flags, 0o600).and_then(|mut file| {
+        file.write_all(&fresh())?;
+        file.sync_all()?;
+        super::at::link_at(&self.fd, &temp, &file_name())
+      });
+      let _ = super::at::unlink_at(&self.fd, &temp);
+      written
+    };
+    #[cfg(not(unix))]
+    let written = {
+      let temp = self.path.join(temp);
+      let written = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&temp)
+        .and_then(|mut file| {
+          file.write_all(&fresh())?;
+          file.sync_all()?;
+          std::fs::hard_link(&temp, path)
+        });
+      let _ = std::fs::remove_file(&temp);
+      written
+    };
+    match written {
+      Ok(()) => Ok(()),
+      Err(err) if err.kind() == io::ErrorKind::AlreadyExists => Ok(()),
+      Err(err) => Err(error(path, format!("cannot create it: {err}"))),
+    }
+  }
+
+  /// The identity of the open `file` if the state file's path still names it (a reset removes a
+  /// file only under its exclusive lock, so a file still named after our shared lock is the one
+  /// every process uses); `None` if the name has moved on.
+  fn named(&self, file: &File) -> Result<Option<Identity>, String> {
+    #[cfg(unix)]
+    {
+      let open = super::at::identity(file).map_err(|err| err.to_string())?;
+      let named =
+        super::at::c_string(&self.path.join(FILE_NAME)).and_then(|path| path_identity(&path));
+      match named {
+        Ok(named) => Ok((named == open).then_some(open)),
+        Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(err) => Err(err.to_string()),
+      }
+    }
+    // Windows: a file open here cannot be removed by a reset, so the name cannot have moved.
+    #[cfg(not(unix))]
+    {
+      let _ = file;
+      Ok(Some(()))
+    }
+  }
+
+  /// The directory's descriptor, with a shared lock if one can be had: a protection against
+  /// cleaners only, so a failure is no reason to refuse.
+  fn locked(self) -> Option<File> {
+    #[cfg(unix)]
+    {
+      let _ = self.fd.try_lock_shared();
+      Some(self.fd)
+    }
+    #[cfg(not(unix))]
+    {
+      let _ = self.path;
+      None
+    }
+  }
+}
+
+#[cfg(unix)]
+fn file_name() -> std::ffi::CString {
+  std::ffi::CString::new(FILE_NAME).expect("no NUL")
+}
+
 /// Opens `path` without following a symlink, and checks on the descriptor that it is a regular
 /// file of this user's, of the exact size, with the header this version writes.
 pub fn open_checked(path: &Path, write: bool) -> Result<File, OpenFailure> {
@@ -101,7 +466,11 @@ pub fn open_checked(path: &Path, write: bool) -> Result<File, OpenFailure> {
     // O_NONBLOCK: a FIFO planted under the name must not hang the open.
     options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
   }
-  let file = match options.open(path) {
+  checked(path, options.open(path))
+}
+
+fn checked(path: &Path, opened: io::Result<File>) -> Result<File, OpenFailure> {
+  let file = match opened {
     Ok(file) => file,
     Err(err) if err.kind() == io::ErrorKind::NotFound => return Err(Missing),
     #[cfg(unix)]
@@ -159,43 +528,22 @@ pub fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
   }
 }
 
-/// Creates the state file whole or not at all: written in full under a temporary name, then
-/// hard-linked into place, which fails if another process got there first (its file is then
-/// used: it is the same fresh content).
-fn create(dir: &Path, path: &Path) -> Result<(), FlakeError> {
-  static COUNTER: AtomicU64 = AtomicU64::new(0);
-  let temp = dir.join(format!(
-    ".{FILE_NAME}.{}-{}.tmp",
-    std::process::id(),
-    COUNTER.fetch_add(1, Ordering::Relaxed)
-  ));
-  let mut options = OpenOptions::new();
-  options.write(true).create_new(true);
-  #[cfg(unix)]
-  {
-    use std::os::unix::fs::OpenOptionsExt;
-    options.mode(0o600).custom_flags(libc::O_NOFOLLOW);
+/// Locks `file`: exclusively if nobody else has it (then this process is its first, and says
+/// so), else shared, waiting a moment for a reset or another first mapping to finish.
+fn lock(path: &Path, file: &File) -> Result<bool, FlakeError> {
+  use std::fs::TryLockError;
+  let failed = |err: io::Error| error(path, format!("cannot lock it: {err}"));
+  match file.try_lock() {
+    Ok(()) => return Ok(true),
+    Err(TryLockError::WouldBlock) => {}
+    Err(TryLockError::Error(err)) => return Err(failed(err)),
   }
-  let written = options.open(&temp).and_then(|mut file| {
-    file.write_all(&fresh())?;
-    file.sync_all()?;
-    fs::hard_link(&temp, path)
-  });
-  let _ = fs::remove_file(&temp);
-  match written {
-    Ok(()) => Ok(()),
-    Err(err) if err.kind() == io::ErrorKind::AlreadyExists => Ok(()),
-    Err(err) => Err(error(path, format!("cannot create it: {err}"))),
-  }
-}
-
-fn lock_shared(path: &Path, file: &File) -> Result<(), FlakeError> {
   let step = Duration::from_millis(1);
   for _ in 0..LOCK_WAIT.as_millis() {
     match file.try_lock_shared() {
-      Ok(()) => return Ok(()),
+      Ok(()) => return Ok(false),
       Err(TryLockError::WouldBlock) => std::thread::sleep(step),
-      Err(TryLockError::Error(err)) => return Err(error(path, format!("cannot lock it: {err}"))),
+      Err(TryLockError::Error(err)) => return Err(failed(err)),
     }
   }
   Err(error(
@@ -204,37 +552,27 @@ fn lock_shared(path: &Path, file: &File) -> Result<(), FlakeError> {
   ))
 }
 
-/// A shared lock on `dir`, if one can be had: a protection against cleaners only, so a failure
-/// is no reason to refuse.
-fn lock_dir(dir: &Path) -> Option<File> {
+/// Turns the first mapping's exclusive lock into the shared one every mapping holds.
+fn downgrade(path: &Path, file: &File) -> Result<(), FlakeError> {
   #[cfg(unix)]
   {
-    let dir = File::open(dir).ok()?;
-    dir.try_lock_shared().ok()?;
-    Some(dir)
+    use std::os::fd::AsRawFd;
+    // flock converts the lock in place (not atomically: another first mapping may slip in, and
+    // only raises the start further).
+    // SAFETY: a valid descriptor.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_SH) } < 0 {
+      return Err(error(
+        path,
+        format!("cannot lock it: {}", io::Error::last_os_error()),
+      ));
+    }
+    Ok(())
   }
   #[cfg(not(unix))]
   {
-    let _ = dir;
-    None
+    file
+      .unlock()
+      .and_then(|()| file.lock_shared())
+      .map_err(|err| error(path, format!("cannot lock it: {err}")))
   }
-}
-
-/// Whether `path` still names the open `file`: a reset removes a file only under its exclusive
-/// lock, so a file still named after our shared lock is the one every process uses.
-#[cfg(unix)]
-fn still_named(path: &Path, file: &File) -> io::Result<bool> {
-  use std::os::unix::fs::MetadataExt;
-  let open = file.metadata()?;
-  match fs::symlink_metadata(path) {
-    Ok(named) => Ok(named.dev() == open.dev() && named.ino() == open.ino()),
-    Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(false),
-    Err(err) => Err(err),
-  }
-}
-
-// Windows: a file open here cannot be removed by a reset, so the name cannot have moved.
-#[cfg(not(unix))]
-fn still_named(_path: &Path, _file: &File) -> io::Result<bool> {
-  Ok(true)
 }

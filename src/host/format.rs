@@ -10,6 +10,8 @@
 //! 16    u64 LE   epoch (0: the words count ms since 1970)
 //! 24    u32 LE   word count (1024)
 //! 28    u32 LE   line size (64)
+//! 32    u64, native byte order: the start, ms since 1970 (0 in a fresh file): no id is issued at
+//!       or before it (see `host::file`); files without it read 0, and mean the same
 //! 4096 + 64 × id  u64, native byte order: the sequencer's state word (all ones: nothing issued)
 //! ```
 
@@ -33,6 +35,10 @@ pub const WORDS: usize = MAX_NODE as usize + 1;
 pub const LINE: usize = 64;
 /// The exact size of every state file; any other size is refused before mapping.
 pub const FILE_LEN: usize = HEADER_LEN + WORDS * LINE;
+
+/// Where the start is: an atomic word of the header, raised in place by the first process to
+/// map the file.
+pub const START_OFFSET: usize = 32;
 
 /// Where generator `id`'s word is.
 pub const fn word_offset(id: u16) -> usize {

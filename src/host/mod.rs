@@ -3,8 +3,12 @@
 //! in place exactly as threads of one process do.
 
 pub mod admin;
+#[cfg(unix)]
+pub mod at;
 pub mod dir;
 pub mod file;
 pub mod format;
+#[cfg(any(target_os = "linux", target_os = "android"))]
+mod sigbus;
 
 pub use file::HostFile;

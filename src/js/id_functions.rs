@@ -201,7 +201,7 @@ pub(crate) fn generator<'a>(scratch: &'a Scratch, slots: &Slots) -> Option<Gener
   let slot = scratch.slot();
   if slot & SLOT_READS_FIELDS == 0 {
     let (state, settings) = slots.configuration(slot)?;
-    return Some(Generator::shared(settings, state));
+    return Some(Generator::shared(settings, *state));
   }
   if slot == PRIVATE_SLOT {
     let settings = slots.private_settings(scratch.settings_fields())?;

@@ -17,7 +17,7 @@ use std::cell::Cell;
 use std::collections::HashMap;
 
 use super::protocol::{decode_settings, SLOT_READS_FIELDS};
-use crate::generator::Settings;
+use crate::generator::{Settings, SharedState};
 use crate::sequencer::Sequencer;
 
 /// The most configurations a thread keeps a slot of their own for.
@@ -26,7 +26,7 @@ pub const CONFIGURATIONS: usize = 4096;
 /// A table of shared states and configurations, one per JS thread.
 #[derive(Debug, Default)]
 pub struct Slots {
-  configurations: Vec<(&'static Sequencer, Settings)>,
+  configurations: Vec<(SharedState, Settings)>,
   by_configuration: HashMap<(*const Sequencer, Settings), u32>,
   states: Vec<Slot>,
   by_state: HashMap<*const Sequencer, u32>,
@@ -38,15 +38,15 @@ pub struct Slots {
 /// of its own id, decodes no settings once each has been called.
 #[derive(Debug)]
 pub struct Slot {
-  pub state: &'static Sequencer,
+  pub state: SharedState,
   pub decoded: Decoded,
 }
 
 impl Slots {
   /// The slot of a generator with `settings` on `state`: its configuration's, or past
   /// `CONFIGURATIONS`, its state's (with `SLOT_READS_FIELDS`).
-  pub fn slot_of(&mut self, state: &'static Sequencer, settings: Settings) -> u32 {
-    let key = (std::ptr::from_ref(state), settings);
+  pub fn slot_of(&mut self, state: SharedState, settings: Settings) -> u32 {
+    let key = (std::ptr::from_ref(state.sequencer), settings);
     if let Some(slot) = self.by_configuration.get(&key) {
       return *slot;
     }
@@ -57,7 +57,7 @@ impl Slots {
       return slot;
     }
     SLOT_READS_FIELDS
-      | *self.by_state.entry(state).or_insert_with(|| {
+      | *self.by_state.entry(state.sequencer).or_insert_with(|| {
         self.states.push(Slot {
           state,
           decoded: Decoded::default(),
@@ -68,7 +68,7 @@ impl Slots {
 
   /// The configuration in `slot` (without `SLOT_READS_FIELDS`), if one is.
   #[inline(always)]
-  pub fn configuration(&self, slot: u32) -> Option<&(&'static Sequencer, Settings)> {
+  pub fn configuration(&self, slot: u32) -> Option<&(SharedState, Settings)> {
     self.configurations.get(slot as usize)
   }
 

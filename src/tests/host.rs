@@ -4,28 +4,43 @@
 use std::fs;
 use std::os::unix::fs::{symlink, PermissionsExt};
 
-use super::{config, decode, temp_dir, NOW};
-use crate::generator::{Generator, Settings};
+use super::{config, decode, temp_dir, FakeTime, NOW};
+use crate::generator::{Generator, Settings, SharedState};
 use crate::host::format::{fresh, word_offset, FILE_LEN, FILE_NAME};
 use crate::host::{admin, HostFile};
 use crate::input::Input;
 use crate::options::RawOptions;
 
-fn generator(file: &'static HostFile, id: u16) -> Generator<'static> {
-  let config = config(RawOptions {
-    id: Input::Number(f64::from(id)),
-    ..RawOptions::default()
-  });
-  Generator::shared(&Settings::from(&config), file.sequencer(id))
+pub(super) fn generator(file: &'static HostFile, id: u16) -> Generator<'static> {
+  borrowing(file, id, 0.0)
 }
 
-fn mapped(dir: &std::path::Path) -> &'static HostFile {
-  Box::leak(Box::new(HostFile::open(dir).unwrap()))
+/// A generator of `id` on `file` that borrows up to `allowed` ms ahead of the clock.
+pub(super) fn borrowing(file: &'static HostFile, id: u16, allowed: f64) -> Generator<'static> {
+  let config = config(RawOptions {
+    id: Input::Number(f64::from(id)),
+    allowed_future_ms: Input::Number(allowed),
+    ..RawOptions::default()
+  });
+  let shared = SharedState {
+    sequencer: file.sequencer(id),
+    file: Some(file),
+  };
+  Generator::shared(&Settings::from(&config), shared)
+}
+
+pub(super) fn mapped(dir: &std::path::Path) -> &'static HostFile {
+  HostFile::open(dir, &mut FakeTime::before_now()).unwrap()
+}
+
+/// Mapped by a process whose clock reads `now` (the start is then the horizon after it).
+pub(super) fn mapped_at(dir: &std::path::Path, now: u64) -> &'static HostFile {
+  HostFile::open(dir, &mut FakeTime(now)).unwrap()
 }
 
 /// A directory (0700) holding `files` (name, content), each mode 0600, as processes that have
 /// since exited (or something else) left them.
-fn planted(name: &str, files: &[(&str, &[u8])]) -> super::TempDir {
+pub(super) fn planted(name: &str, files: &[(&str, &[u8])]) -> super::TempDir {
   let dir = temp_dir(name);
   fs::create_dir(&*dir).unwrap();
   fs::set_permissions(&*dir, fs::Permissions::from_mode(0o700)).unwrap();
@@ -86,8 +101,8 @@ fn a_file_continues_above_the_last_id_a_mapping_issued() {
   assert!(generator(mapped(&dir), 3).next_id(NOW - 5).is_err());
 }
 
-fn refused(dir: &std::path::Path) -> (String, String) {
-  let err = HostFile::open(dir).unwrap_err();
+pub(super) fn refused(dir: &std::path::Path) -> (String, String) {
+  let err = HostFile::open(dir, &mut FakeTime::before_now()).unwrap_err();
   (err.code().to_string(), err.to_string())
 }
 
@@ -219,13 +234,13 @@ fn a_reset_clears_one_word_or_removes_a_file_left_empty() {
 
 #[test]
 fn a_hand_edited_word_is_refused_or_passed_never_a_panic() {
-  // Delta 5 with a lead of 1,000: more than the delta, which no sequencer writes.
-  let word = (5u64 << 22) | (1000 << 12);
+  // Delta 50 with a lead of 1,000: more than the delta, which no sequencer writes.
+  let word = (50u64 << 22) | (1000 << 12);
   let dir = planted("hand-edited", &[(FILE_NAME, &with_words(&[(1, word)]))]);
-  let file = mapped(&dir);
+  let file = mapped_at(&dir, 0);
   // Refused while the clock is behind the state, issued above it once the clock passes it.
-  assert!(generator(file, 1).take(3, 1).is_err());
-  assert_eq!(decode(generator(file, 1).next_id(6).unwrap()), (6, 1, 0));
+  assert!(generator(file, 1).take(30, 1).is_err());
+  assert_eq!(decode(generator(file, 1).next_id(51).unwrap()), (51, 1, 0));
 }
 
 #[test]

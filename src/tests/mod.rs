@@ -5,6 +5,8 @@ mod decompose;
 mod generator;
 #[cfg(unix)]
 mod host;
+#[cfg(unix)]
+mod host_loss;
 mod input;
 mod layers;
 mod number;
@@ -40,6 +42,27 @@ fn config(raw: RawOptions) -> Config {
 
 /// The system clock as these tests see it: 2026-11-22.
 const NOW: u64 = 1_795_300_000_000;
+
+/// Time for opening state files without sleeping: waiting moves it on at once.
+struct FakeTime(u64);
+
+impl FakeTime {
+  /// A second before `NOW`, so a file's start (the horizon after it) is behind every reading
+  /// the tests take.
+  fn before_now() -> Self {
+    Self(NOW - 1000)
+  }
+}
+
+impl crate::clock::Time for FakeTime {
+  fn now_ms(&mut self) -> u64 {
+    self.0
+  }
+
+  fn wait_until(&mut self, target_ms: u64) {
+    self.0 = self.0.max(target_ms);
+  }
+}
 
 /// (delta, generator id, sequence) of an id.
 fn decode(id: u64) -> (u64, u16, u16) {

@@ -12,6 +12,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed, TestRunner};
 
+use super::FakeTime;
 use super::{config, decode, private, temp_dir};
 use crate::error::FlakeError;
 use crate::generator::{Generator, Settings};
@@ -126,7 +127,7 @@ fn mapped_generator_follows_the_model() {
   // One file for the whole run, mapped for good (as the registry maps them; its directory goes
   // at once, the mapping outlives the name); each case starts its generator id's word afresh,
   // which a case replayed while shrinking needs too.
-  let file: &'static HostFile = Box::leak(Box::new(HostFile::open(&temp_dir("model")).unwrap()));
+  let file = HostFile::open(&temp_dir("model"), &mut FakeTime::before_now()).unwrap();
   follows_the_model("mapped state", |raw| {
     let config = config(RawOptions {
       clock: Input::Function,

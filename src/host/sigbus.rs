@@ -1,0 +1,150 @@
+//! A mapped state file truncated under a running process (`: > file`, a short file copied over
+//! it) must not kill the process: touching a page past the file's new end raises SIGBUS. The
+//! handler installed here recognises a fault inside one of our mappings, marks that state file
+//! lost, and puts pages of spent words where the mapping was (see `file::spent_page`), so the
+//! faulting access, repeated on return, reads a state that refuses every id; the generator then
+//! reports the loss (`ERR_FLAKE_STATE_LOST`). Every other fault goes to the handler that was
+//! there before, or, if there was none, ends the process as it would have.
+//!
+//! Linux only: the replacement is one `mremap`, so no thread ever sees the pages half-filled.
+//! Everything the handler does is async-signal-safe: atomics, `mmap`, `mremap`, `sigaction`.
+
+use std::ffi::c_void;
+use std::ptr;
+use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
+
+use super::file::{spent_page, HostFile};
+
+/// The most state files a process maps (one per state directory, plus one per loss).
+const MAX_MAPPINGS: usize = 256;
+
+static MAPPINGS: [AtomicPtr<HostFile>; MAX_MAPPINGS] =
+  [const { AtomicPtr::new(ptr::null_mut()) }; MAX_MAPPINGS];
+static COUNT: AtomicUsize = AtomicUsize::new(0);
+
+/// The SIGBUS action in place before ours.
+struct Previous(libc::sigaction);
+// SAFETY: plain data (a handler address, a mask, flags), only read after it is set.
+unsafe impl Sync for Previous {}
+unsafe impl Send for Previous {}
+
+static PREVIOUS: OnceLock<Previous> = OnceLock::new();
+static INSTALLED: Mutex<bool> = Mutex::new(false);
+
+/// Watches `file`'s mapping for faults from here on; installs the handler on first use.
+pub fn watch(file: &'static HostFile) -> Result<(), String> {
+  install()?;
+  let at = COUNT.fetch_add(1, Ordering::AcqRel);
+  if at >= MAX_MAPPINGS {
+    return Err(format!(
+      "this process maps {MAX_MAPPINGS} state files already"
+    ));
+  }
+  MAPPINGS[at].store(ptr::from_ref(file).cast_mut(), Ordering::Release);
+  Ok(())
+}
+
+fn install() -> Result<(), String> {
+  let mut installed = INSTALLED
+    .lock()
+    .unwrap_or_else(|poisoned| poisoned.into_inner());
+  if *installed {
+    return Ok(());
+  }
+  // SAFETY: plain data, every field set below or left zero (an empty mask, no restorer).
+  let mut action = unsafe { std::mem::zeroed::<libc::sigaction>() };
+  action.sa_sigaction = on_sigbus as *const () as libc::sighandler_t;
+  action.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK | libc::SA_RESTART;
+  // SAFETY: as above.
+  let mut previous = unsafe { std::mem::zeroed::<libc::sigaction>() };
+  // SAFETY: valid actions; the handler is async-signal-safe (see the module's doc).
+  if unsafe { libc::sigaction(libc::SIGBUS, &action, &mut previous) } < 0 {
+    return Err(format!(
+      "cannot install a SIGBUS handler: {}",
+      std::io::Error::last_os_error()
+    ));
+  }
+  let _ = PREVIOUS.set(Previous(previous));
+  *installed = true;
+  Ok(())
+}
+
+extern "C" fn on_sigbus(signal: libc::c_int, info: *mut libc::siginfo_t, context: *mut c_void) {
+  // SAFETY: the kernel passes a valid siginfo to an SA_SIGINFO handler.
+  let address = unsafe { (*info).si_addr() } as usize;
+  let count = COUNT.load(Ordering::Acquire).min(MAX_MAPPINGS);
+  for slot in &MAPPINGS[..count] {
+    // SAFETY: only leaked, never freed, `HostFile`s are stored.
+    let Some(file) = (unsafe { slot.load(Ordering::Acquire).as_ref() }) else {
+      continue;
+    };
+    let (start, len) = file.range();
+    if (start..start + len).contains(&address) {
+      if replace(file, start, len) {
+        return;
+      }
+      break;
+    }
+  }
+  // SAFETY: as the kernel called us.
+  unsafe { chain(signal, info, context) }
+}
+
+/// Puts spent words where `file`'s mapping was; false if that cannot be done.
+fn replace(file: &HostFile, start: usize, len: usize) -> bool {
+  file.mark_truncated();
+  // One thread replaces; one faulting meanwhile waits for it, then repeats its access.
+  if !file.begin_replacing() {
+    while !file.replaced() {
+      std::hint::spin_loop();
+    }
+    return true;
+  }
+  let flags = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS;
+  let protection = libc::PROT_READ | libc::PROT_WRITE;
+  // SAFETY: a fresh anonymous mapping, ours alone.
+  let page = unsafe { libc::mmap(ptr::null_mut(), len, protection, flags, -1, 0) };
+  if page == libc::MAP_FAILED {
+    return false;
+  }
+  // SAFETY: `len` writable bytes just mapped.
+  spent_page(unsafe { std::slice::from_raw_parts_mut(page.cast::<u8>(), len) });
+  let moved = libc::MREMAP_MAYMOVE | libc::MREMAP_FIXED;
+  // SAFETY: moves our anonymous pages over the range of our own mapping, in one step.
+  let target = start as *mut c_void;
+  if unsafe { libc::mremap(page, len, len, moved, target) } == libc::MAP_FAILED {
+    return false;
+  }
+  file.set_replaced();
+  true
+}
+
+/// Hands a fault that is not ours to the handler before ours; with none (or "ignore"), puts the
+/// default action back, so the fault, repeated on return, ends the process as it would have.
+///
+/// # Safety
+/// Called from the signal handler only, with its arguments.
+unsafe fn chain(signal: libc::c_int, info: *mut libc::siginfo_t, context: *mut c_void) {
+  if let Some(Previous(previous)) = PREVIOUS.get() {
+    let handler = previous.sa_sigaction;
+    if handler != libc::SIG_DFL && handler != libc::SIG_IGN {
+      if previous.sa_flags & libc::SA_SIGINFO != 0 {
+        // SAFETY: an SA_SIGINFO handler has this signature.
+        let handler: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut c_void) =
+          unsafe { std::mem::transmute(handler) };
+        handler(signal, info, context);
+      } else {
+        // SAFETY: a plain handler has this signature.
+        let handler: extern "C" fn(libc::c_int) = unsafe { std::mem::transmute(handler) };
+        handler(signal);
+      }
+      return;
+    }
+  }
+  // SAFETY: plain data: the default action, an empty mask.
+  let mut default = unsafe { std::mem::zeroed::<libc::sigaction>() };
+  default.sa_sigaction = libc::SIG_DFL;
+  // SAFETY: a valid action.
+  unsafe { libc::sigaction(libc::SIGBUS, &default, ptr::null_mut()) };
+}
