@@ -209,3 +209,46 @@ fn one_generator_id_issues_from_one_state_directory_in_a_process() {
   );
   let _ = fresh;
 }
+
+#[test]
+fn a_directory_swapped_for_a_symlink_while_opened_is_never_followed() {
+  use std::os::unix::fs::{symlink, MetadataExt};
+  use std::sync::atomic::{AtomicBool, Ordering};
+  let dir = temp_dir("swapped");
+  mapped(&dir);
+  let target = planted("swap-target", &[(FILE_NAME, &fresh())]);
+  let target_ino = fs::metadata(&*target).unwrap().ino();
+  let aside = dir.with_extension("aside");
+  let stop = AtomicBool::new(false);
+  let (mut opened, mut refused) = (0, 0);
+  std::thread::scope(|scope| {
+    scope.spawn(|| {
+      // Errors ignored: an open between two steps may have made the directory anew.
+      while !stop.load(Ordering::Relaxed) {
+        let _ = fs::rename(&*dir, &aside);
+        let _ = symlink(&*target, &*dir);
+        let _ = fs::remove_file(&*dir);
+        let _ = fs::rename(&aside, &*dir);
+      }
+    });
+    for _ in 0..3_000 {
+      match crate::host::at::open_dir(&dir) {
+        Ok(opened_dir) => {
+          opened += 1;
+          assert_ne!(
+            opened_dir.metadata().unwrap().ino(),
+            target_ino,
+            "followed the symlink"
+          );
+        }
+        Err(err) => {
+          refused += 1;
+          assert_eq!(err.code(), "ERR_FLAKE_STATE_DIR", "{err}");
+        }
+      }
+    }
+    stop.store(true, Ordering::Relaxed);
+  });
+  assert!(opened > 0, "never opened ({refused} refused)");
+  let _ = fs::remove_dir_all(&aside);
+}
