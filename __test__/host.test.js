@@ -96,7 +96,7 @@ test('kill -9 in the middle: the next process on that id continues above the las
 test('a state ahead of the clock: next() throws clock-backwards, next(cb) waits it out', async () => {
   const dir = stateDir('ahead')
   const ahead = Date.now() + 300
-  plant(dir, 0, stateFile(0, { 5: word(ahead) }))
+  plant(dir, stateFile({ 5: word(ahead) }))
   const generator = new FlakeId({ id: 5, stateDir: dir })
   assert.equal(generator.scope, 'host')
   assert.throws(() => generator.next(), { name: 'Error', code: 'ERR_FLAKE_CLOCK_BACKWARDS' })

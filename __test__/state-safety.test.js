@@ -12,24 +12,24 @@ const FlakeId = require('..')
 const { LENGTH, stateFile, stateDir, plant } = require('./state-files.js')
 
 const damaged = {
-  truncated: [stateFile(0).subarray(0, 100), /it is 100 bytes, a state file is 69632: truncated or not ours/],
+  truncated: [stateFile().subarray(0, 100), /it is 100 bytes, a state file is 69632: truncated or not ours/],
   empty: [Buffer.alloc(0), /it is 0 bytes/],
-  'with the wrong magic': [Buffer.concat([Buffer.from('NOTFLAKE'), stateFile(0).subarray(8)]), /wrong magic/],
+  'with the wrong magic': [Buffer.concat([Buffer.from('NOTFLAKE'), stateFile().subarray(8)]), /wrong magic/],
   'of another format version': [
     (() => {
-      const bytes = stateFile(0)
+      const bytes = stateFile()
       bytes.writeUInt32LE(2, 8)
       return bytes
     })(),
     /format version 2, this version reads 1/,
   ],
-  'of another epoch': [stateFile(1000), /holds epoch 1000, its name says 0/],
+  'of another epoch': [stateFile({}, 1000), /holds epoch 1000, its name says 0/],
 }
 
 for (const [what, [bytes, reason]] of Object.entries(damaged)) {
   test(`a state file ${what}: ERR_FLAKE_STATE_FILE naming it, the file left as it was`, () => {
     const dir = stateDir('damaged')
-    const file = plant(dir, 0, bytes)
+    const file = plant(dir, bytes)
     assert.throws(
       () => new FlakeId({ stateDir: dir }),
       (error) => {
@@ -48,7 +48,7 @@ for (const [what, [bytes, reason]] of Object.entries(damaged)) {
 
 test('a symlinked state file or directory is not followed', () => {
   const real = stateDir('real')
-  const target = plant(real, 0, stateFile(0))
+  const target = plant(real, stateFile())
   const dir = stateDir('linked')
   fs.symlinkSync(target, path.join(dir, 'epoch-0.state'))
   assert.throws(() => new FlakeId({ stateDir: dir }), {
@@ -85,7 +85,7 @@ test('a directory another user owns, or others can write, is refused', () => {
 
 test('a file others can write is refused', () => {
   const dir = stateDir('file-666')
-  const file = plant(dir, 0, stateFile(0))
+  const file = plant(dir, stateFile())
   fs.chmodSync(file, 0o666)
   assert.throws(() => new FlakeId({ stateDir: dir }), {
     code: 'ERR_FLAKE_STATE_FILE',
