@@ -142,8 +142,8 @@ declare namespace FlakeId {
     scope?: 'host' | 'process' | null
     /**
      * An absolute path: the directory of the state files (implies `scope: 'host'`). Default
-     * `$FLAKE_IDGEN_STATE_DIR`, else `$XDG_RUNTIME_DIR/flake-idgen`, else
-     * `flake-idgen-<uid>` in the temporary directory.
+     * `$FLAKE_IDGEN_STATE_DIR`, else `/tmp/flake-idgen-<uid>` (whatever the environment says;
+     * then `/var/tmp` and `/dev/shm` if it cannot be used, with a warning).
      */
     stateDir?: string | null
   }
