@@ -36,7 +36,8 @@ export declare function decompose(id: unknown, options?: unknown): { timestamp: 
 
 /**
  * The state directory generators use by default (`$FLAKE_IDGEN_STATE_DIR`, read as bytes, else
- * the first of the default candidates: `/tmp/flake-idgen-<uid>` on Linux), as `shown`.
+ * the first of the default candidates: `/tmp/flake-idgen-<uid>` on Linux), printable: a UTF-8
+ * path as it is, any other quoted, each byte that is not UTF-8 escaped (`"/tmp/\xFF"`).
  */
 export declare function defaultStateDir(): string
 
