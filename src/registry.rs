@@ -28,7 +28,7 @@ type HostFiles = HashMap<PathBuf, Result<&'static HostFile, FlakeError>>;
 
 static HOST_FILES: LazyLock<Mutex<HostFiles>> = LazyLock::new(Default::default);
 
-/// Warnings not yet handed out by `take_warning`, and which kinds were ever raised.
+/// Warnings not yet handed out by `take_fallback`, and which kinds were ever raised.
 static WARNINGS: Mutex<Vec<Warning>> = Mutex::new(Vec::new());
 static WARNED: [AtomicBool; 2] = [const { AtomicBool::new(false) }; 2];
 
@@ -64,10 +64,7 @@ impl std::fmt::Display for Warning {
     };
     match self {
       Self::ProcessScope { reasons: why } => {
-        write!(
-          f,
-          "host scope unavailable, ids are unique per process only: "
-        )?;
+        f.write_str("host scope unavailable, ids are unique per process only: ")?;
         reasons(f, why)
       }
       Self::OtherDirectory { dir, reasons: why } => {
