@@ -35,8 +35,9 @@ export declare function configure(options?: unknown): { slot: number; settings: 
 export declare function decompose(id: unknown, options?: unknown): { timestamp: number; date: Date; datacenter: number; worker: number; id: number; sequence: number }
 
 /**
- * The state directory generators use by default: `$FLAKE_IDGEN_STATE_DIR`, else
- * `$XDG_RUNTIME_DIR/flake-idgen`, else `flake-idgen-<uid>` in the temporary directory.
+ * The state directory generators use by default (`$FLAKE_IDGEN_STATE_DIR`, read as bytes, else
+ * the first of the default candidates: `/tmp/flake-idgen-<uid>` on Linux), printable: a UTF-8
+ * path as it is, any other quoted, each byte that is not UTF-8 escaped (`"/tmp/\xFF"`).
  */
 export declare function defaultStateDir(): string
 
@@ -70,7 +71,8 @@ export declare function invalidOptions(got: unknown): TypeError
 
 /**
  * Issues ascending ids into the whole of `ids` (a Buffer of a multiple of 8 bytes),
- * synchronously: a full millisecond waits (spinning) for the next; anything else fails as
+ * synchronously: a full millisecond waits (spinning, under a millisecond) for the next; a
+ * longer wait (a state another process borrowed ahead of the clock) or anything else fails as
  * `next()` does. With `clock`, that function is the clock, read once a millisecond and again
  * while waiting, until it stands still for 2 ms of real time (such a clock cannot be waited
  * for). Returns what the batch met, with `error` if it failed; throws what `clock` throws.
@@ -113,6 +115,14 @@ export declare const NODE_BITS: number
 export declare const PRIVATE_SLOT: number
 
 /**
+ * The bytes of the command line's argument `fromEnd` places from its end (1: the last), if it
+ * reads as `expected` once decoded as Node decodes it (invalid UTF-8 replaced): what the
+ * command was given where Node's `process.argv` cannot say it. `undefined` if it does not
+ * read so (Node's own options are not in `process.argv`, hence counting from the end).
+ */
+export declare function rawArgument(fromEnd: number, expected: string): Buffer | null
+
+/**
  * What the native side reads from the thread's scratch now, each field as it is stored (see
  * `SCRATCH_SLOT` and the other offsets): for the test that JS and Rust agree on the layout;
  * not on the per-id path.
@@ -123,11 +133,12 @@ export declare function readScratch(): { slot: number; settings: number; epoch: 
 export declare const REPORT_UNIT: number
 
 /**
- * Forgets generator `id`'s state in the state file of `dir`, and removes the file if that
- * leaves it with no state: one `StateReset`, or none if the file has no state of `id`'s. Throws
- * `ERR_FLAKE_STATE_IN_USE`, changing nothing, while a process has the file open.
+ * Forgets generator `id`'s state in the state file of `dir` (the default directory if
+ * `undefined`), and removes the file if that leaves it with no state: one `StateReset`, or
+ * none if the file has no state of `id`'s. Throws `ERR_FLAKE_STATE_IN_USE`, changing nothing,
+ * while a process has the file open.
  */
-export declare function resetState(dir: string, id: number): Array<StateReset>
+export declare function resetState(dir: string | Buffer | undefined | null, id: number): Array<StateReset>
 
 /** Bytes in the scratch. */
 export declare const SCRATCH_BYTES: number
@@ -190,7 +201,10 @@ export interface StateEntry {
   sequence: number
 }
 
-/** The state file: its entries, or why it cannot be read (`error`, `code`). */
+/**
+ * The state file: its path (as `defaultStateDir` shows a directory), its entries, or why it
+ * cannot be read (`error`, `code`).
+ */
 export interface StateFile {
   /** The file's path. */
   path: string
@@ -203,10 +217,19 @@ export interface StateFile {
 }
 
 /**
- * The state file of `dir`: none if there is none (or no directory), else one, with its entries
- * or why it cannot be read. Throws `ERR_FLAKE_STATE_DIR` if the directory is not safe to use.
+ * The state file of `dir` (the default directory if `undefined`): none if there is none (or
+ * no directory), else its entries or why it cannot be read. Throws `ERR_FLAKE_STATE_DIR` if
+ * the directory is not safe to use.
  */
-export declare function stateFiles(dir: string): Array<StateFile>
+export declare function stateFiles(dir?: string | Buffer | undefined | null): StateListing
+
+/** A state directory and its state file, if it has one. */
+export interface StateListing {
+  /** The directory, as `defaultStateDir` shows it. */
+  dir: string
+  /** Its state file, if it has one. */
+  file?: StateFile
+}
 
 /** What a reset did to the state file. */
 export interface StateReset {

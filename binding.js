@@ -854,6 +854,7 @@ module.exports.MET_NONE = nativeBinding.MET_NONE
 module.exports.MET_OVERFLOW = nativeBinding.MET_OVERFLOW
 module.exports.NODE_BITS = nativeBinding.NODE_BITS
 module.exports.PRIVATE_SLOT = nativeBinding.PRIVATE_SLOT
+module.exports.rawArgument = nativeBinding.rawArgument
 module.exports.readScratch = nativeBinding.readScratch
 module.exports.REPORT_UNIT = nativeBinding.REPORT_UNIT
 module.exports.resetState = nativeBinding.resetState

@@ -88,10 +88,12 @@ declare class FlakeId {
   nextAsync(): Promise<Buffer>
   /**
    * `count` ids, ascending, in one Buffer of `count * 8` bytes. Synchronous: it fills each
-   * millisecond up to the counter and waits (spinning) for the next.
+   * millisecond up to the counter and waits (spinning, under a millisecond) for the next.
    *
    * @throws {TypeError | RangeError} code `ERR_INVALID_ARG_TYPE` / `ERR_OUT_OF_RANGE` unless
-   *   `count` is an integer from 1 to 2^24; as `next()` does for a clock that moved backwards.
+   *   `count` is an integer from 1 to 2^24; as `next()` does for a clock that moved backwards,
+   *   and for an overflow that a wait under a millisecond would not end (a state another
+   *   process borrowed ahead with `allowedFutureMs`).
    */
   nextBatch(count: number): Buffer
   /**
@@ -140,8 +142,8 @@ declare namespace FlakeId {
     scope?: 'host' | 'process' | null
     /**
      * An absolute path: the directory of the state files (implies `scope: 'host'`). Default
-     * `$FLAKE_IDGEN_STATE_DIR`, else `$XDG_RUNTIME_DIR/flake-idgen`, else
-     * `flake-idgen-<uid>` in the temporary directory.
+     * `$FLAKE_IDGEN_STATE_DIR`, else `/tmp/flake-idgen-<uid>` (whatever the environment says;
+     * then `/var/tmp` and `/dev/shm` if it cannot be used, with a warning).
      */
     stateDir?: string | null
   }

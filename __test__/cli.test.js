@@ -163,9 +163,12 @@ test('state lists the state file; --reset forgets an id, refused while a process
   const { stateDir, stateFile, word, plant } = require('./state-files.js')
   const fs = require('node:fs')
   const dir = stateDir('cli')
-  const file = plant(dir, 0, stateFile(0, { 3: word(Date.parse('2026-01-02T03:04:05.678Z'), 9), 4: word(1) }))
+  const file = plant(dir, stateFile({ 3: word(Date.parse('2026-01-02T03:04:05.678Z'), 9), 4: word(1) }))
   // Named like other epochs' files, which no build that shipped wrote: never listed nor touched.
-  const strays = [plant(dir, 1000, stateFile(1000, { 3: word(0) })), plant(dir, '00', stateFile(0, { 3: word(0) }))]
+  const strays = [
+    plant(dir, stateFile({ 3: word(0) }, 1000), 'epoch-1000.state'),
+    plant(dir, stateFile({ 3: word(0) }), 'epoch-00.state'),
+  ]
   const stray = strays.map((name) => fs.readFileSync(name))
   const listed = run(['state', '--state-dir', dir])
   assert.equal(listed.status, 0, listed.stderr)
@@ -218,7 +221,7 @@ test('state lists the state file; --reset forgets an id, refused while a process
 test('state: a damaged state file is listed as such, status 1, and left as it is', () => {
   const { stateDir, stateFile, plant } = require('./state-files.js')
   const dir = stateDir('cli-damaged')
-  const file = plant(dir, 0, stateFile(0).subarray(0, 100))
+  const file = plant(dir, stateFile().subarray(0, 100))
   const { status, lines, stderr } = run(['state', '--state-dir', dir])
   assert.equal(status, 1)
   assert.deepEqual(lines, [`state file: ${file}`, '(no state)'])
@@ -228,4 +231,87 @@ test('state: a damaged state file is listed as such, status 1, and left as it is
   )
   assert.equal(run(['state', '--reset', '0', '--state-dir', dir]).status, 1)
   assert.equal(require('node:fs').statSync(file).size, 100)
+})
+
+test('state: a stray epoch-00.state is no state of ours, whatever it holds', () => {
+  const { stateDir, stateFile, word, plant } = require('./state-files.js')
+  const dir = stateDir('cli-stray')
+  const stray = plant(dir, stateFile({ 7: word(5) }), 'epoch-00.state')
+  assert.deepEqual(run(['state', '--state-dir', dir]).lines, [`state directory: ${dir}`, '(no state)'])
+  const reset = run(['state', '--reset', '7', '--state-dir', dir])
+  assert.deepEqual([reset.status, reset.stderr], [1, `flake-idgen: generator 7 has no state in ${dir}\n`])
+  assert.deepEqual(require('node:fs').readFileSync(stray), stateFile({ 7: word(5) }))
+})
+
+test('state: a directory whose name is not UTF-8, in use, by FLAKE_IDGEN_STATE_DIR or --state-dir: listed, reset', async (t) => {
+  const fs = require('node:fs')
+  const { spawn } = require('node:child_process')
+  const { once } = require('node:events')
+  const { stateDir } = require('./state-files.js')
+  const parent = stateDir('cli-bytes')
+  // Byte 0xFF, which no UTF-8 string holds: Node's arguments and environment are UTF-8 strings,
+  // so sh writes it into the child's ($D below).
+  const dir = Buffer.concat([Buffer.from(`${parent}/state-`), Buffer.from([0xff])])
+  try {
+    fs.mkdirSync(dir, { mode: 0o700 })
+  } catch (error) {
+    // macOS's APFS, and Windows, accept Unicode names only.
+    if (error.code === 'EILSEQ' || process.platform === 'win32') return t.skip(error.code)
+    throw error
+  }
+  const shown = `"${parent}/state-\\xFF`
+  const sh = (script, ...args) =>
+    spawnSync('/bin/sh', ['-c', `D="$(printf '%s\\377' "$1")"; shift; ${script}`, 'sh', `${parent}/state-`, ...args], {
+      encoding: 'utf8',
+    })
+  const command = (env, ...args) =>
+    sh(
+      `${env ? 'FLAKE_IDGEN_STATE_DIR="$D"' : ''} exec "$@"${env ? '' : ' --state-dir "$D"'}`,
+      process.execPath,
+      BIN,
+      ...args,
+    )
+
+  // A process issuing from it, by FLAKE_IDGEN_STATE_DIR (the library reads it as bytes).
+  const script = "new (require('.'))({ id: 4 }).next(); console.log('ready'); setInterval(() => {}, 1000)"
+  const holder = spawn(
+    '/bin/sh',
+    [
+      '-c',
+      `FLAKE_IDGEN_STATE_DIR="$(printf '%s\\377' "$1")" exec "$2" -e "$3"`,
+      'sh',
+      `${parent}/state-`,
+      process.execPath,
+      script,
+    ],
+    {
+      cwd: path.join(__dirname, '..'),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  )
+  t.after(() => holder.kill())
+  assert.equal(String((await once(holder.stdout, 'data'))[0]), 'ready\n')
+  for (const env of [true, false]) {
+    const listed = command(env, 'state')
+    assert.equal(listed.status, 0, listed.stderr)
+    const lines = listed.stdout.split('\n')
+    assert.equal(lines[0], `state file: ${shown}/epoch-0.state"`)
+    assert.deepEqual(
+      lines.slice(2, -1).map((line) => line.split(/ {2,}/)[0]),
+      ['4'],
+    )
+    const refused = command(env, 'state', '--reset', '4')
+    assert.equal(refused.status, 1)
+    assert.match(refused.stderr, /is in use by a running process/)
+  }
+  holder.kill()
+  await once(holder, 'exit')
+  const reset = command(false, 'state', '--reset', '4')
+  assert.deepEqual([reset.status, reset.stdout], [0, `removed ${shown}/epoch-0.state"\n`], reset.stderr)
+  assert.deepEqual(fs.readdirSync(dir), [])
+  assert.equal(command(true, 'state').stdout, `state directory: ${shown}"\n(no state)\n`)
+  // The generator's own option takes strings: a name it cannot say is refused, not changed.
+  const ids = command(false)
+  assert.deepEqual([ids.status, ids.stdout], [2, ''])
+  assert.match(ids.stderr, /--state-dir is not UTF-8/)
 })

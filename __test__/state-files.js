@@ -12,8 +12,11 @@ const LINE = 64
 const LENGTH = HEADER + WORDS * LINE
 const NOTHING_ISSUED = 2n ** 64n - 1n
 
-/** A state file for `epoch` whose words are `words` ({ id: bigint word }), the others unused. */
-function stateFile(epoch, words = {}) {
+/**
+ * A state file whose words are `words` ({ id: bigint word }), the others unused; its header says
+ * `epoch` (0, as every file this version writes: another one is a damaged file).
+ */
+function stateFile(words = {}, epoch = 0) {
   const bytes = Buffer.alloc(LENGTH)
   bytes.write('FLAKEIDS', 0, 'latin1')
   bytes.writeUInt32LE(1, 8)
@@ -53,9 +56,9 @@ function stateDir(name) {
   return dir
 }
 
-/** Writes `bytes` as `epoch`'s state file in `dir`, mode 0600. */
-function plant(dir, epoch, bytes) {
-  const file = path.join(dir, `epoch-${epoch}.state`)
+/** Writes `bytes` as the state file of `dir` (or as `name` beside it), mode 0600. */
+function plant(dir, bytes, name = 'epoch-0.state') {
+  const file = path.join(dir, name)
   fs.writeFileSync(file, bytes, { mode: 0o600 })
   return file
 }

@@ -4,7 +4,7 @@
 // The command's interface: its usage, its options, and which command takes which. Each command
 // runs from its own file under lib/cli/.
 
-const { parse } = require('../lib/cli/args.js')
+const { parse, rawValue } = require('../lib/cli/args.js')
 const { describe } = require('../lib/errors.js')
 const { UsageError, CommandError } = require('../lib/cli/command-errors.js')
 const { exitOnClosedPipe } = require('../lib/cli/output.js')
@@ -34,7 +34,7 @@ Options:
                        adds it back
   --scope SCOPE        host (default: unique across the host's processes) or process
   --state-dir D        the state directory (default: $FLAKE_IDGEN_STATE_DIR, else
-                       $XDG_RUNTIME_DIR/flake-idgen, else flake-idgen-<uid> in the temp dir)
+                       /tmp/flake-idgen-<uid> on Linux; see the README's scope)
   --redis URL          lease list: a redis:// or rediss:// URL
   --postgres URL       lease list: a postgres:// or postgresql:// URL
   --namespace N        lease list: the namespace, as FlakeId.lease takes it
@@ -112,7 +112,10 @@ function misplaced(name, command) {
 }
 
 function main(argv) {
-  const { values, positionals } = parse(argv, { options: OPTIONS, short: SHORT })
+  const parsed = parse(argv, { options: OPTIONS, short: SHORT })
+  const { values, positionals } = parsed
+  // A directory's name need not be UTF-8: its bytes, where process.argv lost them.
+  if (values['state-dir'] !== undefined) values['state-dir'] = rawValue(argv, parsed, 'state-dir')
   if (values.help) {
     process.stdout.write(`${USAGE}\n`)
     return

@@ -100,19 +100,20 @@ pub fn issue_available(
   (issued, met, None)
 }
 
-/// The waiter for batches on the system clock: waits out an overflow, and with
-/// `through_step_back` a clock step back (or a time before the epoch) too; gives up otherwise.
+/// The longest wait, in ms past a reading, that a synchronous call spends spinning: the end
+/// of the reading's millisecond, under a millisecond. A longer one says the state is ahead of
+/// the clock (another process borrowed with `allowedFutureMs`, or the clock stepped back), and
+/// the event loop must not block for it: the call fails as `next()` does.
+pub const MAX_SPIN_MS: u64 = 1;
+
+/// The waiter for batches on the system clock: waits out an overflow that ends with the
+/// reading's millisecond (`MAX_SPIN_MS`); gives up on anything longer, and on anything else.
 pub fn system_clock_waiter<E: From<FlakeError>>(
-  through_step_back: bool,
 ) -> impl FnMut(&FlakeError, u64) -> Result<Waited, E> {
   move |err, now| match (err, err.wait_ms()) {
     // Another thread took later ids between our reading and our turn: read again.
     (FlakeError::ClockBackwards { .. }, Some(_)) if clock::system_now_ms() > now => Ok(Waited::No),
-    (FlakeError::SequenceOverflow { wait_ms }, _) => {
-      clock::wait_until(now + wait_ms);
-      Ok(Waited::Yes)
-    }
-    (_, Some(wait_ms)) if through_step_back => {
+    (FlakeError::SequenceOverflow { wait_ms }, _) if *wait_ms <= MAX_SPIN_MS => {
       clock::wait_until(now + wait_ms);
       Ok(Waited::Yes)
     }

@@ -99,6 +99,11 @@ pub enum FlakeError {
   #[error("state directory {} cannot be used: {reason}", QuotedPath(dir))]
   StateDir { dir: String, reason: String },
 
+  /// A generator id this process issues from one state directory was given another: two
+  /// states would issue the same ids. Never a reason to fall back to another directory.
+  #[error("state directory {} cannot be used for generator id {id}: this process issues its ids from the state in {} already; one id has one state (give its generators one stateDir)", QuotedPath(dir), QuotedPath(other))]
+  StateDirTaken { dir: String, other: String, id: u16 },
+
   /// A state file is not one this version wrote, or not safe to map (wrong size or header, a
   /// symlink, owned by another user): refused rather than reset.
   #[error("state file {} cannot be used: {reason}", QuotedPath(path))]
@@ -142,7 +147,7 @@ impl FlakeError {
         "ERR_FLAKE_INVALID_OPTION"
       }
       Self::ClockType { .. } | Self::ClockRange { .. } => "ERR_FLAKE_INVALID_CLOCK",
-      Self::StateDir { .. } => "ERR_FLAKE_STATE_DIR",
+      Self::StateDir { .. } | Self::StateDirTaken { .. } => "ERR_FLAKE_STATE_DIR",
       Self::StateFile { .. } => "ERR_FLAKE_STATE_FILE",
       Self::StateInUse { .. } => "ERR_FLAKE_STATE_IN_USE",
       Self::StateLost { .. } => "ERR_FLAKE_STATE_LOST",
@@ -162,6 +167,7 @@ impl FlakeError {
       | Self::ClockBackwards { .. }
       | Self::ClockBeforeEpoch { .. }
       | Self::StateDir { .. }
+      | Self::StateDirTaken { .. }
       | Self::StateFile { .. }
       | Self::StateInUse { .. }
       | Self::StateLost { .. }

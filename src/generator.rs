@@ -5,7 +5,7 @@ use crate::host::file::HORIZON_MS;
 use crate::host::HostFile;
 use crate::layout::{compose, MAX_DELTA};
 use crate::options::{Config, Scope};
-use crate::registry;
+use crate::registry::{self, Warning};
 use crate::sequencer::{Met, Refusal, Sequencer, Taken};
 
 /// A generator: its configuration and the state it issues from. Cheap to make and to copy: the
@@ -87,20 +87,54 @@ impl Ids {
 }
 
 /// The shared state a system-clock configuration issues from: the host's (in a state file) or
-/// the process's. A host scope that was not asked for falls back to the process's state when
-/// its directory cannot be used (noted for the one warning); one that was asked for fails.
+/// the process's. When its directory cannot be used, the default directory's next candidates
+/// are tried in order (a warning noted if one is used); when none can, a host scope that was
+/// not asked for falls back to the process's state (a warning noted), one that was asked for
+/// fails with the first directory's error.
 pub fn shared_state(config: &Config) -> Result<(SharedState, bool), FlakeError> {
   match &config.scope {
     Scope::Process => Ok((registry::process(config.id), false)),
-    Scope::Host { dir, required } => match registry::host(dir, config.id) {
+    Scope::Host {
+      dir,
+      alternatives,
+      required,
+    } => match registry::host(dir, config.id) {
       Ok(sequencer) => Ok((sequencer, true)),
-      Err(err) if !required => {
-        registry::fell_back(&err);
-        Ok((registry::process(config.id), false))
-      }
-      Err(err) => Err(err),
+      // Another directory, or process scope, would be a second state for the id.
+      Err(err @ FlakeError::StateDirTaken { .. }) => Err(err),
+      Err(err) => fall_back(config, alternatives, *required, err),
     },
   }
+}
+
+/// `shared_state` once the first directory failed with `err`. A directory's failure is kept by
+/// the registry, so every generator of the process lands in the same place.
+#[cold]
+fn fall_back(
+  config: &Config,
+  alternatives: &[std::path::PathBuf],
+  required: bool,
+  err: FlakeError,
+) -> Result<(SharedState, bool), FlakeError> {
+  let mut reasons = vec![err];
+  for dir in alternatives {
+    match registry::host(dir, config.id) {
+      Ok(sequencer) => {
+        registry::warn(Warning::OtherDirectory {
+          dir: dir.clone(),
+          reasons,
+        });
+        return Ok((sequencer, true));
+      }
+      Err(err @ FlakeError::StateDirTaken { .. }) => return Err(err),
+      Err(err) => reasons.push(err),
+    }
+  }
+  if required {
+    return Err(reasons.swap_remove(0));
+  }
+  registry::warn(Warning::ProcessScope { reasons });
+  Ok((registry::process(config.id), false))
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use crate::error::FlakeError;
-use crate::host::dir::{absolute, default_dir};
+use crate::host::dir::{absolute, default_dirs};
 use crate::input::Input;
 use crate::layout::{node_id, MAX_NODE, MAX_PART, MAX_SEQUENCE};
 use crate::number::{whole, MAX_SAFE_INTEGER};
@@ -65,6 +65,9 @@ pub enum Scope {
   /// Every process of the host (of the user) that uses the same state directory.
   Host {
     dir: PathBuf,
+    /// Tried in order when `dir` cannot be used: the default directory's next candidates
+    /// (`dir::candidates`); none for a directory given (`stateDir`, `FLAKE_IDGEN_STATE_DIR`).
+    alternatives: Vec<PathBuf>,
     /// Asked for (`scope: 'host'` or a `stateDir`): an unusable directory is then an error,
     /// not a fallback to `Process`.
     required: bool,
@@ -207,13 +210,18 @@ fn scope(raw: &RawOptions, custom_clock: bool) -> Result<Scope, FlakeError> {
       &raw.state_dir,
     ));
   }
+  let required = host.is_some() || dir.is_some();
   Ok(match host {
     Some(false) => Scope::Process,
     _ if custom_clock => Scope::Process,
-    _ => Scope::Host {
-      required: host.is_some() || dir.is_some(),
-      dir: dir.unwrap_or_else(default_dir),
-    },
+    _ => {
+      let mut dirs = dir.map_or_else(default_dirs, |dir| vec![dir]);
+      Scope::Host {
+        dir: dirs.remove(0),
+        alternatives: dirs,
+        required,
+      }
+    }
   })
 }
 

@@ -17,7 +17,7 @@ use std::sync::{LazyLock, Mutex, MutexGuard};
 use crate::clock::SystemClock;
 use crate::error::FlakeError;
 use crate::generator::SharedState;
-use crate::host::{dir, HostFile};
+use crate::host::HostFile;
 use crate::layout::MAX_NODE;
 use crate::sequencer::Sequencer;
 
@@ -40,9 +40,57 @@ struct HostFiles {
 
 static HOST_FILES: LazyLock<Mutex<HostFiles>> = LazyLock::new(Default::default);
 
-/// Why the first fallback to process scope happened, until `take_fallback` hands it out.
-static FALLBACK: Mutex<Option<FlakeError>> = Mutex::new(None);
-static FELL_BACK: AtomicBool = AtomicBool::new(false);
+/// Warnings not yet handed out by `take_fallback`, and which kinds were ever raised.
+static WARNINGS: Mutex<Vec<Warning>> = Mutex::new(Vec::new());
+static WARNED: [AtomicBool; 2] = [const { AtomicBool::new(false) }; 2];
+
+/// Why host scope is not what the user gets by default: the one thing that may happen
+/// silently otherwise, so each kind is warned about once per process.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Warning {
+  /// No state directory could be used: the generator issues from the process's state.
+  ProcessScope { reasons: Vec<FlakeError> },
+  /// The first default directory could not be used, `dir` (a later one) is.
+  OtherDirectory {
+    dir: PathBuf,
+    reasons: Vec<FlakeError>,
+  },
+}
+
+impl Warning {
+  const fn kind(&self) -> usize {
+    match self {
+      Self::ProcessScope { .. } => 0,
+      Self::OtherDirectory { .. } => 1,
+    }
+  }
+}
+
+impl std::fmt::Display for Warning {
+  fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+    let reasons = |f: &mut std::fmt::Formatter<'_>, reasons: &[FlakeError]| {
+      reasons
+        .iter()
+        .enumerate()
+        .try_for_each(|(i, reason)| write!(f, "{}{reason}", if i == 0 { "" } else { "; " }))
+    };
+    match self {
+      Self::ProcessScope { reasons: why } => {
+        f.write_str("host scope unavailable, ids are unique per process only: ")?;
+        reasons(f, why)
+      }
+      Self::OtherDirectory { dir, reasons: why } => {
+        write!(
+          f,
+          "host scope moved to state directory {}, ids may repeat with processes that can use \
+           the one before it: ",
+          crate::input::QuotedPath(&dir.display().to_string())
+        )?;
+        reasons(f, why)
+      }
+    }
+  }
+}
 
 // A panic elsewhere cannot leave a map half-written (insert is the only mutation).
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -63,15 +111,6 @@ pub fn process(node: u16) -> SharedState {
 /// process, on first use, and stays mapped until the process ends (or is found lost).
 pub fn host(dir: &Path, node: u16) -> Result<SharedState, FlakeError> {
   let mut files = lock(&HOST_FILES);
-  if let Some(other) = files.dir_of_id.get(&node).filter(|other| *other != dir) {
-    return Err(dir::error(
-      dir,
-      format!(
-        "generator id {node} already issues from the state in \"{}\" in this process: one id has one state (give its generators one stateDir)",
-        other.display()
-      ),
-    ));
-  }
   let reopen = matches!(files.by_dir.get(dir), Some(Ok(file)) if file.is_lost());
   if reopen {
     files.by_dir.remove(dir);
@@ -81,22 +120,36 @@ pub fn host(dir: &Path, node: u16) -> Result<SharedState, FlakeError> {
     .entry(dir.to_path_buf())
     .or_insert_with(|| HostFile::open(dir, &mut SystemClock))
     .clone()?;
-  files.dir_of_id.insert(node, dir.to_path_buf());
+  // Checked once the directory is known usable: an unusable one is the reason to go on to
+  // the next candidate, which may be the one the id uses.
+  match files.dir_of_id.get(&node) {
+    Some(other) if other != dir => Err(FlakeError::StateDirTaken {
+      dir: dir.display().to_string(),
+      other: other.display().to_string(),
+      id: node,
+    }),
+    Some(_) => Ok(()),
+    None => {
+      files.dir_of_id.insert(node, dir.to_path_buf());
+      Ok(())
+    }
+  }?;
   Ok(SharedState {
     sequencer: file.sequencer(node),
     file: Some(file),
   })
 }
 
-/// Notes that a generator fell back to process scope because of `err`.
-pub fn fell_back(err: &FlakeError) {
-  if !FELL_BACK.swap(true, Ordering::AcqRel) {
-    *lock(&FALLBACK) = Some(err.clone());
+/// Notes `warning`, unless one of its kind was noted before in this process.
+pub fn warn(warning: Warning) {
+  if !WARNED[warning.kind()].swap(true, Ordering::AcqRel) {
+    lock(&WARNINGS).push(warning);
   }
 }
 
-/// The reason of the process's first fallback, the first time it is asked for: the one warning
-/// a process emits.
-pub fn take_fallback() -> Option<FlakeError> {
-  lock(&FALLBACK).take()
+/// A warning noted and not yet handed out, the first time it is asked for: each is emitted
+/// once in the process, by the call that gets it.
+pub fn take_fallback() -> Option<Warning> {
+  let mut warnings = lock(&WARNINGS);
+  (!warnings.is_empty()).then(|| warnings.remove(0))
 }

@@ -2,6 +2,7 @@
 
 // The command line as getopt reads it, and the readings of values more than one command takes.
 
+const binding = require('../load-binding.js')
 const { describe } = require('../errors.js')
 const { UsageError } = require('./command-errors.js')
 
@@ -14,6 +15,8 @@ const { UsageError } = require('./command-errors.js')
  */
 function parse(argv, { options, short }) {
   const values = {}
+  // Where each value was: its argument's index, and where in it the value starts.
+  const places = {}
   const positionals = []
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
@@ -44,13 +47,31 @@ function parse(argv, { options, short }) {
       values[name] = true
     } else if (inline !== undefined) {
       values[name] = inline
+      places[name] = { index: i, start: arg.length - inline.length }
     } else if (i + 1 < argv.length) {
       values[name] = argv[++i]
+      places[name] = { index: i, start: 0 }
     } else {
       throw new UsageError(`${flag} needs a value (see --help)`)
     }
   }
-  return { values, positionals }
+  return { values, positionals, places }
+}
+
+/**
+ * Option `name`'s value as the command line held it: Node decodes arguments as UTF-8, each
+ * invalid byte becoming U+FFFD, so a file name that is not UTF-8 reaches `process.argv` as the
+ * name of another file. Such a value is returned as a Buffer of its bytes, read by the native
+ * side; any other, as the string it is.
+ */
+function rawValue(argv, { values, places }, name) {
+  const value = values[name]
+  if (typeof value !== 'string' || !value.includes('\uFFFD')) return value
+  const { index, start } = places[name]
+  const arg = binding.rawArgument(argv.length - index, argv[index])
+  // What precedes an inline value (`--state-dir=`) is ASCII: as many bytes as characters.
+  const bytes = arg?.subarray(start)
+  return bytes === undefined || Buffer.from(value).equals(bytes) ? value : bytes
 }
 
 /**
@@ -64,4 +85,4 @@ function readEpoch(text) {
   return new Date(ms)
 }
 
-module.exports = { parse, readEpoch }
+module.exports = { parse, rawValue, readEpoch }

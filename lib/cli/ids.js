@@ -34,6 +34,10 @@ async function printIds(values) {
   const format = values.format ?? 'dec'
   if (!Object.hasOwn(FORMATS, format))
     throw new UsageError(`--format must be dec, hex, base64 or json, got ${describe(format)}`)
+  if (Buffer.isBuffer(values['state-dir']))
+    throw new UsageError(
+      '--state-dir is not UTF-8, which the stateDir option cannot name: set FLAKE_IDGEN_STATE_DIR to it instead',
+    )
   // The library checks every option (as text, as the user typed it); a bad one names its flag.
   const generator = withFlags(
     () =>

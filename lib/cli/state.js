@@ -12,22 +12,29 @@ async function reset(dir, text, flags) {
   // Digits are an id; anything else no number, which the library refuses as it refuses 1024.
   const id = /^[0-9]+$/.test(text) ? Number(text) : NaN
   const [done] = withFlags(() => binding.resetState(dir, id), flags)
-  if (done === undefined) throw new CommandError(`generator ${text} has no state in ${dir}`)
+  if (done === undefined) {
+    const { dir: shown } = withFlags(() => binding.stateFiles(dir), flags)
+    throw new CommandError(`generator ${text} has no state in ${shown}`)
+  }
   await write(`${done.removed ? 'removed' : `reset generator ${text} in`} ${done.path}\n`)
 }
 
-/** Lists the state file of `--state-dir` (else the default directory), or resets `--reset`'s state in it. */
+/**
+ * Lists the state file of `--state-dir` (a string, or a Buffer of a name that is not UTF-8;
+ * else the default directory, which the native side reads from the environment as bytes), or
+ * resets `--reset`'s state in it.
+ */
 async function state(values) {
-  const dir = values['state-dir'] ?? binding.defaultStateDir()
+  const dir = values['state-dir']
   // The library checks the directory and the id; a message shows each as the user typed it.
-  const flags = { dir: ['--state-dir', dir], id: ['--reset', values.reset] }
+  const flags = { dir: ['--state-dir', dir?.toString()], id: ['--reset', values.reset] }
   if (values.reset !== undefined) return reset(dir, values.reset, flags)
-  const [file] = withFlags(() => binding.stateFiles(dir), flags)
+  const { dir: shown, file } = withFlags(() => binding.stateFiles(dir), flags)
   const rows = [['id', 'last id issued at', 'sequence']]
   for (const entry of file?.entries ?? []) {
     rows.push([String(entry.id), new Date(entry.time).toISOString(), String(entry.sequence)])
   }
-  const head = file === undefined ? `state directory: ${dir}` : `state file: ${file.path}`
+  const head = file === undefined ? `state directory: ${shown}` : `state file: ${file.path}`
   await write(`${head}\n${rows.length > 1 ? table(rows) : '(no state)'}\n`)
   if (file?.error !== undefined) throw new CommandError(`${file.error} [${file.code}]`)
 }

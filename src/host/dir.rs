@@ -12,17 +12,81 @@ use crate::error::FlakeError;
 /// The environment variable naming the state directory.
 pub const ENV: &str = "FLAKE_IDGEN_STATE_DIR";
 
-/// `$FLAKE_IDGEN_STATE_DIR`, else `$XDG_RUNTIME_DIR/flake-idgen` (per user, emptied at logout
-/// and reboot), else `flake-idgen-<uid>` in the temporary directory.
+/// The state directory generators use by default: `$FLAKE_IDGEN_STATE_DIR` if set, else the
+/// first of `candidates()` (see `default_dirs`).
 pub fn default_dir() -> PathBuf {
-  let var = |name| std::env::var_os(name).filter(|value| !value.is_empty());
-  if let Some(dir) = var(ENV) {
-    return PathBuf::from(dir);
+  default_dirs().swap_remove(0)
+}
+
+/// The state directories a generator without `stateDir` tries, in order: `$FLAKE_IDGEN_STATE_DIR`
+/// alone if set, else `candidates()`.
+pub fn default_dirs() -> Vec<PathBuf> {
+  match std::env::var_os(ENV).filter(|value| !value.is_empty()) {
+    Some(dir) => vec![PathBuf::from(dir)],
+    None => candidates(),
   }
-  if let Some(runtime) = var("XDG_RUNTIME_DIR") {
-    return PathBuf::from(runtime).join("flake-idgen");
+}
+
+/// The default state directories, in the order they are tried. The same for every process of
+/// a user, whatever its environment: `XDG_RUNTIME_DIR` and `TMPDIR` differ between a login
+/// session and a service (two directories would be two states of one generator id, so
+/// repeated ids), and `XDG_RUNTIME_DIR` is removed at logout under running processes. `/tmp`
+/// first (every Unix has it, sticky, for every user); then `/var/tmp`, for a `/tmp` that is full,
+/// read-only or holds another user's `flake-idgen-<uid>`; then `/dev/shm` (Linux), the one
+/// writable place a read-only container usually has, last because logind's `RemoveIPC` empties
+/// it of a user's files at their last logout.
+#[cfg(all(unix, not(target_os = "macos")))]
+pub fn candidates() -> Vec<PathBuf> {
+  let mut roots = vec!["/tmp", "/var/tmp"];
+  if cfg!(target_os = "linux") {
+    roots.push("/dev/shm");
   }
-  std::env::temp_dir().join(per_user("flake-idgen"))
+  roots
+    .into_iter()
+    .map(|root| Path::new(root).join(per_user("flake-idgen")))
+    .collect()
+}
+
+/// macOS: the user's own temporary directory (`confstr(_CS_DARWIN_USER_TEMP_DIR)`, under
+/// `/var/folders`, mode 0700: per user, and read from the system, not from `TMPDIR`, which a
+/// launchd service may lack), then `/tmp` and `/var/tmp` as on other Unixes.
+#[cfg(target_os = "macos")]
+pub fn candidates() -> Vec<PathBuf> {
+  let mut dirs: Vec<PathBuf> = darwin_user_temp_dir()
+    .map(|dir| dir.join("flake-idgen"))
+    .into_iter()
+    .collect();
+  for root in ["/tmp", "/var/tmp"] {
+    dirs.push(Path::new(root).join(per_user("flake-idgen")));
+  }
+  dirs
+}
+
+#[cfg(target_os = "macos")]
+fn darwin_user_temp_dir() -> Option<PathBuf> {
+  use std::os::unix::ffi::OsStringExt;
+  let mut buf = vec![0u8; 1024];
+  // SAFETY: confstr writes at most `buf.len()` bytes, NUL included, and returns the length it
+  // needs (0 on failure).
+  let needed = unsafe {
+    libc::confstr(
+      libc::_CS_DARWIN_USER_TEMP_DIR,
+      buf.as_mut_ptr().cast(),
+      buf.len(),
+    )
+  };
+  if needed == 0 || needed > buf.len() {
+    return None;
+  }
+  buf.truncate(needed - 1);
+  let dir = PathBuf::from(std::ffi::OsString::from_vec(buf));
+  dir.is_absolute().then_some(dir)
+}
+
+/// Windows: the temporary directory, which is the user's own.
+#[cfg(not(unix))]
+pub fn candidates() -> Vec<PathBuf> {
+  vec![std::env::temp_dir().join(per_user("flake-idgen"))]
 }
 
 #[cfg(unix)]

@@ -23,7 +23,8 @@ use crate::sequencer::Sequencer;
 use crate::stats::Counts;
 
 /// Issues ascending ids into the whole of `ids` (a Buffer of a multiple of 8 bytes),
-/// synchronously: a full millisecond waits (spinning) for the next; anything else fails as
+/// synchronously: a full millisecond waits (spinning, under a millisecond) for the next; a
+/// longer wait (a state another process borrowed ahead of the clock) or anything else fails as
 /// `next()` does. With `clock`, that function is the clock, read once a millisecond and again
 /// while waiting, until it stands still for 2 ms of real time (such a clock cannot be waited
 /// for). Returns what the batch met, with `error` if it failed; throws what `clock` throws.
@@ -63,7 +64,7 @@ pub fn issue_batch(env: Env, ids: Unknown, clock: Option<Unknown>) -> Result<Obj
       &generator,
       total,
       || Ok::<_, CallError>(clock::system_now_ms()),
-      batch::system_clock_waiter(false),
+      batch::system_clock_waiter(),
       &mut counts,
       write,
     ),

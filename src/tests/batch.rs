@@ -5,7 +5,7 @@ use std::cell::Cell;
 use super::{decode, private, NOW};
 use crate::batch::{
   count, custom_clock_waiter, issue_all, system_clock_waiter, Waited, CUSTOM_CLOCK_GRACE_MS,
-  MAX_COUNT,
+  MAX_COUNT, MAX_SPIN_MS,
 };
 use crate::error::{ErrorKind, FlakeError};
 use crate::generator::Generator;
@@ -170,19 +170,29 @@ fn the_system_clock_waiter_waits_for_what_it_may() {
   let broken = FlakeError::ClockRange {
     got: Input::Number(-1.0),
   };
-  for through_step_back in [false, true] {
-    let mut wait = system_clock_waiter::<FlakeError>(through_step_back);
-    assert_eq!(wait(&overflow, past), Ok(Waited::Yes));
-    // Behind a reading the system clock has long passed: stale, read again.
-    assert_eq!(wait(&behind, past), Ok(Waited::No));
-    assert_eq!(wait(&broken, past), Err(broken.clone()));
-    let expected = if through_step_back {
-      Ok(Waited::Yes)
-    } else {
-      Err(before_epoch.clone())
-    };
-    assert_eq!(wait(&before_epoch, past), expected);
+  let mut wait = system_clock_waiter::<FlakeError>();
+  assert_eq!(wait(&overflow, past), Ok(Waited::Yes));
+  // Behind a reading the system clock has long passed: stale, read again.
+  assert_eq!(wait(&behind, past), Ok(Waited::No));
+  assert_eq!(wait(&broken, past), Err(broken.clone()));
+  assert_eq!(wait(&before_epoch, past), Err(before_epoch.clone()));
+}
+
+#[test]
+fn the_system_clock_waiter_never_spins_past_a_millisecond() {
+  // A state another process borrowed ahead: the wait would be long, so it is not waited for,
+  // even for a reading long past (which would cost no time at all).
+  let mut wait = system_clock_waiter::<FlakeError>();
+  for wait_ms in [MAX_SPIN_MS + 1, 1_000] {
+    let ahead = FlakeError::SequenceOverflow { wait_ms };
+    assert_eq!(wait(&ahead, 1_000), Err(ahead.clone()));
   }
+  let now = crate::clock::system_now_ms();
+  let behind = FlakeError::ClockBackwards {
+    ms: 900,
+    wait_ms: 900,
+  };
+  assert_eq!(wait(&behind, now + 10_000), Err(behind.clone()));
 }
 
 #[test]

@@ -2,6 +2,8 @@
 
 mod batch;
 mod decompose;
+#[cfg(unix)]
+mod fallback;
 mod generator;
 #[cfg(unix)]
 mod host;

@@ -5,7 +5,7 @@ use crate::error::{ErrorKind, FlakeError};
 use crate::input::Input::{self, *};
 use std::path::PathBuf;
 
-use crate::host::dir::default_dir;
+use crate::host::dir::default_dirs;
 use crate::options::{parse, Config, RawOptions, Scope};
 
 fn with(set: impl FnOnce(&mut RawOptions)) -> RawOptions {
@@ -45,10 +45,7 @@ fn defaults_are_flake_idgens() {
       seq_mask: 4095,
       custom_clock: false,
       allowed_future_ms: 0,
-      scope: Scope::Host {
-        dir: default_dir(),
-        required: false,
-      },
+      scope: default_scope(false),
     }
   );
   // `null` is unset too, as in flake-idgen's `options.x || 0`.
@@ -279,16 +276,11 @@ fn allowed_future_ms_is_an_integer_up_to_one_second() {
 fn scope_is_host_by_default_and_required_once_asked_for() {
   let host = |dir: &str, required| Scope::Host {
     dir: PathBuf::from(dir),
+    alternatives: vec![],
     required,
   };
   assert_eq!(ok(with(|o| o.scope = s("process"))).scope, Scope::Process);
-  assert_eq!(
-    ok(with(|o| o.scope = s("host"))).scope,
-    Scope::Host {
-      dir: default_dir(),
-      required: true
-    }
-  );
+  assert_eq!(ok(with(|o| o.scope = s("host"))).scope, default_scope(true));
   assert_eq!(
     ok(with(|o| o.state_dir = s("/var/x"))).scope,
     host("/var/x", true)
@@ -344,5 +336,15 @@ fn scope_and_state_dir_refuse_what_they_could_not_do() {
       (err.kind(), err.to_string().as_str()),
       (ErrorKind::TypeError, message)
     );
+  }
+}
+
+/// Host scope in the default directories, as `parse` gives it without a `stateDir`.
+fn default_scope(required: bool) -> Scope {
+  let dirs = default_dirs();
+  Scope::Host {
+    dir: dirs[0].clone(),
+    alternatives: dirs[1..].to_vec(),
+    required,
   }
 }
