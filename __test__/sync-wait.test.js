@@ -10,13 +10,15 @@ const { once } = require('node:events')
 const FlakeId = require('..')
 const { stateDir } = require('./state-files.js')
 
-// Borrows as far ahead as it may, for as long as it runs: says so once it is ahead.
+// Borrows as far ahead as it may (on host scope, 20 ms: see the README's allowedFutureMs), for
+// as long as it runs: says so once it is 10 ms ahead.
 const BORROWER = `
   const F = require('.')
   const g = new F({ id: 9, allowedFutureMs: 1000 })
-  while (g.nextBatch(40960) && Date.now() + 900 > F.decompose(g.next()).timestamp);
+  const take = () => { try { g.nextBatch(4096) } catch {} }
+  while (F.decompose(g.next()).timestamp < Date.now() + 10) take()
   process.stdout.write('ahead\\n')
-  for (const end = Date.now() + 10000; Date.now() < end; ) g.nextBatch(40960)`
+  for (const end = Date.now() + 10000; Date.now() < end; ) take()`
 
 test('nextBatch(1) beside another process borrowing ahead on the same state: no call blocks', async () => {
   const dir = stateDir('borrowed')
@@ -42,7 +44,7 @@ test('nextBatch(1) beside another process borrowing ahead on the same state: no 
       longest = Math.max(longest, Number(process.hrtime.bigint() - start) / 1e6)
     }
     // 50 ms in the issue; 4 times that leaves room for a loaded machine. The wait refused is the
-    // borrower's lead, near a second (it blocked for the borrower's whole run before).
+    // borrower's lead (it blocked for the borrower's whole run before).
     assert.ok(longest < 200, `a call blocked for ${longest.toFixed(1)} ms`)
     // The state was ahead, so there was something to wait for.
     assert.ok(refused > 0, 'no call met the borrowed state')
