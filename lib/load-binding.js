@@ -5,22 +5,33 @@
 // and keep its error, which chains every attempt, as the cause.
 const { codedError } = require('./errors.js')
 
-try {
-  module.exports = require('../binding.js')
-} catch (cause) {
-  const lookedFor = []
-  // The chain runs from the last attempt back to the first.
-  for (let error = cause; error != null; error = error.cause) {
-    const missing = /^Cannot find module '([^']+)'/.exec(error.message)
-    if (missing) lookedFor.unshift(missing[1])
+// One binary per process (per thread: a worker has a process object of its own), whichever copy
+// of this package loads it first: a copy loaded again once require.cache is cleared, or under
+// another name (the `flake-idgen` alias beside `flake-idgen-rs`), issues from the same states
+// as the first, and loading the binary again would leave one more N-API env behind each time.
+const loaded = Symbol.for(`flake-idgen-rs@${require('../package.json').version}: binding`)
+
+function load() {
+  try {
+    return require('../binding.js')
+  } catch (cause) {
+    const lookedFor = []
+    // The chain runs from the last attempt back to the first.
+    for (let error = cause; error != null; error = error.cause) {
+      const missing = /^Cannot find module '([^']+)'/.exec(error.message)
+      if (missing) lookedFor.unshift(missing[1])
+    }
+    throw codedError(
+      Error,
+      'ERR_FLAKE_NO_NATIVE_BINARY',
+      `flake-idgen-rs: no native binary loaded for ${process.platform}-${process.arch} ` +
+        `(looked for ${lookedFor.join(', ') || 'nothing'}). If the README lists this platform, ` +
+        'reinstall so that npm adds its optional package; if not, install from a git checkout, ' +
+        'which builds the binary (needs Rust).',
+      cause,
+    )
   }
-  throw codedError(
-    Error,
-    'ERR_FLAKE_NO_NATIVE_BINARY',
-    `flake-idgen-rs: no native binary loaded for ${process.platform}-${process.arch} ` +
-      `(looked for ${lookedFor.join(', ') || 'nothing'}). If the README lists this platform, ` +
-      'reinstall so that npm adds its optional package; if not, install from a git checkout, ' +
-      'which builds the binary (needs Rust).',
-    cause,
-  )
 }
+
+if (!Object.hasOwn(process, loaded)) Object.defineProperty(process, loaded, { value: load() })
+module.exports = process[loaded]
