@@ -11,10 +11,40 @@ const { codedError } = require('./errors.js')
 // as the first, and loading the binary again would leave one more N-API env behind each time.
 const loaded = Symbol.for(`flake-idgen-rs@${require('../package.json').version}: binding`)
 
+// What Deno must grant for the binary to load: binding.js reads environment variables and files
+// to choose it (without --allow-read, it asks for --allow-sys instead), then loads it as FFI.
+const DENO_FLAGS = { ffi: '--allow-ffi', env: '--allow-env', read: '--allow-read' }
+
+/** The flags Deno was not given, if it refused loading for want of a permission. */
+function denoFlagsMissing(cause) {
+  const permissions = globalThis.Deno?.permissions
+  if (typeof permissions?.querySync !== 'function') return []
+  let refused = false
+  for (let error = cause; error != null; error = error.cause) {
+    // Deno throws NotCapable, or for FFI an Error, "Requires … access to …, run again with …".
+    if (error.name === 'NotCapable' || /^Requires \w+ access to/.test(error.message)) refused = true
+  }
+  if (!refused) return []
+  return Object.keys(DENO_FLAGS)
+    .filter((name) => permissions.querySync({ name }).state !== 'granted')
+    .map((name) => DENO_FLAGS[name])
+}
+
 function load() {
   try {
     return require('../binding.js')
   } catch (cause) {
+    const missing = denoFlagsMissing(cause)
+    if (missing.length > 0) {
+      throw codedError(
+        Error,
+        'ERR_FLAKE_DENO_PERMISSION',
+        `flake-idgen-rs: Deno refused to load the native binary without ${missing.join(', ')}: run with ` +
+          `${Object.values(DENO_FLAGS).join(' ')}: binding.js reads the environment and files to find the ` +
+          'binary, which loads as FFI.',
+        cause,
+      )
+    }
     const lookedFor = []
     // The chain runs from the last attempt back to the first.
     for (let error = cause; error != null; error = error.cause) {
