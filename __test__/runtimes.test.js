@@ -129,9 +129,9 @@ for (const runtime of Object.keys(RUNTIMES)) {
   test(`${runtime} and a Node process share host scope: no id twice`, async (t) => {
     const dir = project(t)
     const outs = [runtime, 'node'].map((who) => path.join(dir, `${who}.ids`))
-    // Each is ready (loaded, its generator made) before either starts: their 300 ms overlap.
+    // Each is ready (loaded, its generator made) before either starts: their 100 ms overlap.
     const hosts = await Promise.all([runtime, 'node'].map((who, i) => startHost(who, dir, 400, outs[i])))
-    const start = Date.now() + 200
+    const start = Date.now() + 1000
     for (const { child } of hosts) child.stdin.end(`${start}\n`)
     for (const { exited } of hosts) {
       const { code, printed } = await exited
