@@ -174,9 +174,12 @@ export declare const SEQUENCE_BITS: number
  * Sets up this thread with its scratch (a `Uint8Array` over a whole `SharedArrayBuffer` of
  * `SCRATCH_BYTES`, see `protocol`) and returns its id functions, for the generator the call
  * fields in the scratch describe (see `id_functions`): `issue`, `issueAt`, `tryIssue`,
- * `tryIssueAt` and `issueRun`. Once per thread.
+ * `tryIssueAt` and `issueRun`, with `scratch`, the one they write into. A thread already set
+ * up (by another copy of native.js: a fresh module registry, `require.cache` cleared, a vm
+ * context, the package under two names) checks `scratch` and returns the object it returned
+ * first: every copy shares one scratch and one table of slots.
  */
-export declare function setup(scratch: Uint8Array): { issue: () => number | undefined; issueAt: (now: unknown) => number | undefined; tryIssue: () => number | undefined; tryIssueAt: (now: unknown) => number | undefined; issueRun: (max: number) => number }
+export declare function setup(scratch: Uint8Array): { scratch: Uint8Array; issue: () => number | undefined; issueAt: (now: unknown) => number | undefined; tryIssue: () => number | undefined; tryIssueAt: (now: unknown) => number | undefined; issueRun: (max: number) => number }
 
 /**
  * Set in the slots whose calls must write their settings too (see `slots`): private ones, and

@@ -5,22 +5,63 @@
 // and keep its error, which chains every attempt, as the cause.
 const { codedError } = require('./errors.js')
 
-try {
-  module.exports = require('../binding.js')
-} catch (cause) {
-  const lookedFor = []
-  // The chain runs from the last attempt back to the first.
+// One binary per process (per thread: a worker has a process object of its own), whichever copy
+// of this package loads it first: a copy loaded again once require.cache is cleared, or under
+// another name (the `flake-idgen` alias beside `flake-idgen-rs`), issues from the same states
+// as the first, and loading the binary again would leave one more N-API env behind each time.
+const loaded = Symbol.for(`flake-idgen-rs@${require('../package.json').version}: binding`)
+
+// What Deno must grant for the binary to load: binding.js reads environment variables and files
+// to choose it (without --allow-read, it asks for --allow-sys instead), then loads it as FFI.
+const DENO_FLAGS = { ffi: '--allow-ffi', env: '--allow-env', read: '--allow-read' }
+
+/** The flags Deno was not given, if it refused loading for want of a permission. */
+function denoFlagsMissing(cause) {
+  const permissions = globalThis.Deno?.permissions
+  if (typeof permissions?.querySync !== 'function') return []
+  let refused = false
   for (let error = cause; error != null; error = error.cause) {
-    const missing = /^Cannot find module '([^']+)'/.exec(error.message)
-    if (missing) lookedFor.unshift(missing[1])
+    // Deno throws NotCapable, or for FFI an Error, "Requires … access to …, run again with …".
+    if (error.name === 'NotCapable' || /^Requires \w+ access to/.test(error.message)) refused = true
   }
-  throw codedError(
-    Error,
-    'ERR_FLAKE_NO_NATIVE_BINARY',
-    `flake-idgen-rs: no native binary loaded for ${process.platform}-${process.arch} ` +
-      `(looked for ${lookedFor.join(', ') || 'nothing'}). If the README lists this platform, ` +
-      'reinstall so that npm adds its optional package; if not, install from a git checkout, ' +
-      'which builds the binary (needs Rust).',
-    cause,
-  )
+  if (!refused) return []
+  return Object.keys(DENO_FLAGS)
+    .filter((name) => permissions.querySync({ name }).state !== 'granted')
+    .map((name) => DENO_FLAGS[name])
 }
+
+function load() {
+  try {
+    return require('../binding.js')
+  } catch (cause) {
+    const missing = denoFlagsMissing(cause)
+    if (missing.length > 0) {
+      throw codedError(
+        Error,
+        'ERR_FLAKE_DENO_PERMISSION',
+        `flake-idgen-rs: Deno refused to load the native binary without ${missing.join(', ')}: run with ` +
+          `${Object.values(DENO_FLAGS).join(' ')}: binding.js reads the environment and files to find the ` +
+          'binary, which loads as FFI.',
+        cause,
+      )
+    }
+    const lookedFor = []
+    // The chain runs from the last attempt back to the first.
+    for (let error = cause; error != null; error = error.cause) {
+      const missing = /^Cannot find module '([^']+)'/.exec(error.message)
+      if (missing) lookedFor.unshift(missing[1])
+    }
+    throw codedError(
+      Error,
+      'ERR_FLAKE_NO_NATIVE_BINARY',
+      `flake-idgen-rs: no native binary loaded for ${process.platform}-${process.arch} ` +
+        `(looked for ${lookedFor.join(', ') || 'nothing'}). If the README lists this platform, ` +
+        'reinstall so that npm adds its optional package; if not, install from a git checkout, ' +
+        'which builds the binary (needs Rust).',
+      cause,
+    )
+  }
+}
+
+if (!Object.hasOwn(process, loaded)) Object.defineProperty(process, loaded, { value: load() })
+module.exports = process[loaded]

@@ -9,9 +9,15 @@ const binding = require('./load-binding.js')
 
 const { REPORT_UNIT, MET_OVERFLOW, MET_CLOCK_BEHIND, SCRATCH_BYTES, PRIVATE_SLOT, SLOT_READS_FIELDS } = binding
 
-// The thread's scratch. Shared memory, because a SharedArrayBuffer can never be detached: the
-// native side writes into it, and a detachable buffer could be taken away under its feet.
-const memory = new SharedArrayBuffer(SCRATCH_BYTES)
+// The thread's setup (see src/js/setup.rs): its id functions and its scratch. Shared memory,
+// because a SharedArrayBuffer can never be detached: the native side writes into it, and a
+// detachable buffer could be taken away under its feet. The first copy of this module in a
+// thread sets it up with the scratch made here; every later copy (a test runner's fresh module
+// registry, require.cache cleared, a vm context, the package under two names) gets the same
+// setup back, and so issues through the same scratch from the same slots.
+const thread = binding.setup(new Uint8Array(new SharedArrayBuffer(SCRATCH_BYTES)))
+// Views of this copy's own realm, over the memory whichever copy made.
+const memory = thread.scratch.buffer
 const scratch = new Uint8Array(memory)
 const words = new BigUint64Array(memory)
 const halves = new Uint32Array(memory)
@@ -36,7 +42,7 @@ const {
   tryIssue: nativeTryIssue,
   tryIssueAt: nativeTryIssueAt,
   issueRun: nativeIssueRun,
-} = binding.setup(scratch)
+} = thread
 
 // A private state before its first id: all ones (see src/sequencer.rs), in each half.
 const NOTHING_ISSUED = 0xffffffff
@@ -64,12 +70,27 @@ class GeneratorFields {
   }
 }
 
-// The generator whose fields the scratch holds now. A shared state's fields never change, so
-// calling the generator the scratch already describes writes nothing: next() in a loop stores
-// no field at all. Every write of fields goes through enter() or issue(), which keep it true.
+// The generator whose fields the scratch holds now, or undefined when another copy of this
+// module may have written them since. A shared state's fields never change, so calling the
+// generator the scratch already describes writes nothing: next() in a loop stores no field at
+// all. Every write of fields goes through enter() or issue(), which keep it true.
 let current
 
+// Only the copy that wrote the fields last has a `current`: a copy about to write with none
+// tells the last writer (its `forget`, kept on the thread's shared setup) to drop its own. So a
+// switch between copies costs a call, and a call that switches nothing checks nothing more.
+function forget() {
+  current = undefined
+}
+
+function claim() {
+  const last = thread.forget
+  thread.forget = forget
+  if (last !== undefined && last !== forget) last()
+}
+
 function enter(fields) {
+  if (current === undefined) claim()
   current = fields
   halves[SLOT] = fields.slot
   halves[SETTINGS] = fields.settings
@@ -92,6 +113,7 @@ function leave(fields) {
 /** One id into the scratch from a shared state by the system clock; returns the report, or throws. */
 function issue(fields) {
   if (fields !== current) {
+    if (current === undefined) claim()
     current = fields
     halves[SLOT] = fields.slot
     if (fields.readsFields) {

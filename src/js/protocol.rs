@@ -41,6 +41,7 @@
 //! `MET_CLOCK_BEHIND` (the clock reads earlier than ids already issued). The constants are
 //! exported, so `native.js` reads them from here rather than repeating them.
 
+use std::ffi::c_void;
 use std::ptr;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
@@ -131,8 +132,8 @@ const ALLOWED_SHIFT: u32 = NODE_BITS + 4;
 /// long as the thread's env lives.
 pub(crate) struct Scratch {
   bytes: *mut u8,
-  /// Held, never read: the strong reference is what keeps the memory alive.
-  _view: sys::napi_ref,
+  /// The strong reference that keeps the memory alive; read only to share the view.
+  view: sys::napi_ref,
 }
 
 impl Scratch {
@@ -142,6 +143,20 @@ impl Scratch {
   /// # Safety
   /// `env` and `view` must belong to the current call.
   pub unsafe fn new(env: &Env, view: sys::napi_value) -> Result<Self> {
+    let data = unsafe { Self::check(env, view) }?;
+    let mut reference = ptr::null_mut();
+    check_status!(unsafe { sys::napi_create_reference(env.raw(), view, 1, &mut reference) })?;
+    Ok(Self {
+      bytes: data.cast(),
+      view: reference,
+    })
+  }
+
+  /// The memory of `view` if it is a scratch `new` takes, or the error that says what is.
+  ///
+  /// # Safety
+  /// As `new`.
+  pub unsafe fn check(env: &Env, view: sys::napi_value) -> Result<*mut c_void> {
     let array = unsafe { typed_array(env.raw(), view) };
     // A plain ArrayBuffer could be detached under the id functions' feet; a typed array whose
     // buffer is no ArrayBuffer is over a SharedArrayBuffer, which cannot be.
@@ -168,12 +183,14 @@ impl Scratch {
         ))
       }
     };
-    let mut reference = ptr::null_mut();
-    check_status!(unsafe { sys::napi_create_reference(env.raw(), view, 1, &mut reference) })?;
-    Ok(Self {
-      bytes: data.cast(),
-      _view: reference,
-    })
+    Ok(data)
+  }
+
+  /// The scratch's `Uint8Array`, for another copy of native.js in the thread to share.
+  pub fn view(&self, env: &Env) -> Result<sys::napi_value> {
+    let mut view = ptr::null_mut();
+    check_status!(unsafe { sys::napi_get_reference_value(env.raw(), self.view, &mut view) })?;
+    Ok(view)
   }
 
   #[inline(always)]

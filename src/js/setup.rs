@@ -2,7 +2,7 @@
 //! and turned into the fields its calls write; and reading the scratch back, to check the
 //! setup. None of it is on the per-id path.
 
-use napi::bindgen_prelude::{BigInt, Object, Unknown};
+use napi::bindgen_prelude::{BigInt, FromNapiValue, Object, Unknown};
 use napi::{Env, JsValue, Result};
 use napi_derive::napi;
 
@@ -19,15 +19,30 @@ use crate::registry;
 /// Sets up this thread with its scratch (a `Uint8Array` over a whole `SharedArrayBuffer` of
 /// `SCRATCH_BYTES`, see `protocol`) and returns its id functions, for the generator the call
 /// fields in the scratch describe (see `id_functions`): `issue`, `issueAt`, `tryIssue`,
-/// `tryIssueAt` and `issueRun`. Once per thread.
+/// `tryIssueAt` and `issueRun`, with `scratch`, the one they write into. A thread already set
+/// up (by another copy of native.js: a fresh module registry, `require.cache` cleared, a vm
+/// context, the package under two names) checks `scratch` and returns the object it returned
+/// first: every copy shares one scratch and one table of slots.
 #[napi(
   ts_args_type = "scratch: Uint8Array",
-  ts_return_type = "{ issue: () => number | undefined; issueAt: (now: unknown) => number | undefined; tryIssue: () => number | undefined; tryIssueAt: (now: unknown) => number | undefined; issueRun: (max: number) => number }"
+  ts_return_type = "{ scratch: Uint8Array; issue: () => number | undefined; issueAt: (now: unknown) => number | undefined; tryIssue: () => number | undefined; tryIssueAt: (now: unknown) => number | undefined; issueRun: (max: number) => number }"
 )]
 pub fn setup(env: Env, scratch: Unknown) -> Result<Object<'static>> {
-  let scratch = unsafe { Scratch::new(&env, scratch.raw()) }?;
-  Thread::setup(&env, scratch)?;
-  id_functions::id_functions(&env)
+  // Checked even when the thread has one: every copy is refused a bad scratch alike.
+  unsafe { Scratch::check(&env, scratch.raw()) }?;
+  let object = match Thread::kept(&env)? {
+    Some(object) => object,
+    None => {
+      let thread = Thread::setup(&env, unsafe { Scratch::new(&env, scratch.raw()) }?)?;
+      let mut object = id_functions::id_functions(&env)?;
+      object.set("scratch", unsafe {
+        Unknown::from_raw_unchecked(env.raw(), thread.scratch.view(&env)?)
+      })?;
+      thread.keep(&env, object.raw())?;
+      object.raw()
+    }
+  };
+  unsafe { Object::from_napi_value(env.raw(), object) }
 }
 
 /// Validates `options`, each read once, and returns what a call for the generator they

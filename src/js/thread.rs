@@ -3,10 +3,10 @@
 //! lives exactly as long as the env, and the id functions, created with a pointer to it, never
 //! outlive it.
 
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::ptr;
 
-use napi::{sys, Env, Error, Result, Status};
+use napi::{check_status, sys, Env, Error, Result, Status};
 
 use super::protocol::Scratch;
 use super::slots::Slots;
@@ -16,6 +16,9 @@ pub(crate) struct Thread {
   /// Borrowed only for the length of a native call that calls no JS.
   pub slots: RefCell<Slots>,
   pub scratch: Scratch,
+  /// What `setup` returned the first time, held for the env's life: every later copy of
+  /// native.js in the thread gets it too, and so shares the scratch and the slots.
+  set_up: OnceCell<sys::napi_ref>,
 }
 
 thread_local! {
@@ -51,6 +54,7 @@ impl Thread {
     let thread = Thread {
       slots: RefCell::default(),
       scratch,
+      set_up: OnceCell::new(),
     };
     // The scratch's reference is released with the env itself.
     let raw = env.raw();
@@ -60,6 +64,32 @@ impl Thread {
       }
     })?;
     Self::of(env)
+  }
+
+  /// Keeps `object`, what `setup` returns, for the thread's later `setup` calls.
+  pub fn keep(&self, env: &Env, object: sys::napi_value) -> Result<()> {
+    let mut reference = ptr::null_mut();
+    check_status!(unsafe { sys::napi_create_reference(env.raw(), object, 1, &mut reference) })?;
+    // Released with the env, as the scratch's is.
+    self.set_up.set(reference).map_err(|_| {
+      Error::new(
+        Status::GenericFailure,
+        "flake-idgen-rs: this thread is set up already",
+      )
+    })
+  }
+
+  /// What `keep` kept, if the env has a thread already.
+  pub fn kept(env: &Env) -> Result<Option<sys::napi_value>> {
+    let Some(thread) = env.get_instance_data::<Thread>()? else {
+      return Ok(None);
+    };
+    let Some(&reference) = thread.set_up.get() else {
+      return Ok(None);
+    };
+    let mut object = ptr::null_mut();
+    check_status!(unsafe { sys::napi_get_reference_value(env.raw(), reference, &mut object) })?;
+    Ok(Some(object))
   }
 
   /// The settings JS wrote for a private call, if they are settings `encode_settings` could
