@@ -3,7 +3,7 @@
 // on a fresh millisecond, so its time does not depend on how much of the first one was left.
 
 const { Buffer } = require('node:buffer')
-const path = require('node:path')
+const { loadBefore } = require('./before.js')
 const FlakeIdgen = require('flake-idgen')
 const FlakeId = require('..')
 const freshMillisecond = require('./millisecond.js')
@@ -161,8 +161,8 @@ const candidates = [
   },
 ]
 // BENCH_BEFORE: the build before's bursts too, in the same rounds (see per-call.js).
-if (process.env.BENCH_BEFORE) {
-  const Before = require(path.resolve(process.env.BENCH_BEFORE))
+const Before = loadBefore()
+if (Before) {
   const before = () => new Before({ id: freshId() })
   const label = (call) => `build before (BENCH_BEFORE) ${call}`
   candidates.push(

@@ -8,7 +8,7 @@
 // The floor takes Buffer from the module, as lib/native.js does: the global `Buffer` is an accessor
 // in Node 20 that costs a few ns on each use.
 const { Buffer } = require('node:buffer')
-const path = require('node:path')
+const { loadBefore } = require('./before.js')
 const FlakeIdgen = require('flake-idgen')
 const { Snowflake: Sapphire } = require('@sapphire/snowflake')
 const { Snowflake: WasmSnowflake } = require('nodejs-snowflake')
@@ -110,8 +110,8 @@ const candidates = [
 // BENCH_BEFORE=<a checkout with its addon built>: that build's next() rows too, timed side by
 // side with these in the same rounds, for a change's cost against the build before it. Its
 // generators take ids of their own, so the two builds never share a state word.
-if (process.env.BENCH_BEFORE) {
-  const Before = require(path.resolve(process.env.BENCH_BEFORE))
+const Before = loadBefore()
+if (Before) {
   const before = new Before({ id: 8 })
   const beforeProcess = new Before({ id: 9, scope: 'process' })
   const beforeBigInt = new Before({ id: 13 })
