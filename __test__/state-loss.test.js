@@ -64,7 +64,8 @@ for (const [what, attack] of Object.entries(attacks)) {
     const dir = path.join(stateDir('loss'), 'state')
     const outs = path.dirname(dir)
     const [outA, outB] = [path.join(outs, 'a'), path.join(outs, 'b')]
-    const a = child(dir, outA)
+    // At most 20 M ids (160 MB): on a build that never notices, A stops there, and fails below.
+    const a = child(dir, outA, 20_000_000)
     await until(() => sizeOf(outA) >= 8 * 200_000, 'A to issue 200,000 ids')
     // A valid state file from a moment ago, as a backup would be.
     const stale = path.join(dir, 'stale')
