@@ -82,7 +82,7 @@ renewed AS (
 )
 SELECT now.ms AS now, (SELECT ceiling FROM renewed) AS ceiling FROM now`
 
-const RELEASE = `UPDATE ${TABLE} SET owner = NULL, expires = 0, ceiling = least(ceiling, $4::bigint)
+const RELEASE = `UPDATE ${TABLE} SET owner = NULL, expires = 0, ceiling = $4::bigint
 WHERE namespace = $1 AND id = $2::integer AND id >= 0 AND owner = $3::text`
 
 // The namespace's settings, changed to $2 once no lease is live: every row locked first (a
@@ -108,6 +108,16 @@ ORDER BY l.id`
 
 // Acquire retries only when a concurrent PREPARE or a TRUNCATE came between its two statements.
 const ATTEMPTS = 5
+
+/** Whether settings `from` may become `to` once no lease is live: both ours, of one layout. */
+function changeable(from, to) {
+  try {
+    const [a, b] = [JSON.parse(from), JSON.parse(to)]
+    return a?.layout === b?.layout && typeof a?.epoch === 'number' && typeof b?.epoch === 'number'
+  } catch {
+    return false
+  }
+}
 
 const num = (value) => (value === null || value === undefined ? null : Number(value))
 
@@ -135,7 +145,7 @@ function postgresStore(client) {
     return ready
   }
 
-  async function query(text, values) {
+  async function query(text, values, answers = true) {
     await table()
     const result = await client.query(text, values)
     if (status !== null && status() !== 'I') {
@@ -144,7 +154,7 @@ function postgresStore(client) {
         `ran a lease statement inside a transaction the app opened on this pg Client (status ${JSON.stringify(status())}): it counts only once durable, so it counts as failed; give the lease a Pool, or a Client of its own`,
       )
     }
-    if (!Array.isArray(result?.rows) || result.rows.length === 0) {
+    if (answers && (!Array.isArray(result?.rows) || result.rows.length === 0)) {
       throw storeError('pg', `answered a lease statement with ${result?.rows?.length ?? 'no'} rows`)
     }
     return result
@@ -160,7 +170,7 @@ function postgresStore(client) {
     async acquire({ namespace, first, last, owner, ttl, ahead, meta, unknownMs }) {
       let changed = false
       for (let attempt = 1; ; attempt++) {
-        await query(PREPARE, [namespace, first, last, meta, unknownMs])
+        await query(PREPARE, [namespace, first, last, meta, unknownMs], false)
         const { rows } = await query(ACQUIRE, [namespace, first, last, meta, owner, ttl, ahead])
         const row = rows[0]
         const now = time(row.now)
@@ -169,7 +179,7 @@ function postgresStore(client) {
           return checkResult('pg', 'acquire', answer, row)
         }
         if (row.meta !== null && row.meta !== meta) {
-          if (!changed && attempt < ATTEMPTS) {
+          if (!changed && attempt < ATTEMPTS && changeable(row.meta, meta)) {
             changed = true
             const { rowCount } = await client.query(CHANGE, [namespace, meta])
             if (rowCount > 0) continue

@@ -38,9 +38,10 @@ if fields.meta == nil then
   fields.meta, fields.floor = meta, string.format('%.0f', now + unknown)
   redis.call('HSET', key, 'meta', fields.meta, 'floor', fields.floor)
 elseif fields.meta ~= meta then
-  local ok, old = pcall(cjson.decode, fields.meta)
-  local new = cjson.decode(meta)
-  if not ok or type(old) ~= 'table' or old.layout ~= new.layout or type(old.epoch) ~= 'number' then
+  local okOld, old = pcall(cjson.decode, fields.meta)
+  local okNew, new = pcall(cjson.decode, meta)
+  if not (okOld and okNew) or type(old) ~= 'table' or type(new) ~= 'table' or old.layout ~= new.layout
+    or type(old.epoch) ~= 'number' or type(new.epoch) ~= 'number' then
     return cjson.encode({ status = 'mismatch', meta = fields.meta })
   end
   for name, raw in pairs(fields) do
@@ -103,11 +104,9 @@ return cjson.encode({ status = 'renewed', ceiling = r.c, now = now })
 const RELEASE = `${PRELUDE}
 local field, owner, last = ARGV[2], ARGV[3], tonumber(ARGV[4])
 local raw = redis.call('HGET', key, field)
-if not raw then return cjson.encode({ status = 'lost', now = now }) end
-local r = cjson.decode(raw)
-if r.o ~= owner then return cjson.encode({ status = 'lost', now = now }) end
-redis.call('HSET', key, field, cjson.encode({ e = 0, c = math.min(r.c, last) }))
-return cjson.encode({ status = 'released', now = now })
+if not raw or cjson.decode(raw).o ~= owner then return cjson.encode({ status = 'lost' }) end
+redis.call('HSET', key, field, cjson.encode({ e = 0, c = last }))
+return cjson.encode({ status = 'released' })
 `
 
 // Read-only, but a script all the same, so that the records and the time are one moment's.
