@@ -85,16 +85,16 @@ SELECT now.ms AS now, (SELECT ceiling FROM renewed) AS ceiling FROM now`
 const RELEASE = `UPDATE ${TABLE} SET owner = NULL, expires = 0, ceiling = $4::bigint
 WHERE namespace = $1 AND id = $2::integer AND id >= 0 AND owner = $3::text`
 
-// The namespace's settings, changed to $2 once no lease is live: every row locked first (a
+// The namespace's settings, changed to $2 (its JSON $3) once no lease is live: every row locked first (a
 // concurrent acquire or renewal waits on the marker), ceilings shifted by the change of epoch
 // (an id's time is its timestamp minus the epoch). The layout never changes.
 const CHANGE = `WITH now AS (${NOW}),
 locked AS (SELECT id, owner, expires, meta FROM ${TABLE} WHERE namespace = $1 FOR UPDATE),
 old AS (SELECT meta FROM locked WHERE id = -1),
 ok AS (
-  SELECT ($2::jsonb->>'epoch')::numeric - (old.meta::jsonb->>'epoch')::numeric AS shift FROM old
+  SELECT ($3::jsonb->>'epoch')::numeric - (old.meta::jsonb->>'epoch')::numeric AS shift FROM old
   WHERE old.meta IS DISTINCT FROM $2::text
-    AND old.meta::jsonb->>'layout' = $2::jsonb->>'layout'
+    AND old.meta::jsonb->>'layout' = $3::jsonb->>'layout'
     AND jsonb_typeof(old.meta::jsonb->'epoch') = 'number'
     AND NOT EXISTS (SELECT 1 FROM locked, now WHERE locked.id >= 0 AND locked.owner IS NOT NULL AND locked.expires > now.ms)
 )
@@ -181,7 +181,7 @@ function postgresStore(client) {
         if (row.meta !== null && row.meta !== meta) {
           if (!changed && attempt < ATTEMPTS && changeable(row.meta, meta)) {
             changed = true
-            const { rowCount } = await client.query(CHANGE, [namespace, meta])
+            const { rowCount } = await client.query(CHANGE, [namespace, meta, meta])
             if (rowCount > 0) continue
           }
           return checkResult('pg', 'acquire', { status: 'mismatch', meta: row.meta }, row)
