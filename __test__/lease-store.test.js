@@ -329,6 +329,8 @@ describe('Redis replicas', () => {
       assert.deepEqual([b.status, b.id, b.acked], ['unreplicated', 1 - a.id, 1])
       const rb = await two.renew({ namespace, id: b.id, owner: 'b', ttl: 300, ahead: 0, meta: META })
       assert.deepEqual([rb.status, rb.acked], ['unreplicated', 1])
+      // WAIT ran on connections of the stores' own: closed with them.
+      await Promise.all([one.close(), two.close()])
     })
   }
 
@@ -452,6 +454,7 @@ describe('Redis Cluster', () => {
         const a = await one.acquire(args(namespace, { owner: 'r', ttl: 100 }))
         assert.deepEqual([a.status, a.id, a.acked], ['unreplicated', 0, 0])
       }
+      await one.close()
     })
   }
 })

@@ -36,8 +36,13 @@ function ownConnection(make) {
         connection = make()
         // Failures reach the lease through its commands; the event would throw without a listener.
         connection.on('error', () => {})
+        // Like the renewal timers, the lease's own connection never keeps a process alive.
+        connection.on('connect', () => connection.stream?.unref?.())
         ready = typeof connection.connect === 'function' && connection.isOpen === false ? connection.connect() : null
-        ready = Promise.resolve(ready).then(() => connection)
+        ready = Promise.resolve(ready).then(() => {
+          if (typeof connection.isOpen === 'boolean') connection.unref?.()
+          return connection
+        })
       }
       return ready
     },
