@@ -59,8 +59,9 @@ declare class FlakeId {
    * @throws {TypeError | RangeError} (rejects) code `ERR_FLAKE_INVALID_OPTION` for a bad option
    *   or a store of another shape; `ERR_FLAKE_NO_FREE_ID` when no id is free within
    *   `acquireTimeout`; `ERR_FLAKE_CLOCK_SKEW` when the clock is further from the store's than
-   *   `maxClockSkewMs`; `ERR_FLAKE_LEASE_MISMATCH` when the namespace is leased with another
-   *   epoch, ttl or skew; an `AbortError` when `signal` aborts.
+   *   `maxClockSkewMs`; `ERR_FLAKE_LEASE_MISMATCH` when a live lease of the namespace has another
+   *   epoch, ttl or skew; `ERR_FLAKE_LEASE_STORE` when the store fails or replies something else
+   *   than a lease answer; an `AbortError` when `signal` aborts.
    */
   static lease(options: FlakeId.LeaseOptions): Promise<FlakeId.Leased>
 
@@ -152,25 +153,37 @@ declare namespace FlakeId {
   export interface LeaseOptions extends Pick<Options, 'epoch' | 'seqMask' | 'allowedFutureMs' | 'clock'> {
     /** The user's own client: an ioredis `Redis` or `Cluster`, a node-redis v4/v5 client, or a connected pg `Pool` or `Client`. */
     store: object
-    /** Ids are unique within a namespace; every holder of one must use the same epoch, ttl and maxClockSkewMs. */
+    /**
+     * Ids are unique within a namespace (1 to 200 characters, no NUL or lone surrogate); every live
+     * holder of one uses the same epoch, ttl and maxClockSkewMs: they change once no lease of the
+     * old ones is live.
+     */
     namespace: string
     /** The pool to lease from, `[first, last]`. Default `[0, 1023]`. */
     ids?: [number, number]
-    /** Lease time in ms (100 to 86,400,000), renewed every ttl/3; also how far a ceiling runs ahead of the clock. Default 30,000. */
+    /** Lease time in ms (100 to 86,400,000), renewed every ttl/3; also how far a ceiling runs ahead of the clock. Default 10,000. */
     ttl?: number
-    /** The most this clock may differ from the store's, checked at each acquire. Default 1,000. */
+    /** The most this clock may differ from the store's (0 to 3,600,000), checked at each acquire and renewal. Default 1,000. */
     maxClockSkewMs?: number
-    /** How long to wait for a free id, in ms. Default `ttl`. */
+    /** How long to wait for a free id, in ms (0 to 2,147,483,647). Default `ttl`. */
     acquireTimeout?: number
-    /** Redis only: replicas that must acknowledge each acquire and renewal (`WAIT`). Default 0. */
+    /** Redis only: replicas (0 to 1,000) that must acknowledge each acquire and renewal (`WAIT`, on a connection of the lease's own). Default 0. */
     replicas?: number
     /** Gives up acquiring (an `AbortError`). */
     signal?: AbortSignal
     /**
-     * Called (once per loss) when the generator reached its ceiling with no renewal acknowledged:
-     * it issues nothing until a new lease is had, which it keeps trying to get.
+     * Called once for every lease lost: the store no longer holds it, the clock is past
+     * maxClockSkewMs, or the ceiling passed with no renewal acknowledged. The generator leases
+     * again meanwhile, and issues nothing past its last ceiling until it has.
      */
     onLost?: (error: FlakeIdError) => void
+    /**
+     * Called before each wait of the lease, with its length in ms and why: `'floor'` (ids start
+     * above a floor: a new namespace, a store that lost its data, the previous holder's
+     * ceiling), `'exhausted'` (every id is held), `'unreplicated'`, or, for a replacement lease,
+     * `'store'` or `'skew'`.
+     */
+    onWait?: (ms: number, reason: 'floor' | 'exhausted' | 'unreplicated' | 'store' | 'skew') => void
   }
 
   /** A generator on a leased id. */

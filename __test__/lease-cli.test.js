@@ -49,13 +49,17 @@ after(async () => {
   fs.rmSync(empty, { recursive: true, force: true })
 })
 
+// The ceilings the last seed() got: the store's time + ahead.
+let seeded
+
 /** Three leases on ids 0-2: held, released, and expired. */
 async function seed(store, namespace) {
   const base = { namespace, first: 0, last: 2, ttl: 60_000, meta: META, unknownMs: 1_000 }
-  const held = await store.acquire({ ...base, owner: 'host-a:11:aaaa', proposed: CEILING })
-  const released = await store.acquire({ ...base, owner: 'host-b:22:bbbb', proposed: CEILING + 1 })
-  const expired = await store.acquire({ ...base, owner: 'host-c:33:cccc', ttl: 1, proposed: CEILING + 2 })
+  const held = await store.acquire({ ...base, owner: 'host-a:11:aaaa', ahead: CEILING - Date.now() })
+  const released = await store.acquire({ ...base, owner: 'host-b:22:bbbb', ahead: CEILING - Date.now() })
+  const expired = await store.acquire({ ...base, owner: 'host-c:33:cccc', ttl: 1, ahead: CEILING - Date.now() })
   assert.deepEqual([held.id, released.id, expired.id], [0, 1, 2])
+  seeded = { held, expired }
   assert.equal(
     (await store.release({ namespace, id: 1, owner: 'host-b:22:bbbb', last: CEILING + 10 })).status,
     'released',
@@ -79,9 +83,9 @@ function assertListed({ status, stdout, stderr, lines }, { namespace, url, clien
   assert.deepEqual(rows[1].slice(0, 2), ['0', 'host-a:11:aaaa'])
   const expires = Date.parse(rows[1][2])
   assert.ok(expires > Date.parse(now) && expires <= Date.parse(now) + 60_000, rows[1][2])
-  assert.equal(rows[1][3], new Date(CEILING).toISOString())
+  assert.equal(rows[1][3], new Date(seeded.held.ceiling).toISOString())
   assert.deepEqual(rows[2], ['1', '-', 'free', new Date(CEILING + 10).toISOString()])
-  assert.deepEqual(rows[3], ['2', 'host-c:33:cccc', 'expired', new Date(CEILING + 2).toISOString()])
+  assert.deepEqual(rows[3], ['2', 'host-c:33:cccc', 'expired', new Date(seeded.expired.ceiling).toISOString()])
   // Aligned: every column starts where its header does.
   for (const line of lines.slice(2))
     assert.equal(line.indexOf(line.split(/ {2,}/)[1]), lines[1].indexOf('holder'), line)
@@ -112,7 +116,7 @@ describe('lease list', () => {
       last: 5,
       owner: 'a b\nc',
       ttl: 60_000,
-      proposed: CEILING,
+      ahead: 60_000,
       meta: META,
       unknownMs: 1_000,
     })
@@ -234,6 +238,23 @@ describe('lease list', () => {
       assert.equal(status, 2, `${args.join(' ')}: ${stderr}`)
       assert.equal(stdout, '', args.join(' '))
       assert.equal(stderr, `flake-idgen: ${reason}\n`, args.join(' '))
+    }
+  })
+
+  it('never prints a password, from a URL that parses or not', () => {
+    const urls = [
+      ['--redis', 'redis://:hunter2@[::1'],
+      ['--redis', 'redis://user:hunter2@host:99999'],
+      ['--postgres', 'postgres://u:hunter2@exa mple.com/db'],
+      ['--redis', 'redis://:hunter2@h:port?password=hunter2'],
+      ['--redis', 'redis:hunter2@h'],
+      ['--postgres', 'http://u:hunter2@h/db?password=hunter2'],
+    ]
+    for (const [flag, url] of urls) {
+      const { status, stdout, stderr } = run(['lease', 'list', flag, url, '--namespace', 'n'], empty)
+      assert.ok(status === 1 || status === 2, `${url}: ${stderr}`)
+      assert.doesNotMatch(stdout + stderr, /hunter2/, url)
+      if (status === 2) assert.match(stderr, /\*\*\*/, url)
     }
   })
 

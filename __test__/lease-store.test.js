@@ -13,8 +13,9 @@ const { startRedis, startPostgres } = require('./servers.js')
 const { storeFor } = require('../lib/lease/store.js')
 
 const UNKNOWN = 5_000
+const META = JSON.stringify({ layout: '42/10/12', epoch: 0, ttl: 10_000, maxClockSkewMs: 0 })
 // A hang reports where it is instead of stalling the run.
-const LIMIT = { timeout: 20_000 }
+const LIMIT = { timeout: 60_000 }
 
 let redisServer, replicaServer, pgServer
 const clients = {}
@@ -70,8 +71,8 @@ function args(namespace, over = {}) {
     last: 0,
     owner: 'a',
     ttl: 10_000,
-    proposed: 0,
-    meta: 'epoch=0;layout=5.5.12',
+    ahead: 0,
+    meta: META,
     unknownMs: UNKNOWN,
     ...over,
   }
@@ -165,9 +166,9 @@ for (const name of Object.keys(KINDS)) {
       assert.equal(a.id, 0)
       assert.ok(a.floor >= before + UNKNOWN && a.floor <= a.now + UNKNOWN, `floor ${a.floor}, now ${a.now}`)
       assert.equal(a.ceiling, a.floor)
-      // Ids never held all start at the marker's floor; a proposal above it is the ceiling.
-      const b = await store.acquire(args(namespace, { last: 3, owner: 'b', proposed: a.floor + 123_456 }))
-      assert.deepEqual([b.status, b.id, b.floor, b.ceiling], ['acquired', 1, a.floor, a.floor + 123_456])
+      // Ids never held all start at the marker's floor; the store's time + ahead above it is the ceiling.
+      const b = await store.acquire(args(namespace, { last: 3, owner: 'b', ahead: UNKNOWN + 123_456 }))
+      assert.deepEqual([b.status, b.id, b.floor, b.ceiling], ['acquired', 1, a.floor, b.now + UNKNOWN + 123_456])
       const list = await store.list({ namespace })
       assert.equal(list.floor, a.floor)
       assert.equal(list.meta, args(namespace).meta)
@@ -217,14 +218,14 @@ for (const name of Object.keys(KINDS)) {
     it('an expired lease goes to another owner, above the previous ceiling', LIMIT, async () => {
       const namespace = ns('expiry')
       const a = await store.acquire(args(namespace, { ttl: 100 }))
-      const renewed = await store.renew({ namespace, id: a.id, owner: 'a', ttl: 100, proposed: a.floor + 50_000 })
-      assert.equal(renewed.ceiling, a.floor + 50_000)
+      const renewed = await store.renew({ namespace, id: a.id, owner: 'a', ttl: 100, ahead: 50_000, meta: META })
+      assert.equal(renewed.ceiling, renewed.now + 50_000)
       assert.equal((await store.acquire(args(namespace, { owner: 'b' }))).status, 'exhausted')
       await sleep(150)
       const b = await store.acquire(args(namespace, { owner: 'b' }))
-      assert.deepEqual([b.status, b.id, b.floor, b.ceiling], ['acquired', a.id, a.floor + 50_000, a.floor + 50_000])
+      assert.deepEqual([b.status, b.id, b.floor, b.ceiling], ['acquired', a.id, renewed.ceiling, renewed.ceiling])
       // Taken over: the previous holder's renew is lost, and changes nothing.
-      const lost = await store.renew({ namespace, id: a.id, owner: 'a', ttl: 10_000, proposed: a.floor + 99_000 })
+      const lost = await store.renew({ namespace, id: a.id, owner: 'a', ttl: 10_000, ahead: 99_000, meta: META })
       assert.equal(lost.status, 'lost')
       assert.equal(typeof lost.now, 'number')
       assert.deepEqual((await store.list({ namespace })).records, [
@@ -235,24 +236,37 @@ for (const name of Object.keys(KINDS)) {
     it('renew raises the ceiling and never lowers it', LIMIT, async () => {
       const namespace = ns('renew')
       const a = await store.acquire(args(namespace))
-      const up = await store.renew({ namespace, id: a.id, owner: 'a', ttl: 20_000, proposed: a.ceiling + 1_000 })
+      const up = await store.renew({ namespace, id: a.id, owner: 'a', ttl: 20_000, ahead: UNKNOWN + 1_000, meta: META })
       assert.equal(up.status, 'renewed')
       assertNumbers(up, ['ceiling', 'now'])
-      assert.equal(up.ceiling, a.ceiling + 1_000)
-      const down = await store.renew({ namespace, id: a.id, owner: 'a', ttl: 20_000, proposed: a.ceiling - 1_000 })
-      assert.deepEqual([down.status, down.ceiling], ['renewed', a.ceiling + 1_000])
+      assert.equal(up.ceiling, up.now + UNKNOWN + 1_000)
+      const down = await store.renew({ namespace, id: a.id, owner: 'a', ttl: 20_000, ahead: 0, meta: META })
+      assert.deepEqual([down.status, down.ceiling], ['renewed', up.ceiling])
       const [record] = (await store.list({ namespace })).records
-      assert.deepEqual(record, { id: a.id, owner: 'a', expires: down.now + 20_000, ceiling: a.ceiling + 1_000 })
+      assert.deepEqual(record, { id: a.id, owner: 'a', expires: down.now + 20_000, ceiling: up.ceiling })
+      // A holder of other settings than the namespace's has lost its lease.
+      const other = await store.renew({ namespace, id: a.id, owner: 'a', ttl: 20_000, ahead: 0, meta: 'other' })
+      assert.equal(other.status, 'lost')
     })
 
     it('renew by another owner, or of an id never held, is lost', LIMIT, async () => {
       const namespace = ns('renew-other')
       const a = await store.acquire(args(namespace, { last: 1 }))
-      const other = await store.renew({ namespace, id: a.id, owner: 'b', ttl: 10_000, proposed: a.ceiling + 5_000 })
+      const other = await store.renew({
+        namespace,
+        id: a.id,
+        owner: 'b',
+        ttl: 10_000,
+        ahead: UNKNOWN + 5_000,
+        meta: META,
+      })
       assert.equal(other.status, 'lost')
-      assert.equal((await store.renew({ namespace, id: 1, owner: 'a', ttl: 10_000, proposed: 0 })).status, 'lost')
       assert.equal(
-        (await store.renew({ namespace: ns('nothing'), id: 0, owner: 'a', ttl: 10_000, proposed: 0 })).status,
+        (await store.renew({ namespace, id: 1, owner: 'a', ttl: 10_000, ahead: 0, meta: META })).status,
+        'lost',
+      )
+      assert.equal(
+        (await store.renew({ namespace: ns('nothing'), id: 0, owner: 'a', ttl: 10_000, ahead: 0, meta: META })).status,
         'lost',
       )
       assert.equal((await store.list({ namespace })).records[0].ceiling, a.ceiling)
@@ -262,14 +276,14 @@ for (const name of Object.keys(KINDS)) {
       const namespace = ns('late')
       const a = await store.acquire(args(namespace, { ttl: 50 }))
       await sleep(100)
-      const r = await store.renew({ namespace, id: a.id, owner: 'a', ttl: 10_000, proposed: a.ceiling + 7 })
-      assert.deepEqual([r.status, r.ceiling], ['renewed', a.ceiling + 7])
+      const r = await store.renew({ namespace, id: a.id, owner: 'a', ttl: 10_000, ahead: UNKNOWN + 7, meta: META })
+      assert.deepEqual([r.status, r.ceiling], ['renewed', r.now + UNKNOWN + 7])
       assert.equal((await store.acquire(args(namespace, { owner: 'b' }))).status, 'exhausted')
     })
 
     it('release hands over at the last timestamp issued; a non-owner cannot release', LIMIT, async () => {
       const namespace = ns('release')
-      const a = await store.acquire(args(namespace, { proposed: Date.now() + 60_000 }))
+      const a = await store.acquire(args(namespace, { ahead: 60_000 }))
       assert.deepEqual(await store.release({ namespace, id: a.id, owner: 'b', last: a.floor }), { status: 'lost' })
       assert.equal((await store.list({ namespace })).records[0].owner, 'a')
       const last = a.floor + 17
@@ -304,17 +318,19 @@ describe('Redis replicas', () => {
       const one = storeFor(clients[name], { replicas: 1 })
       const a = await one.acquire(args(namespace, { last: 1 }))
       assert.equal(a.status, 'acquired')
-      const r = await one.renew({ namespace, id: a.id, owner: 'a', ttl: 10_000, proposed: a.ceiling + 1 })
-      assert.deepEqual([r.status, r.ceiling], ['renewed', a.ceiling + 1])
+      const r = await one.renew({ namespace, id: a.id, owner: 'a', ttl: 10_000, ahead: UNKNOWN + 1, meta: META })
+      assert.deepEqual([r.status, r.ceiling], ['renewed', r.now + UNKNOWN + 1])
       // WAIT returned: the replica has the renewed record now, not eventually.
       const onReplica = JSON.parse(await clients.replica.hget(`flake-idgen:{${namespace}}`, String(a.id)))
-      assert.equal(onReplica.c, a.ceiling + 1)
+      assert.equal(onReplica.c, r.ceiling)
 
       const two = storeFor(clients[name], { replicas: 2 })
       const b = await two.acquire(args(namespace, { last: 1, owner: 'b', ttl: 300 }))
-      assert.deepEqual(b, { status: 'unreplicated', id: 1 - a.id, acked: 1 })
-      const rb = await two.renew({ namespace, id: b.id, owner: 'b', ttl: 300, proposed: 0 })
-      assert.deepEqual(rb, { status: 'unreplicated', acked: 1 })
+      assert.deepEqual([b.status, b.id, b.acked], ['unreplicated', 1 - a.id, 1])
+      const rb = await two.renew({ namespace, id: b.id, owner: 'b', ttl: 300, ahead: 0, meta: META })
+      assert.deepEqual([rb.status, rb.acked], ['unreplicated', 1])
+      // WAIT ran on connections of the stores' own: closed with them.
+      await Promise.all([one.close(), two.close()])
     })
   }
 
@@ -333,14 +349,14 @@ describe('the store loses its data', () => {
       for (const name of REDIS) {
         const namespace = ns(`restart-${name}`)
         const store = storeFor(clients[name])
-        const a = await store.acquire(args(namespace, { proposed: Date.now() + 600_000 }))
+        const a = await store.acquire(args(namespace, { ahead: 600_000 }))
         assert.equal(a.status, 'acquired')
         held[name] = { namespace, store, a }
       }
       await redisServer.restart()
       for (const name of REDIS) {
         const { namespace, store, a } = held[name]
-        const lost = await store.renew({ namespace, id: a.id, owner: 'a', ttl: 10_000, proposed: a.ceiling })
+        const lost = await store.renew({ namespace, id: a.id, owner: 'a', ttl: 10_000, ahead: 0, meta: META })
         assert.equal(lost.status, 'lost', name)
         // The scripts went with the data: EVALSHA falls back to EVAL.
         const b = await store.acquire(args(namespace, { owner: 'b' }))
@@ -356,14 +372,14 @@ describe('the store loses its data', () => {
     for (const name of PG) {
       const namespace = ns(`truncate-${name}`)
       const store = storeFor(clients[name])
-      const a = await store.acquire(args(namespace, { last: 2, proposed: Date.now() + 600_000 }))
+      const a = await store.acquire(args(namespace, { last: 2, ahead: 600_000 }))
       assert.equal(a.status, 'acquired')
       held[name] = { namespace, store, a }
     }
     await clients.pgPool.query('TRUNCATE flake_idgen_leases')
     for (const name of PG) {
       const { namespace, store, a } = held[name]
-      const lost = await store.renew({ namespace, id: a.id, owner: 'a', ttl: 10_000, proposed: a.ceiling })
+      const lost = await store.renew({ namespace, id: a.id, owner: 'a', ttl: 10_000, ahead: 0, meta: META })
       assert.equal(lost.status, 'lost', name)
       const b = await store.acquire(args(namespace, { last: 2, owner: 'b' }))
       assert.equal(b.status, 'acquired', name)
@@ -420,26 +436,25 @@ describe('Redis Cluster', () => {
       for (const namespace of [...replicated, ...alone]) {
         const a = await plain.acquire(args(namespace))
         assert.equal(a.status, 'acquired')
-        assert.equal(
-          (await plain.renew({ namespace, id: a.id, owner: 'a', ttl: 10_000, proposed: a.ceiling + 1 })).ceiling,
-          a.ceiling + 1,
-        )
-        assert.equal((await plain.release({ namespace, id: a.id, owner: 'a', last: a.ceiling + 1 })).status, 'released')
-        assert.equal((await plain.list({ namespace })).records[0].ceiling, a.ceiling + 1)
+        const r = await plain.renew({ namespace, id: a.id, owner: 'a', ttl: 10_000, ahead: UNKNOWN + 1, meta: META })
+        assert.equal(r.ceiling, r.now + UNKNOWN + 1)
+        assert.equal((await plain.release({ namespace, id: a.id, owner: 'a', last: r.ceiling })).status, 'released')
+        assert.equal((await plain.list({ namespace })).records[0].ceiling, r.ceiling)
       }
       const one = storeFor(cluster[name], { replicas: 1 })
       for (const namespace of replicated) {
         const a = await one.acquire(args(namespace, { owner: 'r' }))
         assert.equal(a.status, 'acquired', namespace)
-        assert.equal((await one.renew({ namespace, id: a.id, owner: 'r', ttl: 10_000, proposed: 0 })).status, 'renewed')
+        assert.equal(
+          (await one.renew({ namespace, id: a.id, owner: 'r', ttl: 10_000, ahead: 0, meta: META })).status,
+          'renewed',
+        )
       }
       for (const namespace of alone) {
-        assert.deepEqual(await one.acquire(args(namespace, { owner: 'r', ttl: 100 })), {
-          status: 'unreplicated',
-          id: 0,
-          acked: 0,
-        })
+        const a = await one.acquire(args(namespace, { owner: 'r', ttl: 100 }))
+        assert.deepEqual([a.status, a.id, a.acked], ['unreplicated', 0, 0])
       }
+      await one.close()
     })
   }
 })

@@ -248,6 +248,10 @@ async function startRedis({ replicaOf, cluster = false } = {}) {
   return {
     port,
     url: `redis://127.0.0.1:${port}`,
+    /** The server's process id (setpriv execs it), to pause it with SIGSTOP. */
+    get pid() {
+      return server.child.pid
+    },
     clusterReady,
     async kill() {
       await kill(server)

@@ -16,7 +16,7 @@ function storeUrl(flag, text) {
     url = new URL(text)
   } catch {}
   if (url === null || !schemes.includes(url.protocol)) {
-    const shown = url === null ? text : redact(url)
+    const shown = redact(url ?? text)
     throw new UsageError(
       `--${flag} must be a ${schemes.map((scheme) => `${scheme}//`).join(' or ')} URL, got ${describe(shown)}`,
     )

@@ -80,9 +80,26 @@ function connect(name, url) {
   }
 }
 
-/** `url` (a URL or its text) without its password, in its user part or in its query (pg and ioredis read both). */
+// In text that does not parse as a URL (or parses without a host): everything between the
+// scheme and the last `@` (a user and password, whatever they hold), and every query value.
+const USER_PART = /^([a-z][a-z0-9+.-]*:(?:\/\/)?|\/\/)?[\s\S]*@/i
+const QUERY_VALUES = /([?&][^=&#]*=)[^&#]*/g
+
+const redactText = (text) => text.replace(USER_PART, '$1***@').replace(QUERY_VALUES, '$1***')
+
+/**
+ * `url` (a URL or its text) without its password, in its user part or in its query (pg and
+ * ioredis read both). Text that does not parse loses its whole user part and every query value:
+ * where a URL does not parse, nothing says which part is the password.
+ */
 function redact(url) {
-  const copy = new URL(url)
+  let copy
+  try {
+    copy = new URL(url)
+  } catch {
+    return redactText(String(url))
+  }
+  if (copy.host === '') return redactText(copy.href)
   if (copy.password !== '') copy.password = '***'
   for (const key of [...copy.searchParams.keys()]) {
     if (/pass/i.test(key)) copy.searchParams.set(key, '***')

@@ -18,6 +18,18 @@ const { sleep } = require('../wait.js')
 // differently must not share a namespace.
 const LAYOUT = `${TIMESTAMP_BITS}/${NODE_BITS}/${SEQUENCE_BITS}`
 
+/** Calls the user's `callback` with `args`; what it throws is thrown where no lease code catches it. */
+function report(callback, ...args) {
+  if (callback === undefined) return
+  try {
+    callback(...args)
+  } catch (error) {
+    process.nextTick(() => {
+      throw error
+    })
+  }
+}
+
 /**
  * One process's lease in a namespace, and the generator it drives: through native.js, the
  * generator's fields get the leased id, a state started above the lease's floor, and each
@@ -31,6 +43,9 @@ class Lease {
   #now
   #owner = `${os.hostname()}:${process.pid}:${randomUUID()}`
   #meta
+  // How far past the store's time a ceiling runs: a holder whose clock is ahead by up to
+  // maxClockSkewMs still has a ttl of ids before it.
+  #ahead
   // The lease the generator issues under, and one acquired but not installed yet.
   #held
   #next
@@ -38,7 +53,6 @@ class Lease {
   #closed = false
   #acquiring = false
   #started = false
-  #lostReported = false
   #lastError
 
   /** A lease for `config` from `store`, driving the leased `fields` of a generator of `epoch`. */
@@ -47,8 +61,9 @@ class Lease {
     this.#store = store
     this.#fields = fields
     const { clock } = config.generator
-    // The holder's clock is the generator's: its ceilings fence that clock's timestamps.
+    // The holder's clock is the generator's: its ids' timestamps are that clock's.
     this.#now = clock === undefined ? Date.now : () => Math.floor(clock())
+    this.#ahead = config.ttl + config.maxClockSkewMs
     this.#meta = JSON.stringify({ layout: LAYOUT, epoch, ttl: config.ttl, maxClockSkewMs: config.maxClockSkewMs })
   }
 
@@ -99,10 +114,14 @@ class Lease {
     const last = held === undefined ? undefined : native.lastIssuedAt(this.#fields)
     native.setCeiling(this.#fields, native.CLOSED)
     const releases = []
-    if (held !== undefined) releases.push(this.#release(held, Math.max(held.floor, last ?? held.floor)))
+    if (held !== undefined && !held.lost) releases.push(this.#release(held, Math.max(held.floor, last ?? held.floor)))
     if (this.#next !== undefined) releases.push(this.#release(this.#next, this.#next.floor))
     this.#held = this.#next = undefined
-    await Promise.all(releases)
+    try {
+      await Promise.all(releases)
+    } finally {
+      await this.#store.close()
+    }
   }
 
   #release(lease, last) {
@@ -110,94 +129,111 @@ class Lease {
     return this.#timed(this.#store.release({ namespace, id: lease.id, owner: this.#owner, last }))
   }
 
-  /** A store call that answers within a third of the ttl, or fails. */
+  /** A store call that answers within a third of the ttl, or fails with an ERR_FLAKE_LEASE_STORE. */
   #timed(promise) {
+    const { kind } = this.#store
     const ms = Math.ceil(this.#config.ttl / 3)
     let timer
     const late = new Promise((_, reject) => {
       timer = setTimeout(
         () =>
           reject(
-            codedError(
-              Error,
-              'ERR_FLAKE_LEASE_STORE',
-              `the lease store (${this.#store.kind}) did not answer within ${ms} ms`,
-            ),
+            codedError(Error, 'ERR_FLAKE_LEASE_STORE', `the lease store (${kind}) did not answer within ${ms} ms`),
           ),
         ms,
       )
     })
-    return Promise.race([promise, late]).finally(() => clearTimeout(timer))
+    return Promise.race([promise, late])
+      .catch((error) => {
+        if (/^ERR_FLAKE_/.test(error?.code)) throw error
+        const why = error?.message || error?.code || String(error)
+        throw codedError(Error, 'ERR_FLAKE_LEASE_STORE', `the lease store (${kind}) failed: ${why}`, error)
+      })
+      .finally(() => clearTimeout(timer))
   }
 
-  /** Refuses a clock further from the store's than maxClockSkewMs (with the round trip's margin). */
-  async #checkSkew() {
-    const store = this.#store
-    const { maxClockSkewMs } = this.#config
+  /**
+   * A store call, timed, whose answer carries the store's time: with it, the skew of the
+   * holder's clock, refused past maxClockSkewMs (beyond the round trip's margin).
+   */
+  async #call(promise) {
     const before = performance.now()
     const local = this.#now()
-    const storeNow = await this.#timed(store.time())
+    const answer = await this.#timed(promise)
+    if (answer.now === undefined) return { answer }
     const roundTrip = performance.now() - before
-    const skew = local + roundTrip / 2 - storeNow
-    if (Math.abs(skew) > maxClockSkewMs + roundTrip / 2) {
-      throw codedError(
-        Error,
-        'ERR_FLAKE_CLOCK_SKEW',
-        `the clock reads ${Math.round(Math.abs(skew))} ms ${skew > 0 ? 'ahead of' : 'behind'} the lease store's (${store.kind}), more than maxClockSkewMs (${maxClockSkewMs})`,
-      )
-    }
+    const skew = local + roundTrip / 2 - answer.now
+    const { maxClockSkewMs } = this.#config
+    if (Math.abs(skew) <= maxClockSkewMs + roundTrip / 2) return { answer }
+    const error = codedError(
+      Error,
+      'ERR_FLAKE_CLOCK_SKEW',
+      `the clock reads ${Math.round(Math.abs(skew))} ms ${skew > 0 ? 'ahead of' : 'behind'} the lease store's (${this.#store.kind}), more than maxClockSkewMs (${maxClockSkewMs})`,
+    )
+    return { answer, skewed: error }
   }
 
   /** A lease: waits while the pool is exhausted, up to `timeout` ms of real time. */
   async #acquire(signal, timeout) {
     const store = this.#store
-    const { namespace, ids, ttl, maxClockSkewMs } = this.#config
+    const { namespace, ids, ttl, maxClockSkewMs, onWait } = this.#config
     const [first, last] = ids
     const deadline = performance.now() + timeout
     for (;;) {
       if (signal?.aborted) throw new AbortError(signal)
-      await this.#checkSkew()
-      const proposed = this.#now() + ttl
-      const answer = await this.#timed(
+      const { answer, skewed } = await this.#call(
         store.acquire({
           namespace,
           first,
           last,
           owner: this.#owner,
           ttl,
-          proposed,
+          ahead: this.#ahead,
           meta: this.#meta,
           unknownMs: ttl + maxClockSkewMs,
         }),
       )
-      if (answer.status === 'acquired') return answer
       if (answer.status === 'mismatch') {
         throw codedError(
           Error,
           'ERR_FLAKE_LEASE_MISMATCH',
-          `namespace ${describe(namespace)} is leased with other settings (${answer.meta}), not ${this.#meta}`,
+          `namespace ${describe(namespace)} is leased with other settings (${answer.meta}), not ${this.#meta}: they change once no lease of the old ones is live`,
         )
       }
-      // Unreplicated: not ours to use; left to expire, since its floor is not known here.
+      // Not ours to use: a lease on a clock the fences cannot trust, or one that replicas did
+      // not acknowledge, is handed back at once (nothing was issued under it).
+      if (answer.status === 'acquired' || answer.status === 'unreplicated') {
+        if (skewed === undefined && answer.status === 'acquired') return answer
+        await this.#release(answer, answer.floor).catch(() => {})
+        if (skewed !== undefined) throw skewed
+      }
       // Polled, not only at the earliest expiry: a holder that closes frees its id at once.
-      const retryIn = Math.min(answer.status === 'exhausted' ? answer.retryAt - answer.now : ttl / 3, ttl / 10, 1000)
+      const retryIn =
+        answer.status === 'exhausted'
+          ? Math.min((answer.retryAt ?? answer.now) - answer.now, ttl / 10, 1000)
+          : Math.min(ttl / 3, 1000)
       const left = deadline - performance.now()
       if (left <= 0) {
+        const why = answer.status === 'exhausted' ? 'free' : `acknowledged by ${this.#config.replicas} replicas`
         throw codedError(
           Error,
           'ERR_FLAKE_NO_FREE_ID',
-          `no generator id of ${first}–${last} is free in namespace ${describe(namespace)} after ${timeout} ms`,
+          `no generator id of ${first}–${last} is ${why} in namespace ${describe(namespace)} after ${timeout} ms`,
         )
       }
-      await sleep(Math.min(Math.max(retryIn, 10), left), signal)
+      const ms = Math.min(Math.max(retryIn, 10), left)
+      report(onWait, Math.ceil(ms), answer.status)
+      await sleep(ms, signal)
     }
   }
 
   /** Resolves once the holder's clock is past `floor`. */
   async #untilPast(floor, signal) {
+    const waiting = floor - this.#now() + 1
+    if (waiting > 0) report(this.#config.onWait, waiting, 'floor')
     for (let now = this.#now(); now <= floor; now = this.#now()) {
       // A clock of the user's is read every millisecond: it need not follow real time.
-      await sleep(this.#config.generator.clock === undefined ? floor - now + 1 : 1, signal)
+      await sleep(this.#config.generator.clock === undefined ? Math.min(floor - now + 1, 1000) : 1, signal)
       if (this.#closed)
         throw codedError(Error, 'ERR_FLAKE_LEASE_CLOSED', 'the lease was closed while it waited for its floor')
     }
@@ -209,7 +245,6 @@ class Lease {
     native.installLease(this.#fields, this.#config.generator, lease.id, lease.floor, lease.ceiling)
     this.#held = lease
     if (this.#next === lease) this.#next = undefined
-    this.#lostReported = false
   }
 
   #schedule(ms) {
@@ -228,44 +263,82 @@ class Lease {
     for (const lease of [this.#held, this.#next]) {
       if (lease === undefined || lease.lost) continue
       try {
-        const answer = await this.#timed(
-          store.renew({ namespace, id: lease.id, owner: this.#owner, ttl, proposed: this.#now() + ttl }),
+        const { answer, skewed } = await this.#call(
+          store.renew({ namespace, id: lease.id, owner: this.#owner, ttl, ahead: this.#ahead, meta: this.#meta }),
         )
         if (this.#closed) return
-        if (answer.status === 'renewed') {
+        if (skewed !== undefined) {
+          // Its ceiling is safe whatever the clock does, but the fences assume clocks within
+          // maxClockSkewMs: the holder stops, hands the id back, and says so.
+          this.#lose(lease, skewed, true)
+        } else if (answer.status === 'renewed') {
           this.#lastError = undefined
           lease.ceiling = answer.ceiling
+          lease.reported = false
           if (lease === this.#held) native.setCeiling(this.#fields, answer.ceiling)
-          continue
+        } else if (answer.status === 'unreplicated') {
+          failed = true
+          this.#lastError = codedError(
+            Error,
+            'ERR_FLAKE_LEASE_STORE',
+            `the lease store (${store.kind}) had the renewal acknowledged by ${answer.acked} of ${this.#config.replicas} replicas`,
+          )
+        } else {
+          // Taken over, or the store lost its data: keep issuing up to the ceiling we have (no
+          // successor starts below it), and get another lease meanwhile.
+          this.#lose(
+            lease,
+            codedError(
+              Error,
+              'ERR_FLAKE_LEASE_EXPIRED',
+              `the lease on generator id ${lease.id} in namespace ${describe(namespace)} was lost: the store no longer holds it (taken over after an expiry, its data lost, or the namespace's settings changed)`,
+            ),
+            false,
+          )
         }
-        // Lost (taken over, or the store lost its data): keep issuing up to the ceiling we
-        // have, and get another lease meanwhile.
-        if (lease === this.#next) this.#next = undefined
-        else lease.lost = true
       } catch (error) {
         failed = true
         this.#lastError = error
       }
     }
     if (this.#closed) return
+    this.#reportExpired()
     if (this.#started && (this.#held?.lost || this.#held === undefined) && this.#next === undefined) this.#reacquire()
-    this.#reportLost()
     this.#schedule(failed ? ttl / 6 : ttl / 3)
   }
 
-  /** Tells onLost, once per loss, when the generator can issue nothing more. */
-  #reportLost() {
-    const ceiling = native.ceilingOf(this.#fields)
-    if (this.#lostReported || this.#now() <= ceiling || this.#next !== undefined) return
-    if (!this.#held?.lost && this.#lastError === undefined) return
-    this.#lostReported = true
+  /** `lease` is no longer ours: told to onLost once; `stop` fences it at the last id issued. */
+  #lose(lease, error, stop) {
+    lease.lost = true
+    if (lease === this.#next) {
+      this.#next = undefined
+      if (stop) this.#release(lease, lease.floor).catch(() => {})
+      return
+    }
+    if (stop) {
+      const last = Math.max(lease.floor, native.lastIssuedAt(this.#fields) ?? lease.floor)
+      native.setCeiling(this.#fields, Math.min(native.ceilingOf(this.#fields), last))
+      this.#release(lease, last).catch(() => {})
+    }
+    if (!lease.reported) {
+      lease.reported = true
+      report(this.#config.onLost, error)
+    }
+  }
+
+  /** Tells onLost, once per loss, when the generator passed its ceiling with no renewal acknowledged. */
+  #reportExpired() {
+    const held = this.#held
+    if (held === undefined || held.reported || this.#now() <= native.ceilingOf(this.#fields)) return
+    if (!held.lost && this.#lastError === undefined) return
+    held.reported = true
     const error = codedError(
       Error,
       'ERR_FLAKE_LEASE_EXPIRED',
-      `the lease on generator id ${this.#held?.id} in namespace ${describe(this.#config.namespace)} expired: no renewal was acknowledged before its ceiling`,
+      `the lease on generator id ${held.id} in namespace ${describe(this.#config.namespace)} expired: no renewal was acknowledged before its ceiling`,
       this.#lastError,
     )
-    this.#config.onLost?.(error)
+    report(this.#config.onLost, error)
   }
 
   async #reacquire() {
@@ -287,7 +360,12 @@ class Lease {
         } catch (error) {
           this.#lastError = error
           if (this.#closed) return
-          this.#reportLost()
+          this.#reportExpired()
+          report(
+            this.#config.onWait,
+            Math.ceil(this.#config.ttl / 6),
+            error.code === 'ERR_FLAKE_CLOCK_SKEW' ? 'skew' : 'store',
+          )
           await sleep(this.#config.ttl / 6)
         }
       }

@@ -14,7 +14,10 @@ const { storeFor } = require('./store.js')
  */
 async function lease(options, make) {
   const config = readLeaseOptions(options)
-  const store = storeFor(config.store, { replicas: config.replicas })
+  // WAIT answers within half a store call's time (ttl / 3): an unreplicated write is told apart
+  // from a store that does not answer.
+  const waitMs = Math.max(1, Math.floor(config.ttl / 6))
+  const store = storeFor(config.store, { replicas: config.replicas, waitMs })
   const { configured, fields } = native.leasedFields(config.generator)
   const controller = new Lease(config, store, fields, configured.epoch)
   const generator = make(config.generator, configured, fields, controller)

@@ -6,7 +6,8 @@
 const { MAX_NODE } = require('../load-binding.js')
 const { invalidOption, invalidOptions } = require('../errors.js')
 
-const DEFAULTS = { ttl: 30_000, maxClockSkewMs: 1000 }
+// A new namespace (or one whose store lost its data) issues its first id after ttl + skew: 11 s.
+const DEFAULTS = { ttl: 10_000, maxClockSkewMs: 1000 }
 
 /** The longest namespace, in characters: the store's key or row holds it whole. */
 const MAX_NAMESPACE_LENGTH = 200
@@ -23,10 +24,23 @@ function integer(option, value, fallback, min, max) {
   return value
 }
 
-/** Refuses a namespace that is not a string of 1 to MAX_NAMESPACE_LENGTH characters. */
+// What a store refuses (PostgreSQL's text has no NUL) or changes (a lone surrogate is written
+// as U+FFFD, which would make two namespaces one).
+// With the u flag, a surrogate pair is one code point: only lone ones match.
+const LONE_SURROGATE = /[\ud800-\udfff]/u
+const unstorable = (text) => text.includes('\0') || LONE_SURROGATE.test(text)
+
+/**
+ * Refuses a namespace that is not a string of 1 to MAX_NAMESPACE_LENGTH characters, or one with
+ * a character a store refuses or changes (NUL, a lone surrogate).
+ */
 function checkNamespace(namespace) {
+  const expected = `a string of 1 to ${MAX_NAMESPACE_LENGTH} characters`
   if (typeof namespace !== 'string' || namespace.length === 0 || namespace.length > MAX_NAMESPACE_LENGTH) {
-    throw invalidOption('namespace', `a string of 1 to ${MAX_NAMESPACE_LENGTH} characters`, namespace)
+    throw invalidOption('namespace', expected, namespace)
+  }
+  if (unstorable(namespace)) {
+    throw invalidOption('namespace', `${expected}, without NUL or a lone surrogate`, namespace, true)
   }
   return namespace
 }
@@ -54,7 +68,7 @@ function readLeaseOptions(options) {
     const value = options[name]
     if (value !== undefined) throw invalidOption(name, 'left out: a lease sets it', value)
   }
-  const { store, namespace, ids, signal, onLost, replicas, epoch, seqMask, allowedFutureMs, clock } = options
+  const { store, namespace, ids, signal, onLost, onWait, replicas, epoch, seqMask, allowedFutureMs, clock } = options
   const ttl = integer('ttl', options.ttl, DEFAULTS.ttl, 100, 86_400_000)
   const config = {
     ttl,
@@ -66,10 +80,12 @@ function readLeaseOptions(options) {
     replicas,
     signal,
     onLost,
+    onWait,
     generator: { epoch, seqMask, allowedFutureMs, clock },
   }
   if (signal !== undefined && !(signal instanceof AbortSignal)) throw invalidOption('signal', 'an AbortSignal', signal)
   if (onLost !== undefined && typeof onLost !== 'function') throw invalidOption('onLost', 'a function', onLost)
+  if (onWait !== undefined && typeof onWait !== 'function') throw invalidOption('onWait', 'a function', onWait)
   return config
 }
 

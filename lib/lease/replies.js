@@ -1,0 +1,93 @@
+'use strict'
+// Every store reply checked before a lease trusts it: a reply that is not what the store's
+// script or statement answers (another program's, a proxy's, a client's `QUEUED` inside the
+// app's MULTI) is an ERR_FLAKE_LEASE_STORE naming what came, never a raw TypeError or a fence
+// that is not a finite time.
+
+const { codedError } = require('../errors.js')
+
+// The latest time a Date holds: a ceiling or floor past it is no time.
+const MAX_TIME = 8_640_000_000_000_000
+
+/** An ERR_FLAKE_LEASE_STORE: "the lease store (`kind`) `what`". */
+const storeError = (kind, what, cause) =>
+  codedError(Error, 'ERR_FLAKE_LEASE_STORE', `the lease store (${kind}) ${what}`, cause)
+
+const isTime = (value) => Number.isSafeInteger(value) && value >= 0 && value <= MAX_TIME
+const shown = (value) => {
+  const text = typeof value === 'string' ? JSON.stringify(value) : String(JSON.stringify(value) ?? value)
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text
+}
+
+// What each operation answers: the statuses it may give, and each status's fields.
+const TIME = { now: isTime }
+const SHAPES = {
+  time: { undefined: TIME },
+  acquire: {
+    acquired: {
+      ...TIME,
+      id: (v) => Number.isInteger(v) && v >= 0 && v <= 1023,
+      floor: isTime,
+      ceiling: isTime,
+    },
+    exhausted: { ...TIME, retryAt: (v) => v === undefined || v === null || isTime(v) },
+    mismatch: { meta: (v) => typeof v === 'string' },
+  },
+  renew: { renewed: { ...TIME, ceiling: isTime }, lost: TIME },
+  release: { released: {}, lost: {} },
+  list: { undefined: { ...TIME, fields: (v) => Array.isArray(v) || (v !== null && typeof v === 'object') } },
+}
+
+/** `result` (an object a store adapter read) if it is what `operation` answers, else an ERR_FLAKE_LEASE_STORE. */
+function checkResult(kind, operation, result, raw = result) {
+  const bad = (why) => storeError(kind, `replied ${shown(raw)} to ${operation}: ${why}`)
+  if (result === null || typeof result !== 'object' || Array.isArray(result)) throw bad('not an object')
+  const shapes = SHAPES[operation]
+  const shape = shapes[String(result.status)]
+  if (shape === undefined) throw bad(`no status of ${Object.keys(shapes).join(', ')}`)
+  for (const [field, ok] of Object.entries(shape)) {
+    if (!ok(result[field])) throw bad(`${field} is ${shown(result[field])}`)
+  }
+  if (result.status === 'acquired' && result.ceiling < result.floor) throw bad('a ceiling below its floor')
+  return result
+}
+
+/** A Redis script's reply (JSON text), parsed and checked as `checkResult` does. */
+function checkReply(kind, operation, reply) {
+  const text = typeof reply === 'string' ? reply : Buffer.isBuffer(reply) ? reply.toString() : null
+  let result
+  try {
+    result = text === null ? reply : JSON.parse(text)
+  } catch {
+    throw storeError(kind, `replied ${shown(text)} to ${operation}, not the lease script's JSON`)
+  }
+  checkResult(kind, operation, result, reply)
+  return operation === 'list' ? listOf(kind, result) : result
+}
+
+/** The records of a Redis LIST reply: the marker's meta and floor, and one record per id. */
+function listOf(kind, { now, fields }) {
+  // cjson encodes an empty table as {}, not [].
+  const flat = Array.isArray(fields) ? fields : []
+  let meta = null
+  let floor = null
+  const records = []
+  for (let i = 0; i + 1 < flat.length; i += 2) {
+    const [name, value] = [String(flat[i]), String(flat[i + 1])]
+    if (name === 'meta') meta = value
+    else if (name === 'floor') floor = Number(value)
+    else if (/^\d+$/.test(name)) {
+      let r
+      try {
+        r = JSON.parse(value)
+      } catch {
+        throw storeError(kind, `holds ${shown(value)} for generator id ${name}, not a lease record`)
+      }
+      records.push({ id: Number(name), owner: typeof r?.o === 'string' ? r.o : null, expires: r?.e, ceiling: r?.c })
+    }
+  }
+  records.sort((a, b) => a.id - b.id)
+  return { now, meta, floor, records }
+}
+
+module.exports = { checkResult, checkReply, storeError, isTime, MAX_TIME }
