@@ -169,6 +169,7 @@ impl Sequencer {
 
 /// A state from which nothing can ever be issued: its next id would be past 42 bits, so every
 /// take is refused as past the limit. What a lost state file's words read (see `host::file`).
+#[cfg(any(target_os = "linux", target_os = "android"))]
 pub const SPENT: u64 = crate::layout::MAX_DELTA << DELTA_SHIFT | MAX_SEQUENCE as u64;
 
 /// A state word whose next id is in a millisecond after `time` (every sequence number of

@@ -19,18 +19,20 @@
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+#[cfg(any(target_os = "linux", target_os = "android"))]
+use std::sync::atomic::AtomicU8;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
 use memmap2::{MmapOptions, MmapRaw};
 
 use super::dir;
-use super::format::{check_header, fresh, word_offset, FILE_LEN, FILE_NAME, START_OFFSET, WORDS};
+use super::format::{check_header, fresh, word_offset, FILE_LEN, FILE_NAME, START_OFFSET};
 use crate::clock::Time;
 use crate::error::FlakeError;
 use crate::layout::MAX_DELTA;
-use crate::sequencer::{Sequencer, SPENT};
+use crate::sequencer::Sequencer;
 
 /// How long (ms of the clock) a process issues from a mapped state file after it last saw the
 /// file at its path: the bound within which a lost file is noticed, and how far ahead of the
@@ -38,8 +40,12 @@ use crate::sequencer::{Sequencer, SPENT};
 /// the clock (`allowedFutureMs`) on host scope reaches at most this far.
 pub const HORIZON_MS: u64 = 20;
 
+// Where the SIGBUS handler is in replacing a mapping's pages (see `sigbus`).
+#[cfg(any(target_os = "linux", target_os = "android"))]
 const INTACT: u8 = 0;
+#[cfg(any(target_os = "linux", target_os = "android"))]
 const REPLACING: u8 = 1;
+#[cfg(any(target_os = "linux", target_os = "android"))]
 const REPLACED: u8 = 2;
 
 /// `verified_at` of a file not (or no longer) seen in place: no reading (at most 42 bits) is
@@ -64,6 +70,7 @@ pub struct HostFile {
   truncated: AtomicBool,
   /// Where the SIGBUS handler is in replacing the mapping's pages: `INTACT`, `REPLACING`,
   /// `REPLACED`.
+  #[cfg(any(target_os = "linux", target_os = "android"))]
   pages: AtomicU8,
   reason: Mutex<Option<String>>,
   /// No id is issued at or before this time (ms since 1970): see the module's doc. Set once,
@@ -113,6 +120,7 @@ impl HostFile {
         verified_at: AtomicU64::new(UNSEEN),
         lost: AtomicBool::new(false),
         truncated: AtomicBool::new(false),
+        #[cfg(any(target_os = "linux", target_os = "android"))]
         pages: AtomicU8::new(INTACT),
         reason: Mutex::new(None),
         start: AtomicU64::new(0),
@@ -250,7 +258,11 @@ impl HostFile {
       reason: reason.unwrap_or_else(|| "it was truncated while mapped".into()),
     }
   }
+}
 
+/// What the SIGBUS handler (`sigbus`) asks of a mapping.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+impl HostFile {
   /// The mapping's address range, for the SIGBUS handler.
   pub(super) fn range(&self) -> (usize, usize) {
     (self.map.as_ptr() as usize, FILE_LEN)
@@ -290,7 +302,10 @@ fn fence_base(now_ms: u64) -> u64 {
 }
 
 /// The state words a lost mapping's pages are replaced with: spent, so every take is refused.
+#[cfg(any(target_os = "linux", target_os = "android"))]
 pub(super) fn spent_page(bytes: &mut [u8]) {
+  use super::format::WORDS;
+  use crate::sequencer::SPENT;
   for id in 0..WORDS as u16 {
     let at = word_offset(id);
     bytes[at..at + 8].copy_from_slice(&SPENT.to_ne_bytes());
