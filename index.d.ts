@@ -1,14 +1,16 @@
 /// <reference types="node" />
 
 /**
- * A generator of 64-bit k-ordered unique ids, returned as 8-byte big-endian Buffers:
- * 42-bit ms timestamp (minus `epoch`) | 5-bit datacenter | 5-bit worker | 12-bit counter.
+ * A generator of 64-bit k-ordered unique ids, returned as 8-byte big-endian Buffers. By default
+ * flake-idgen's layout: 42-bit ms timestamp (minus `epoch`) | 5-bit datacenter | 5-bit worker |
+ * 12-bit counter; the `layout` option picks another (`L`: its preset name, or the custom shape).
  *
- * Instances on the system clock with the same `id`, whatever their `epoch`, share one state per
- * host (every process of the user, through a state file; `scope: 'host'`, the default) or per
- * process (worker threads included; `scope: 'process'`), so they never return the same id.
+ * Instances on the system clock with the same layout shape and `id`, whatever their `epoch`,
+ * share one state per host (every process of the user, through a state file; `scope: 'host'`,
+ * the default) or per process (worker threads included; `scope: 'process'`), so they never
+ * return the same id.
  */
-declare class FlakeId {
+declare class FlakeId<L extends FlakeId.LayoutOption = 'flake-idgen'> {
   /**
    * @throws {TypeError | RangeError} code `ERR_FLAKE_INVALID_OPTION`, naming the option and the
    *   value, for an option of the wrong type or out of range.
@@ -17,39 +19,62 @@ declare class FlakeId {
    *   either, the instance falls back to process scope instead, with one warning per process
    *   (code `FLAKE_IDGEN_HOST_SCOPE_UNAVAILABLE`).
    */
-  constructor(options?: FlakeId.Options | null)
+  constructor(options?: FlakeId.Options<L> | null)
 
-  /** The 10-bit generator id: `options.id`, or `datacenter << 5 | worker`. */
+  /** The layout the ids follow, resolved, with the instance's effective `epoch`. */
+  readonly layout: FlakeId.Layout<FlakeId.LayoutNameOf<L>>
+  /**
+   * The node (generator) id, 0 to `2^nodeBits - 1`: `options.id`, or its two parts (flake-idgen
+   * and Twitter: `datacenter << 5 | worker`; Discord: `worker << 5 | process`).
+   */
   readonly id: number
-  /** `undefined` when `options.id` was given. */
+  /** flake-idgen and Twitter layouts: the high 5 bits of `id`. `undefined` when `options.id` was given or the layout has no such part. */
   readonly datacenter: number | undefined
-  /** `undefined` when `options.id` was given. */
+  /**
+   * flake-idgen and Twitter layouts: the low 5 bits of `id`; Discord: the high 5 bits.
+   * `undefined` when `options.id` was given or the layout has no such part.
+   */
   readonly worker: number | undefined
+  /** Discord layout: the low 5 bits of `id`. `undefined` when `options.id` was given or the layout has no such part. */
+  readonly process: number | undefined
   /** Milliseconds since 1970 subtracted from every timestamp. */
   readonly epoch: number
-  /** The largest counter value per millisecond: `2^k - 1`. */
+  /** The largest counter value per time unit: `2^k - 1`. */
   readonly seqMask: number
   /** How far ahead of the clock, in ms, ids may be borrowed instead of throwing. */
   readonly allowedFutureMs: number
   /** Whose state it issues from: the host's processes', or this process's (also with a `clock`). */
   readonly scope: 'host' | 'process'
   /** The options the instance was created with (`{}` if none). */
-  readonly options: FlakeId.Options
+  readonly options: FlakeId.Options<L>
 
   /**
+   * A layout resolved: its preset's (or the custom shape's) bits, unit, order and epoch, and
+   * the limits that follow from them. The result is accepted back as a `layout`.
+   *
+   * @throws {TypeError | RangeError} code `ERR_FLAKE_INVALID_OPTION`, naming the field (such as
+   *   `layout.timeBits`) and the value, or naming `layout` and listing the presets.
+   */
+  static layout<L extends FlakeId.LayoutOption>(layout: L): FlakeId.Layout<FlakeId.LayoutNameOf<L>>
+  /**
    * The parts of an id: a Buffer of 8 bytes, a bigint, a decimal string or a `0x`-prefixed
-   * hex string. Pass the generator's `epoch` (or the generator itself) to get its times back.
+   * hex string. Pass the generator's `layout` and `epoch` (or the generator itself) to read its
+   * ids back; without a `layout`, flake-idgen's.
    *
    * @throws {TypeError | RangeError} for anything else, or a value past 64 bits.
    */
-  static decompose(id: Buffer | Uint8Array | bigint | string, options?: FlakeId.EpochOption): FlakeId.Parts
+  static decompose<L extends FlakeId.LayoutOption = 'flake-idgen'>(
+    id: Buffer | Uint8Array | bigint | string,
+    options?: FlakeId.LayoutOptions<L> | null,
+  ): FlakeId.PartsOf<L>
   /**
-   * The smallest id of the millisecond `time` (generator id 0, counter 0): every id made at
-   * or after `time` is `>=` it, for `WHERE id >= ...` range queries.
+   * The smallest id of the time unit (a millisecond, in most layouts) that holds `time` (node id
+   * 0, counter 0): every id made at or after `time` is `>=` it, for `WHERE id >= ...` range
+   * queries.
    *
-   * @throws {RangeError} for a time before the epoch or past its 42 bits.
+   * @throws {RangeError} for a time before the epoch or past the layout's time bits.
    */
-  static fromTime(time: number | Date, options?: FlakeId.EpochOption): bigint
+  static fromTime(time: number | Date, options?: FlakeId.LayoutOptions | null): bigint
   /**
    * A generator whose id is leased from the user's Redis or PostgreSQL client: no other live
    * holder in the namespace has it, and its timestamps are fenced by the ceilings the store
@@ -63,18 +88,20 @@ declare class FlakeId {
    *   epoch, ttl or skew; `ERR_FLAKE_LEASE_STORE` when the store fails or replies something else
    *   than a lease answer; an `AbortError` when `signal` aborts.
    */
-  static lease(options: FlakeId.LeaseOptions): Promise<FlakeId.Leased>
+  static lease<L extends FlakeId.LayoutOption = 'flake-idgen'>(
+    options: FlakeId.LeaseOptions<L>,
+  ): Promise<FlakeId.Leased<L>>
 
   /**
    * Returns a new id: a Buffer of 8 bytes with its own ArrayBuffer.
    *
-   * @throws {Error} code `ERR_FLAKE_SEQUENCE_OVERFLOW` after `seqMask + 1` ids in one millisecond,
+   * @throws {Error} code `ERR_FLAKE_SEQUENCE_OVERFLOW` after `seqMask + 1` ids in one time unit,
    *   `ERR_FLAKE_CLOCK_BACKWARDS` when the clock is behind the last id's time.
    */
   next(): Buffer
   /**
    * Calls back asynchronously with a new id. Never fails for overflow or a clock that moved
-   * backwards: it waits for the next millisecond, or for the clock to catch up. Callbacks are
+   * backwards: it waits for the next time unit, or for the clock to catch up. Callbacks are
    * answered in call order, with increasing ids.
    */
   next(callback: FlakeId.Callback): void
@@ -89,17 +116,18 @@ declare class FlakeId {
   nextAsync(): Promise<Buffer>
   /**
    * `count` ids, ascending, in one Buffer of `count * 8` bytes. Synchronous: it fills each
-   * millisecond up to the counter and waits (spinning, under a millisecond) for the next.
+   * time unit up to the counter (`layout.idsPerUnit` ids) and waits (spinning, under a unit)
+   * for the next.
    *
    * @throws {TypeError | RangeError} code `ERR_INVALID_ARG_TYPE` / `ERR_OUT_OF_RANGE` unless
    *   `count` is an integer from 1 to 2^24; as `next()` does for a clock that moved backwards,
-   *   and for an overflow that a wait under a millisecond would not end (a state another
+   *   and for an overflow that a wait under a time unit would not end (a state another
    *   process borrowed ahead with `allowedFutureMs`).
    */
   nextBatch(count: number): Buffer
   /**
-   * `nextBatch(count)` a millisecond at a time between turns of the event loop: never blocks
-   * it for more than about a millisecond, never holds a thread of libuv's pool, and waits
+   * `nextBatch(count)` a time unit at a time between turns of the event loop: never blocks
+   * it for more than about a time unit (a millisecond in most layouts), never holds a thread of libuv's pool, and waits
    * instead of rejecting for overflow or a clock that moved backwards. Batches of one generator
    * id run one after the other.
    *
@@ -112,17 +140,101 @@ declare class FlakeId {
 }
 
 declare namespace FlakeId {
-  /** Numbers may also be given as numeric strings, e.g. `worker: process.env.WORKER_ID`. */
-  export interface Options {
-    /** Generator id, 0–1023. Wins over `datacenter` and `worker` when given. */
-    id?: number | string
-    /** Datacenter id, 0–31. Default 0. */
-    datacenter?: number | string | null
-    /** Worker id, 0–31. Default 0. */
-    worker?: number | string | null
-    /** Milliseconds since 1970 to subtract from timestamps, not in the future. Default 0. */
+  /** The presets of `layout`: bits, time unit, order and epoch of each scheme (see the README). */
+  export type LayoutName = 'flake-idgen' | 'twitter' | 'discord' | 'instagram' | 'snowcast' | 'hazelcast' | 'sonyflake'
+
+  /**
+   * A layout of your own: `timeBits + nodeBits + sequenceBits` is 63 or 64. Numbers are
+   * checked like the options (a `RangeError` or `TypeError` naming `layout.timeBits` etc.).
+   */
+  export interface CustomLayout {
+    /** Bits of the time field, right below the top bit of 64 (or below a top bit 0, for 63 in all). */
+    timeBits: number
+    /** Milliseconds per time unit, an integer from 1 to 1000. Default 1. */
+    timeUnitMs?: number
+    /** Bits of the node id, 0–16: `id` is 0 to `2^nodeBits - 1`. */
+    nodeBits: number
+    /** Bits of the counter, 1–16: up to `2^sequenceBits` ids per time unit. */
+    sequenceBits: number
+    /** What follows the time: the node id then the counter (Twitter's), or the counter then the node id (Hazelcast's, sonyflake's). Default `'node-sequence'`. */
+    order?: 'node-sequence' | 'sequence-node'
+    /** Milliseconds since 1970 the time counts from; the `epoch` option wins over it. Default 0. */
     epoch?: number | Date | string | null
-    /** `2^k - 1` for k from 1 to 12: at most `seqMask + 1` ids per millisecond. Default 4095. */
+  }
+
+  /** A preset's name, a custom layout, or a resolved {@link Layout} (a generator's `layout`). */
+  export type LayoutOption = LayoutName | CustomLayout
+
+  /** The two 5-bit parts of a node id, in layouts that have them. */
+  export type NodePart = 'datacenter' | 'worker' | 'process'
+
+  /** The parts of each preset's node id, high bits first. */
+  export interface LayoutParts {
+    'flake-idgen': readonly ['datacenter', 'worker']
+    twitter: readonly ['datacenter', 'worker']
+    discord: readonly ['worker', 'process']
+    instagram: readonly []
+    snowcast: readonly []
+    hazelcast: readonly []
+    sonyflake: readonly []
+    custom: readonly []
+  }
+
+  /** A layout's name: the preset's, the name of a resolved layout, else `'custom'`. */
+  export type LayoutNameOf<L> = L extends LayoutName
+    ? L
+    : L extends { readonly name: infer N extends LayoutName | 'custom' }
+      ? N
+      : 'custom'
+
+  /** A layout resolved (`FlakeId.layout(...)`, a generator's `layout`): a frozen object. */
+  export interface Layout<N extends LayoutName | 'custom' = LayoutName | 'custom'> {
+    /** The preset, or `'custom'`. */
+    readonly name: N
+    readonly timeBits: number
+    readonly timeUnitMs: number
+    readonly nodeBits: number
+    readonly sequenceBits: number
+    readonly order: 'node-sequence' | 'sequence-node'
+    /** Milliseconds since 1970 the time counts from (a generator's: its effective `epoch`). */
+    readonly epoch: number
+    /** The options that name the node id's parts, high bits first (`[]` for none). */
+    readonly parts: LayoutParts[N]
+    /** The largest node id: `2^nodeBits - 1`. */
+    readonly maxId: number
+    /** Ids per time unit per node id: `2^sequenceBits`. */
+    readonly idsPerUnit: number
+    /** The largest `allowedFutureMs` the layout takes. */
+    readonly maxAllowedFutureMs: number
+    /** Milliseconds since 1970 of the last time the time bits hold, from this `epoch`. */
+    readonly lastTimestamp: number
+    /**
+     * The shape (bits, unit, order) as state files and lease namespaces record it, such as
+     * `'42/10/12'` or `'39x10ms/seq8/node16'`: layouts of one key share one state per node id.
+     */
+    readonly key: string
+  }
+
+  /** The type of a part option (`datacenter`, `worker`, `process`): `never` on a layout without that part, which refuses it. */
+  export type PartOption<L, P extends NodePart> = P extends LayoutParts[LayoutNameOf<L>][number]
+    ? number | string | null
+    : never
+
+  /** Numbers may also be given as numeric strings, e.g. `worker: process.env.WORKER_ID`. */
+  export interface Options<L extends LayoutOption = 'flake-idgen'> {
+    /** A preset's name or a custom layout; a resolved one (`generator.layout`) will do. Default `'flake-idgen'`. */
+    layout?: L | null
+    /** Node (generator) id, 0 to `2^nodeBits - 1` (0–1023 by default). Wins over its parts when given. */
+    id?: number | string
+    /** flake-idgen and Twitter layouts: datacenter id, 0–31, the high 5 bits of `id`. Default 0. */
+    datacenter?: PartOption<L, 'datacenter'>
+    /** flake-idgen and Twitter layouts: worker id, 0–31, the low 5 bits of `id`; Discord: the high 5 bits. Default 0. */
+    worker?: PartOption<L, 'worker'>
+    /** Discord layout: process id, 0–31, the low 5 bits of `id`. Default 0. */
+    process?: PartOption<L, 'process'>
+    /** Milliseconds since 1970 to subtract from timestamps, not in the future. Default: the layout's epoch (0 by default). */
+    epoch?: number | Date | string | null
+    /** `2^k - 1` for k from 1 to the layout's sequence bits (12 by default): at most `seqMask + 1` ids per time unit. Default: all of them (4095 by default). */
     seqMask?: number | string | null
     /**
      * Returns milliseconds since 1970; called for each id instead of the system clock (fake
@@ -130,9 +242,10 @@ declare namespace FlakeId {
      */
     clock?: (() => number) | null
     /**
-     * 0–1000. When > 0, a call that would throw for overflow, or for a clock step back smaller
-     * than this, takes the next millisecond(s) instead, never more than this many ms ahead of
-     * the clock. Default 0: throw, as flake-idgen does.
+     * 0 to the layout's `maxAllowedFutureMs` (1000 by default). When > 0, a call that would
+     * throw for overflow, or for a clock step back smaller than this, takes the next time
+     * unit(s) instead, never more than this many ms ahead of the clock. Default 0: throw, as
+     * flake-idgen does.
      */
     allowedFutureMs?: number | string | null
     /**
@@ -150,16 +263,17 @@ declare namespace FlakeId {
   }
 
   /** Options of `FlakeId.lease`. */
-  export interface LeaseOptions extends Pick<Options, 'epoch' | 'seqMask' | 'allowedFutureMs' | 'clock'> {
+  export interface LeaseOptions<L extends LayoutOption = 'flake-idgen'>
+    extends Pick<Options<L>, 'layout' | 'epoch' | 'seqMask' | 'allowedFutureMs' | 'clock'> {
     /** The user's own client: an ioredis `Redis` or `Cluster`, a node-redis v4/v5 client, or a connected pg `Pool` or `Client`. */
     store: object
     /**
      * Ids are unique within a namespace (1 to 200 characters, no NUL or lone surrogate); every live
-     * holder of one uses the same epoch, ttl and maxClockSkewMs: they change once no lease of the
-     * old ones is live.
+     * holder of one uses the same layout shape, epoch, ttl and maxClockSkewMs: the epoch, ttl and
+     * skew change once no lease of the old ones is live.
      */
     namespace: string
-    /** The pool to lease from, `[first, last]`. Default `[0, 1023]`. */
+    /** The pool of node ids to lease from, `[first, last]`. Default `[0, maxId]` of the layout (`[0, 1023]` by default). */
     ids?: [number, number]
     /** Lease time in ms (100 to 86,400,000), renewed every ttl/3; also how far a ceiling runs ahead of the clock. Default 10,000. */
     ttl?: number
@@ -187,7 +301,7 @@ declare namespace FlakeId {
   }
 
   /** A generator on a leased id. */
-  export interface Leased extends FlakeId {
+  export interface Leased<L extends LayoutOption = 'flake-idgen'> extends FlakeId<L> {
     /**
      * The leased generator id. It changes if the lease was lost (taken over after an expiry, or
      * the store lost its data) and the generator leased another id to go on with.
@@ -204,16 +318,30 @@ declare namespace FlakeId {
 
   /** The epoch ids were made with; a `FlakeId` instance will do. */
   export interface EpochOption {
-    /** Milliseconds since 1970 that the generator subtracted. Default 0. */
+    /** Milliseconds since 1970 that the generator subtracted. Default: the layout's epoch (0 by default). */
     epoch?: number | Date | string | null
   }
 
-  /** What `FlakeId.decompose` reads from an id. */
-  export interface Parts {
-    /** Milliseconds since 1970, the epoch added back. */
+  /** The layout and epoch ids were made with (`decompose`, `fromTime`); a `FlakeId` instance will do. */
+  export interface LayoutOptions<L extends LayoutOption = LayoutOption> extends EpochOption {
+    /** A preset's name, a custom layout or a resolved one. Default `'flake-idgen'`. */
+    layout?: L | null
+  }
+
+  /** What `FlakeId.decompose` reads from an id of any layout. */
+  export interface IdParts {
+    /** Milliseconds since 1970 of the id's time unit, the epoch added back. */
     timestamp: number
     /** `timestamp` as a Date. */
     date: Date
+    /** The node (generator) id. */
+    id: number
+    /** The counter within the time unit. */
+    sequence: number
+  }
+
+  /** What `FlakeId.decompose` reads from an id of flake-idgen's layout (the default) or Twitter's. */
+  export interface Parts extends IdParts {
     /** Bits 21–17. */
     datacenter: number
     /** Bits 16–12. */
@@ -224,11 +352,48 @@ declare namespace FlakeId {
     sequence: number
   }
 
+  /** What `FlakeId.decompose` reads from a Discord id, with the names of Discord's documentation. */
+  export interface DiscordParts extends IdParts {
+    /** Bits 21–17: the internal worker id. */
+    worker: number
+    /** Bits 16–12: the internal process id. */
+    process: number
+    /** `sequence`, as Discord names it. */
+    increment: number
+  }
+
+  /** What `FlakeId.decompose` reads from an Instagram id. */
+  export interface InstagramParts extends IdParts {
+    /** `id`, as Instagram names it: the 13-bit logical shard id. */
+    shardId: number
+  }
+
+  /** What `FlakeId.decompose` reads from a sonyflake id. */
+  export interface SonyflakeParts extends IdParts {
+    /** `id`, as sonyflake names it: the 16-bit machine id. */
+    machineId: number
+  }
+
+  /** What `FlakeId.decompose` returns for each layout. */
+  export interface PartsOfLayout {
+    'flake-idgen': Parts
+    twitter: Parts
+    discord: DiscordParts
+    instagram: InstagramParts
+    snowcast: IdParts
+    hazelcast: IdParts
+    sonyflake: SonyflakeParts
+    custom: IdParts
+  }
+
+  /** What `FlakeId.decompose` returns for ids of layout `L` (a name, a custom layout, a resolved one). */
+  export type PartsOf<L> = PartsOfLayout[LayoutNameOf<L>]
+
   /** Counters of one instance, since it was created. */
   export interface Stats {
     /** Ids issued, batches included. */
     ids: number
-    /** Calls that found every id of the clock's millisecond used: they threw, waited or borrowed. */
+    /** Calls that found every id of the clock's time unit used: they threw, waited or borrowed. */
     overflows: number
     /** Calls that found the clock behind an earlier reading: they threw, waited or borrowed. */
     clockBackwards: number
