@@ -162,8 +162,16 @@ declare namespace FlakeId {
     epoch?: number | Date | string | null
   }
 
-  /** A preset's name, a custom layout, or a resolved {@link Layout} (a generator's `layout`). */
-  export type LayoutOption = LayoutName | CustomLayout
+  /**
+   * A preset as an object, as a generator's resolved `layout` is one: its fields default to the
+   * preset's, and any given must agree with them but `epoch`, e.g. `{ name: 'discord', epoch }`.
+   */
+  export interface PresetLayout extends Partial<CustomLayout> {
+    name: LayoutName
+  }
+
+  /** A preset's name, a custom layout, or a preset as an object (a generator's resolved `layout` will do). */
+  export type LayoutOption = LayoutName | CustomLayout | PresetLayout
 
   /** The two 5-bit parts of a node id, in layouts that have them. */
   export type NodePart = 'datacenter' | 'worker' | 'process'
@@ -215,10 +223,10 @@ declare namespace FlakeId {
     readonly key: string
   }
 
-  /** The type of a part option (`datacenter`, `worker`, `process`): `never` on a layout without that part, which refuses it. */
+  /** The type of a part option (`datacenter`, `worker`, `process`): unset (`null`) on a layout without that part, which refuses a value. */
   export type PartOption<L, P extends NodePart> = P extends LayoutParts[LayoutNameOf<L>][number]
     ? number | string | null
-    : never
+    : null
 
   /** Numbers may also be given as numeric strings, e.g. `worker: process.env.WORKER_ID`. */
   export interface Options<L extends LayoutOption = 'flake-idgen'> {

@@ -2,7 +2,7 @@
 import FlakeId = require('../..')
 
 // Each preset by name; the layout's own parts as options.
-const discord = new FlakeId({ layout: 'discord', worker: 1, process: '0' })
+const discord = new FlakeId({ layout: 'discord', worker: 1, process: '0', datacenter: null })
 const twitter = new FlakeId({ layout: 'twitter', datacenter: 3, worker: 7 })
 const sonyflake = new FlakeId({ layout: 'sonyflake', id: 65_535 })
 const hazelcast = new FlakeId({ layout: 'hazelcast', id: 42, allowedFutureMs: 15_000 })
@@ -50,6 +50,9 @@ const byName = (name: FlakeId.LayoutName) => FlakeId.decompose(0n, { layout: nam
 const sequence: number = byName('hazelcast').sequence
 const since: bigint = FlakeId.fromTime(Date.now(), { layout: 'sonyflake' })
 const sinceCustom: bigint = FlakeId.fromTime(new Date(), { layout: { timeBits: 41, nodeBits: 16, sequenceBits: 6 } })
+const renamed: FlakeId.DiscordParts = FlakeId.decompose(0n, { layout: { name: 'discord', epoch: Date.UTC(2020, 0) } })
+const moved = new FlakeId({ layout: { ...FlakeId.layout('sonyflake'), epoch: 0 } })
+const movedName: 'sonyflake' = moved.layout.name
 const sinceGenerator: bigint = FlakeId.fromTime(Date.now(), discord)
 
 // Typed generators, as fields of a service are.
@@ -67,6 +70,8 @@ const leaseOptions: FlakeId.LeaseOptions<'sonyflake'> = {
 
 // @ts-expect-error an unknown preset name
 new FlakeId({ layout: 'snowflake' })
+// @ts-expect-error an unknown preset name, as an object
+FlakeId.layout({ name: 'snowflake' })
 // @ts-expect-error Discord's node id has no datacenter part
 new FlakeId({ layout: 'discord', datacenter: 1 })
 // @ts-expect-error hazelcast's node id has no parts: `id` only
@@ -89,4 +94,4 @@ const notDefault: FlakeId = discord
 void [twitter, nullLayout, tenMs, snowcast, resolvedName, unit, limits, key, order, customName, anyLayout]
 void [discordParts, noParts, defaultLayout, customLayout, processId, workerId, increment, discordProcess]
 void [machineId, shardId, nodeId, twitterParts, defaultParts, fromResolved, customParts, sequence, since]
-void [sinceCustom, sinceGenerator, typed, fromOptions, anyCustom, generic, leaseOptions, notDefault]
+void [renamed, movedName, sinceCustom, sinceGenerator, typed, fromOptions, anyCustom, generic, leaseOptions, notDefault]
