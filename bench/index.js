@@ -2,19 +2,22 @@
 // `npm run bench`: this package against flake-idgen, other snowflake generators and the floor,
 // all in one process: interleaved rounds, the order rotated each round, medians, ratios.
 //
-// Shorter runs: BENCH_ROUNDS (per-call rounds, default 31), BENCH_BURST_ROUNDS (default 7),
-// BENCH_BURST (ids per burst, default 1,000,000). BENCH_BEFORE=<checkout>: that build's next()
-// rows beside these, for a change's cost against the build before it (see per-call.js).
+// Shorter runs: BENCH_ROUNDS (per-call rounds, default 31), BENCH_BURST_ROUNDS (default 7, also
+// the layouts' batches), BENCH_BURST (ids per burst, default 1,000,000), BENCH_LAYOUT_ROUNDS
+// (the layouts' next() rounds, default 21). BENCH_BEFORE=<checkout>: that build's next() rows
+// beside these, for a change's cost against the build before it (see per-call.js).
 
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const perCall = require('./per-call.js')
 const bursts = require('./bursts.js')
+const layouts = require('./layouts.js')
 
 const ROUNDS = setting('BENCH_ROUNDS', 31)
 const BURST_ROUNDS = setting('BENCH_BURST_ROUNDS', 7)
 const BURST = setting('BENCH_BURST', 1_000_000)
+const LAYOUT_ROUNDS = setting('BENCH_LAYOUT_ROUNDS', 21)
 const LIMIT_PER_MS = 4096 // the 12-bit counter's ids per millisecond
 
 function setting(name, fallback) {
@@ -66,6 +69,9 @@ async function main() {
   const checks = []
   for (const candidate of perCall.candidates) checks.push([candidate, perCall.check(candidate)])
   for (const candidate of bursts.candidates) checks.push([candidate, await bursts.check(candidate)])
+  for (const candidate of [...layouts.perCall, ...layouts.batches]) {
+    checks.push([candidate, await layouts.check(candidate)])
+  }
   const failed = checks.filter(([, why]) => why !== null)
   for (const [candidate, why] of failed) console.error(`sanity check failed: ${label(candidate)}: ${why}`)
   if (failed.length > 0) {
@@ -80,6 +86,14 @@ async function main() {
   const calls = await rounds(perCall.candidates, ROUNDS, sample)
   await rounds(bursts.candidates, 1, run(Math.ceil(BURST / 10)))
   const ms = await rounds(bursts.candidates, BURST_ROUNDS, run(BURST))
+  const layoutCalls = {}
+  for (const group of layouts.groups) {
+    await rounds(group, 1, layouts.sample)
+    Object.assign(layoutCalls, await rounds(group, LAYOUT_ROUNDS, layouts.sample))
+  }
+  const runLayout = (count) => (candidate) => candidate.run(candidate.make(), candidate.size(count))
+  await rounds(layouts.batches, 1, runLayout(Math.ceil(BURST / 10)))
+  const layoutMs = await rounds(layouts.batches, BURST_ROUNDS, runLayout(BURST))
   if (process.stderr.isTTY) process.stderr.write('\n')
 
   const cpus = os.cpus()
@@ -92,6 +106,7 @@ async function main() {
     new Date().toISOString(),
     `per call: ${plural(ROUNDS, 'round')} of ${perCall.BATCHES} × ${format(perCall.BATCH)} calls`,
     `bursts: ${plural(BURST_ROUNDS, 'round')} of n = ${format(BURST)} ids`,
+    `layouts: ${plural(LAYOUT_ROUNDS, 'round')} per call, ${plural(BURST_ROUNDS, 'round')} of batches`,
     'medians, ratios taken within each round',
   ]
   console.log(`${header.join(', ')}\n`)
@@ -137,6 +152,40 @@ async function main() {
     console.log(`target: ${what}: ${shown} ${met ? 'met' : 'MISSED'}`)
   }
   console.log(`floor of the fresh-closure burst: ${percent(share('closuresFloor'))} of 4.096 M ids/s`)
+
+  // Layouts: each preset's next() against the default layout's in batches of the same shape,
+  // and its batches against its own limit (2^sequenceBits ids per time unit).
+  // A batch that starts as a unit starts has that unit's ids at once: n ids take at least the
+  // units after the first, (ceil(n / idsPerUnit) - 1) units, the time the limit allows them.
+  const allowedMs = (c) => (Math.ceil(c.size(BURST) / c.layout.idsPerUnit) - 1) * c.layout.timeUnitMs
+  const layoutShare = (c) => allowedMs(c) / median(layoutMs[c.key])
+  const perMs = (n) => (n >= 100 ? format(Math.round(n)) : n.toFixed(1))
+  console.log()
+  printTable([
+    ['layouts', 'ns/call or ms', '× default layout', 'ids/ms (limit): share'],
+    ...layouts.perCall.map((c) => [
+      c.call,
+      `${median(layoutCalls[c.key]).toFixed(1)} ns`,
+      c.of ? ratio(layoutCalls, c.key, c.of).toFixed(2) : '',
+      '',
+    ]),
+    ...layouts.batches.map((c) => [
+      `${c.call}, n = ${format(c.size(BURST))}`,
+      `${median(layoutMs[c.key]).toFixed(0)} ms`,
+      '',
+      `${perMs(c.size(BURST) / median(layoutMs[c.key]))} (${perMs(c.perMs)}): ${percent(layoutShare(c))}`,
+    ]),
+  ])
+  console.log()
+  for (const c of layouts.perCall.filter((c) => c.of)) {
+    const value = ratio(layoutCalls, c.key, c.of)
+    const what = `\`layout: '${c.key}'\` \`next()\` ≤ 1.05 × the default layout's`
+    console.log(`target: ${what}: ${value.toFixed(2)} ${value <= 1.05 ? 'met' : 'MISSED'}`)
+  }
+  for (const c of layouts.batches) {
+    const value = layoutShare(c)
+    console.log(`target: ${c.call} ≥ 95 % of the layout's limit: ${percent(value)} ${value >= 0.95 ? 'met' : 'MISSED'}`)
+  }
 }
 
 /** A markdown table, padded so that it reads as well in a terminal; numbers to the right. */
