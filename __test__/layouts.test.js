@@ -331,9 +331,8 @@ test('sonyflake: the bytes of the npm port, given the same time in 10 ms units',
       assert.throws(() => ours.next(), { code: 'ERR_FLAKE_SEQUENCE_OVERFLOW' })
       const id = theirs(77)
       const read = Sonyflake.decompose(id.toString(), { epoch: SONY_UNIT_EPOCH })
-      assert.deepEqual(FlakeId.decompose(id, { layout: 'sonyflake' }), {
-        ...parts('sonyflake', read.timestamp * 10, read.machineId, read.sequence),
-      })
+      const expected = parts('sonyflake', read.timestamp * 10, read.machineId, read.sequence)
+      assert.deepEqual(FlakeId.decompose(id, { layout: 'sonyflake' }), expected)
       assert.deepEqual(
         [read.machineId, read.sequence, read.timestamp * 10],
         [machineId, 77, Math.floor(time / 10) * 10],
