@@ -15,9 +15,11 @@ export declare function checkCount(count: unknown): number
 /**
  * Validates `options`, each read once, and returns what a call for the generator they
  * configure writes into the scratch: `slot` (the shared state it issues from: one per
- * generator id, on the host or in the process, whatever the other options; `PRIVATE_SLOT` with
- * a `clock`, whose state the instance keeps) and `settings` (its id, `seqMask` and
- * `allowedFutureMs`, packed; with `epoch`); and the properties of the instance, the `scope` it
+ * layout shape and node id, on the host or in the process, whatever the other options;
+ * `PRIVATE_SLOT` with a `clock`, whose state the instance keeps), `settings` (its id and
+ * `allowedFutureMs`, packed) and `shape` (its layout's bits and `seqMask`, packed; with
+ * `epoch`); `step`, how far apart the ids of a run are; and the properties of the instance
+ * (`layout` resolved, with the epoch in force; the node id's parts by the layout's names), the `scope` it
  * ended up with, the `clock` function, if given, and `warning`, the reason why host scope was
  * unavailable, the first time in the process a generator falls back to process scope. Throws a
  * `TypeError`/`RangeError` with code `ERR_FLAKE_INVALID_OPTION` that names the option and the
@@ -25,14 +27,18 @@ export declare function checkCount(count: unknown): number
  * was asked for and cannot be had. Nothing is kept per configuration: there is nothing to
  * release.
  */
-export declare function configure(options?: unknown): { slot: number; settings: number; id: number; datacenter?: number; worker?: number; epoch: number; seqMask: number; allowedFutureMs: number; scope: 'host' | 'process'; clock?: () => number; warning?: string }
+export declare function configure(options?: unknown): { slot: number; settings: number; shape: number; step: number; layout: ResolvedLayout; id: number; datacenter?: number; worker?: number; process?: number; epoch: number; seqMask: number; allowedFutureMs: number; scope: 'host' | 'process'; clock?: () => number; warning?: string }
 
 /**
  * The parts of an id given as a Buffer of 8 bytes, a bigint, a decimal string or a
- * `0x`-prefixed hex string: `timestamp` (ms since 1970, the epoch added back), `date`,
- * `datacenter`, `worker`, `id` (the 10-bit generator id) and `sequence`.
+ * `0x`-prefixed hex string, by the layout of `options` (flake-idgen's by default): `timestamp`
+ * (ms since 1970 where its time unit starts, the epoch added back), `date`, `id` (the node id)
+ * and `sequence`; the node id's parts by the layout's names (`datacenter` and `worker` for
+ * flake-idgen's and Twitter's, `worker` and `process` for Discord's); and what the layout's
+ * users call the sequence or the node id (Discord's `increment`, Instagram's `shardId`,
+ * sonyflake's `machineId`).
  */
-export declare function decompose(id: unknown, options?: unknown): { timestamp: number; date: Date; datacenter: number; worker: number; id: number; sequence: number }
+export declare function decompose(id: unknown, options?: unknown): { timestamp: number; date: Date; id: number; sequence: number; datacenter?: number; worker?: number; process?: number; increment?: number; shardId?: number; machineId?: number }
 
 /**
  * The state directory generators use by default (`$FLAKE_IDGEN_STATE_DIR`, read as bytes, else
@@ -45,8 +51,8 @@ export declare function defaultStateDir(): string
 export declare function describeValue(value: unknown): string
 
 /**
- * The smallest id of the millisecond `time` (ms since 1970, or a `Date`), as a bigint: for
- * `WHERE id >= ...` range queries.
+ * The smallest id of the time unit of `time` (ms since 1970, or a `Date`) by the layout of
+ * `options`, as a bigint: for `WHERE id >= ...` range queries.
  */
 export declare function fromTime(time: unknown, options?: unknown): bigint
 
@@ -88,16 +94,13 @@ export declare function issueBatch(ids: Uint8Array, clock?: () => number): { err
 export declare function issueSlice(ids: Uint8Array, start: number, max: number, now?: unknown): number
 
 /**
- * The time (ms since 1970) of the last id the private state of the call in the scratch issued,
- * or `undefined` if it issued none.
+ * The time (ms since 1970) of the last id the private state of the call in the scratch issued
+ * (where its time unit starts), or `undefined` if it issued none.
  */
 export declare function lastIssuedAt(): number | null
 
-/** The largest generator id. */
+/** The largest node id of flake-idgen's layout. */
 export declare const MAX_NODE: number
-
-/** The largest datacenter or worker id. */
-export declare const MAX_PART: number
 
 /** `met`: the clock reads earlier than ids already issued. */
 export declare const MET_CLOCK_BEHIND: number
@@ -107,9 +110,6 @@ export declare const MET_NONE: number
 
 /** `met`: the clock's millisecond had no id left. */
 export declare const MET_OVERFLOW: number
-
-/** Bits of an id's generator id (datacenter and worker), below the timestamp. */
-export declare const NODE_BITS: number
 
 /** The slot of a call whose generator's state is the scratch's private word. */
 export declare const PRIVATE_SLOT: number
@@ -127,7 +127,7 @@ export declare function rawArgument(fromEnd: number, expected: string): Buffer |
  * `SCRATCH_SLOT` and the other offsets): for the test that JS and Rust agree on the layout;
  * not on the per-id path.
  */
-export declare function readScratch(): { slot: number; settings: number; epoch: number; privateState: bigint; ceiling: number }
+export declare function readScratch(): { slot: number; settings: number; shape: number; epoch: number; privateState: bigint; ceiling: number }
 
 /** A report's `count` (or `wait_ms`) is scaled by this; the remainder is `met`. */
 export declare const REPORT_UNIT: number
@@ -139,6 +139,43 @@ export declare const REPORT_UNIT: number
  * while a process has the file open.
  */
 export declare function resetState(dir: string | Buffer | undefined | null, id: number): Array<StateReset>
+
+/** A layout, resolved: its bits, its epoch and its limits. */
+export interface ResolvedLayout {
+  /** The preset's name, or `custom`. */
+  name: string
+  /** Bits of the time field (the high ones). */
+  timeBits: number
+  /** The time field's unit, in ms. */
+  timeUnitMs: number
+  /** Bits of the node id. */
+  nodeBits: number
+  /** Bits of the sequence number. */
+  sequenceBits: number
+  /** What comes right after the time: `node-sequence` or `sequence-node`. */
+  order: string
+  /** Ms since 1970 the time counts from. */
+  epoch: number
+  /** The names of the node id's two 5-bit parts, high first; none for most layouts. */
+  parts: Array<string>
+  /** The largest node id: 2^nodeBits - 1. */
+  maxId: number
+  /** Ids per node id per time unit: 2^sequenceBits. */
+  idsPerUnit: number
+  /** The largest `allowedFutureMs` (host scope borrows 20 ms at most). */
+  maxAllowedFutureMs: number
+  /** The last ms since 1970 the time bits hold. */
+  lastTimestamp: number
+  /** The bits as a lease namespace and a state file record them: `42/10/12` for flake-idgen's. */
+  key: string
+}
+
+/**
+ * The layout `value` names or describes (a preset's name, a custom object, or a resolved
+ * layout), resolved. Throws a `TypeError`/`RangeError` with code `ERR_FLAKE_INVALID_OPTION`
+ * naming the field (`layout.nodeBits`, …) and the value.
+ */
+export declare function resolveLayout(layout?: unknown): ResolvedLayout
 
 /** Bytes in the scratch. */
 export declare const SCRATCH_BYTES: number
@@ -158,17 +195,14 @@ export declare const SCRATCH_ID_NE: number
 /** Byte offset in the scratch of a private generator's state word: a `u64`. */
 export declare const SCRATCH_PRIVATE_STATE: number
 
-/**
- * Byte offset in the scratch of the call's packed settings (id, `seqMask`, `allowedFutureMs`):
- * a `u32`.
- */
+/** Byte offset in the scratch of the call's packed settings (id, `allowedFutureMs`): a `u32`. */
 export declare const SCRATCH_SETTINGS: number
+
+/** Byte offset in the scratch of the call's packed layout bits and `seqMask`: a `u32`. */
+export declare const SCRATCH_SHAPE: number
 
 /** Byte offset in the scratch of the call's slot: a `u32`. */
 export declare const SCRATCH_SLOT: number
-
-/** Bits of an id's per-millisecond sequence number: the low ones. */
-export declare const SEQUENCE_BITS: number
 
 /**
  * Sets up this thread with its scratch (a `Uint8Array` over a whole `SharedArrayBuffer` of
@@ -189,7 +223,7 @@ export declare const SLOT_READS_FIELDS: number
 
 /**
  * Starts the private state of the call in the scratch above `time` (ms since 1970): its next id
- * is in a later millisecond, whatever its clock reads. For a lease, whose ids must all be
+ * is in a later time unit, whatever its clock reads. For a lease, whose ids must all be
  * above its predecessor's ceiling.
  */
 export declare function startAbove(time: number): void
@@ -241,6 +275,3 @@ export interface StateReset {
   /** The file held no other id's state, and was removed. */
   removed: boolean
 }
-
-/** Bits of an id's timestamp, in ms since the epoch: the high ones. */
-export declare const TIMESTAMP_BITS: number

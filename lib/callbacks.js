@@ -105,7 +105,7 @@ class Callbacks {
         const count = decode.count(report)
         counts.ids += count
         counts.met(report)
-        this.#answers.push(new IdRun(count))
+        this.#answers.push(new IdRun(count, this.#fields.step))
         this.#answered += count
       }
     } finally {

@@ -69,6 +69,14 @@ class FlakeId {
     )
   }
 
+  /**
+   * The layout `layout` names or describes (a preset's name or a custom object), resolved: its
+   * bits, epoch and limits.
+   */
+  static layout(layout) {
+    return freeze(binding.resolveLayout(layout))
+  }
+
   static decompose(id, options) {
     return binding.decompose(id, options)
   }
@@ -157,17 +165,27 @@ class LeasedFlakeId extends FlakeId {
   }
 }
 
-/** The read-only properties of a generator: what `options` configured, and its `id`. */
+/** A resolved layout, frozen, its parts too: what a generator shows cannot be changed under it. */
+function freeze(layout) {
+  Object.freeze(layout.parts)
+  return Object.freeze(layout)
+}
+
+/**
+ * The read-only properties of a generator: what `options` configured, its `id`, and the parts
+ * of its id by its layout's names (flake-idgen's `datacenter` and `worker`).
+ */
 function define(generator, options, configured, id) {
+  const layout = freeze(configured.layout)
+  const properties = { options: readOnly(options == null ? {} : options), id }
+  for (const part of layout.parts) properties[part] = readOnly(configured[part])
   Object.defineProperties(generator, {
-    options: readOnly(options == null ? {} : options),
-    id,
-    datacenter: readOnly(configured.datacenter),
-    worker: readOnly(configured.worker),
+    ...properties,
     epoch: readOnly(configured.epoch),
     seqMask: readOnly(configured.seqMask),
     allowedFutureMs: readOnly(configured.allowedFutureMs),
     scope: readOnly(configured.scope),
+    layout: readOnly(layout),
   })
 }
 

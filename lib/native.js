@@ -27,6 +27,7 @@ const ID_BE = binding.SCRATCH_ID_BE
 const ID_NE = binding.SCRATCH_ID_NE / 8
 const SLOT = binding.SCRATCH_SLOT / 4
 const SETTINGS = binding.SCRATCH_SETTINGS / 4
+const SHAPE = binding.SCRATCH_SHAPE / 4
 const EPOCH = binding.SCRATCH_EPOCH / 8
 const STATE_LOW = binding.SCRATCH_PRIVATE_STATE / 4
 const STATE_HIGH = STATE_LOW + 1
@@ -57,12 +58,15 @@ const CLOSED = 0
  * Only this module reads or writes them.
  */
 class GeneratorFields {
-  constructor(slot, settings, epoch) {
+  constructor(slot, configured) {
     this.slot = slot
     // Most slots say the settings themselves; the others' calls write them too.
     this.readsFields = (slot & SLOT_READS_FIELDS) !== 0
-    this.settings = settings
-    this.epoch = epoch
+    this.settings = configured.settings
+    this.shape = configured.shape
+    this.epoch = configured.epoch
+    // How far apart the ids of a run are (see IdRun).
+    this.step = configured.step
     // A private state's word, as two 32-bit halves in the scratch's order, and its ceiling.
     this.stateLow = NOTHING_ISSUED
     this.stateHigh = NOTHING_ISSUED
@@ -94,6 +98,7 @@ function enter(fields) {
   current = fields
   halves[SLOT] = fields.slot
   halves[SETTINGS] = fields.settings
+  halves[SHAPE] = fields.shape
   doubles[EPOCH] = fields.epoch
   if (fields.slot === PRIVATE_SLOT) {
     halves[STATE_LOW] = fields.stateLow
@@ -118,6 +123,7 @@ function issue(fields) {
     halves[SLOT] = fields.slot
     if (fields.readsFields) {
       halves[SETTINGS] = fields.settings
+      halves[SHAPE] = fields.shape
       doubles[EPOCH] = fields.epoch
     }
   }
@@ -204,19 +210,21 @@ const takeBigInt = () => words[ID_NE]
  * young-generation GC would have to copy.
  */
 class IdRun {
-  constructor(count) {
-    // The high and low 32 bits of the first id; the k-th adds k to the low ones (no carry: one
-    // millisecond's sequence numbers all fit in the low 12 bits).
+  constructor(count, step) {
+    // The high and low 32 bits of the first id; the k-th adds k * step to the low ones (no
+    // carry: one time unit's sequence numbers all lie in the low 32 bits, see Shape::step).
     const at = ID_BE
     this.high = ((scratch[at] << 24) | (scratch[at + 1] << 16) | (scratch[at + 2] << 8) | scratch[at + 3]) >>> 0
     this.low = ((scratch[at + 4] << 24) | (scratch[at + 5] << 16) | (scratch[at + 6] << 8) | scratch[at + 7]) >>> 0
+    this.step = step
     this.left = count
   }
 
   /** The next id of the run, in a Buffer of its own. */
   take() {
     const { high } = this
-    const low = this.low++
+    const low = this.low
+    this.low += this.step
     this.left--
     const id = Buffer.alloc(8)
     // A typed array keeps the low 8 bits of what is stored.
@@ -249,7 +257,7 @@ const decode = {
  */
 function configure(options) {
   const configured = binding.configure(options)
-  configured.fields = new GeneratorFields(configured.slot, configured.settings, configured.epoch)
+  configured.fields = new GeneratorFields(configured.slot, configured)
   return configured
 }
 
@@ -259,7 +267,7 @@ function configure(options) {
  */
 function leasedFields(options) {
   const configured = binding.configure({ ...options, id: 0, scope: 'process' })
-  const fields = new GeneratorFields(PRIVATE_SLOT, configured.settings, configured.epoch)
+  const fields = new GeneratorFields(PRIVATE_SLOT, configured)
   fields.ceiling = CLOSED
   return { configured, fields }
 }
@@ -269,7 +277,9 @@ function leasedFields(options) {
  * `floor` (ms since 1970), none past `ceiling`.
  */
 function installLease(fields, options, id, floor, ceiling) {
-  fields.settings = binding.configure({ ...options, id, scope: 'process' }).settings
+  const configured = binding.configure({ ...options, id, scope: 'process' })
+  fields.settings = configured.settings
+  fields.shape = configured.shape
   enter(fields)
   binding.startAbove(floor)
   leave(fields)

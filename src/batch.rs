@@ -5,7 +5,6 @@ use crate::clock;
 use crate::error::FlakeError;
 use crate::generator::{Generator, Ids};
 use crate::input::Input;
-use crate::layout::MAX_SEQUENCE;
 use crate::number::whole;
 use crate::sequencer::Met;
 use crate::stats::Counts;
@@ -56,12 +55,12 @@ pub fn issue_all<E: From<FlakeError>>(
   let mut issued = 0;
   while issued < total {
     let now = read_clock()?;
-    let max = (total - issued).min(usize::from(MAX_SEQUENCE) + 1) as u16;
+    let max = (total - issued).min(generator.ids_per_unit() as usize) as u32;
     match generator.take(now, max) {
       Ok(ids) => {
         counts.met(ids.met);
         write(issued, &ids)?;
-        issued += usize::from(ids.count);
+        issued += ids.count as usize;
       }
       Err(err) => match wait(&err, now) {
         Ok(Waited::Yes) => {
@@ -80,40 +79,45 @@ pub fn issue_all<E: From<FlakeError>>(
 }
 
 /// Up to `max` ascending ids that the clock allows now, without waiting: runs taken by
-/// `take` (one millisecond each) until `max` or a refusal. Returns how many were issued, the
-/// first thing a run met, and the refusal that stopped it, if one did.
+/// `take` (one time unit each, at most `per_unit` ids) until `max` or a refusal. Returns how
+/// many were issued, the first thing a run met, and the refusal that stopped it, if one did.
 pub fn issue_available(
   max: usize,
-  mut take: impl FnMut(u16) -> Result<Ids, FlakeError>,
+  per_unit: u32,
+  mut take: impl FnMut(u32) -> Result<Ids, FlakeError>,
   mut write: impl FnMut(usize, &Ids),
 ) -> (usize, Option<Met>, Option<FlakeError>) {
   let (mut issued, mut met) = (0, None);
   while issued < max {
-    let ids = match take((max - issued).min(usize::from(MAX_SEQUENCE) + 1) as u16) {
+    let ids = match take((max - issued).min(per_unit as usize) as u32) {
       Ok(ids) => ids,
       Err(err) => return (issued, met, Some(err)),
     };
     write(issued, &ids);
-    issued += usize::from(ids.count);
+    issued += ids.count as usize;
     met = met.or(ids.met);
   }
   (issued, met, None)
 }
 
-/// The longest wait, in ms past a reading, that a synchronous call spends spinning: the end
-/// of the reading's millisecond, under a millisecond. A longer one says the state is ahead of
-/// the clock (another process borrowed with `allowedFutureMs`, or the clock stepped back), and
-/// the event loop must not block for it: the call fails as `next()` does.
+/// The longest wait, in ms past a reading, that a synchronous call spends spinning for a 1 ms
+/// time unit: the end of the reading's millisecond. A longer one says the state is ahead of the
+/// clock (another process borrowed with `allowedFutureMs`, or the clock stepped back), and the
+/// event loop must not block for it: the call fails as `next()` does. A coarser unit spins to
+/// the end of the reading's unit.
 pub const MAX_SPIN_MS: u64 = 1;
 
 /// The waiter for batches on the system clock: waits out an overflow that ends with the
-/// reading's millisecond (`MAX_SPIN_MS`); gives up on anything longer, and on anything else.
+/// reading's time unit (`unit_ms`, at least `MAX_SPIN_MS`); gives up on anything longer, and on
+/// anything else.
 pub fn system_clock_waiter<E: From<FlakeError>>(
+  unit_ms: u64,
 ) -> impl FnMut(&FlakeError, u64) -> Result<Waited, E> {
+  let max_spin_ms = MAX_SPIN_MS.max(unit_ms);
   move |err, now| match (err, err.wait_ms()) {
     // Another thread took later ids between our reading and our turn: read again.
     (FlakeError::ClockBackwards { .. }, Some(_)) if clock::system_now_ms() > now => Ok(Waited::No),
-    (FlakeError::SequenceOverflow { wait_ms }, _) if *wait_ms <= MAX_SPIN_MS => {
+    (FlakeError::SequenceOverflow { wait_ms }, _) if *wait_ms <= max_spin_ms => {
       clock::wait_until(now + wait_ms);
       Ok(Waited::Yes)
     }

@@ -2,10 +2,7 @@
 
 use crate::error::FlakeError;
 use crate::input::Input;
-use crate::layout::{
-  MAX_DELTA, MAX_NODE, MAX_PART, MAX_SEQUENCE, PART_BITS, SEQUENCE_BITS, TIMESTAMP_BITS,
-  TIMESTAMP_SHIFT,
-};
+use crate::layout::{Layout, MAX_PART, PART_BITS};
 use crate::options;
 
 /// What `decompose` accepts, for error messages.
@@ -16,7 +13,8 @@ pub const ID_EXPECTED: &str =
 const MAX_DATE_MS: u64 = 8_640_000_000_000_000;
 
 /// What `decompose` and `fromTime` take as their options argument, for error messages.
-pub const OPTIONS_EXPECTED: &str = "an object such as { epoch } (a FlakeId instance will do)";
+pub const OPTIONS_EXPECTED: &str =
+  "an object such as { layout, epoch } (a FlakeId instance will do)";
 
 /// The `epoch` option of `decompose`/`fromTime`: as the constructor takes it, and no later than
 /// the latest `Date`, since the epoch is a time the ids are read back into.
@@ -35,33 +33,40 @@ pub fn epoch(value: &Input) -> Result<u64, FlakeError> {
 /// The fields of an id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Parts {
-  /// Milliseconds since 1970: the id's timestamp plus the epoch.
+  /// Milliseconds since 1970: where the id's time unit starts, the epoch added back.
   pub timestamp: u64,
-  pub datacenter: u8,
-  pub worker: u8,
-  /// The 10-bit generator id (datacenter and worker together).
+  /// The node id's two parts (high first), for a layout that names them.
+  pub parts: Option<[u8; 2]>,
+  /// The node id.
   pub id: u16,
   pub sequence: u16,
 }
 
-/// Splits `id` into its fields; `got` names it in the error should its time, with `epoch`
-/// added, be past what a `Date` can hold.
-pub fn parts(id: u64, epoch: u64, got: &Input) -> Result<Parts, FlakeError> {
-  let timestamp = (id >> TIMESTAMP_SHIFT) + epoch;
+/// Splits `id` into its fields by `layout`; `got` names it in the error should its time, with
+/// the epoch added, be past what a `Date` can hold.
+pub fn parts(id: u64, layout: &Layout, got: &Input) -> Result<Parts, FlakeError> {
+  let (time, node, sequence) = layout.shape.split(id);
+  let timestamp = layout.ms_of(time);
   if timestamp > MAX_DATE_MS {
     return Err(FlakeError::ArgumentRange {
       argument: "id".into(),
-      expected: format!("an id whose time, {epoch} ms added for the epoch, is a valid Date"),
+      expected: format!(
+        "an id whose time, {} ms added for the epoch, is a valid Date",
+        layout.epoch
+      ),
       got: got.clone(),
     });
   }
-  let node = ((id >> SEQUENCE_BITS) & u64::from(MAX_NODE)) as u16;
   Ok(Parts {
     timestamp,
-    datacenter: (node >> PART_BITS) as u8,
-    worker: (node & u16::from(MAX_PART)) as u8,
+    parts: layout.parts().map(|_| {
+      [
+        (node >> PART_BITS) as u8,
+        (node & u16::from(MAX_PART)) as u8,
+      ]
+    }),
     id: node,
-    sequence: (id & u64::from(MAX_SEQUENCE)) as u16,
+    sequence,
   })
 }
 
@@ -89,9 +94,9 @@ pub fn parse(text: &str) -> Result<u64, FlakeError> {
   })
 }
 
-/// The smallest id of the millisecond `time` (ms since 1970, a fraction dropped): generator
-/// id 0, sequence 0.
-pub fn from_time(time: f64, epoch: u64, got: &Input) -> Result<u64, FlakeError> {
+/// The smallest id of the time unit of `time` (ms since 1970, a fraction dropped) by `layout`:
+/// node id 0, sequence 0.
+pub fn from_time(time: f64, layout: &Layout, got: &Input) -> Result<u64, FlakeError> {
   let out_of_range = |expected: String| FlakeError::ArgumentRange {
     argument: "time".into(),
     expected,
@@ -103,11 +108,20 @@ pub fn from_time(time: f64, epoch: u64, got: &Input) -> Result<u64, FlakeError> 
     ));
   }
   let time = time as u64;
-  match time.checked_sub(epoch) {
-    Some(delta) if delta <= MAX_DELTA => Ok(delta << TIMESTAMP_SHIFT),
+  let shape = layout.shape;
+  match time >= layout.epoch {
+    true if layout.time_of(time) <= shape.max_time() => {
+      Ok(shape.compose(layout.time_of(time), 0, 0))
+    }
     _ => Err(out_of_range(format!(
-      "from the epoch {epoch} to {} ({TIMESTAMP_BITS} bits of ms after it)",
-      epoch + MAX_DELTA
+      "from the epoch {} to {} ({} bits of {} after it)",
+      layout.epoch,
+      layout.last_ms(),
+      shape.time_bits,
+      match shape.unit_ms {
+        1 => "ms".to_string(),
+        unit => format!("{unit} ms units"),
+      }
     ))),
   }
 }

@@ -6,10 +6,17 @@ use std::borrow::Cow;
 use thiserror::Error;
 
 use crate::input::{Input, QuotedPath};
-use crate::layout::{MAX_DELTA, TIMESTAMP_BITS};
 
 /// How often a call waiting for a lease's renewal looks again, in ms.
 pub const LEASE_POLL_MS: u64 = 10;
+
+/// A number of time units, as `TimestampOverflow` says it.
+fn units(unit_ms: u16) -> String {
+  match unit_ms {
+    1 => "ms".into(),
+    unit => format!("units of {unit} ms"),
+  }
+}
 
 /// The JavaScript error class an error is thrown as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,9 +43,9 @@ pub enum FlakeError {
   #[error("Clock reads {now} ms, before the epoch {epoch}. Refusing to generate id for {} milliseconds", epoch - now)]
   ClockBeforeEpoch { now: u64, epoch: u64 },
 
-  /// The time since the epoch no longer fits the 42 timestamp bits.
-  #[error("Timestamp {delta} ms after the epoch does not fit in {TIMESTAMP_BITS} bits (at most {MAX_DELTA}); use a later epoch")]
-  TimestampOverflow { delta: u64 },
+  /// The time since the epoch no longer fits the layout's time bits.
+  #[error("Timestamp {delta} {} after the epoch does not fit in {bits} bits (at most {}); use a later epoch", units(*unit_ms), (1u64 << bits) - 1)]
+  TimestampOverflow { delta: u64, bits: u8, unit_ms: u16 },
 
   /// The options argument is neither an object nor `undefined`/`null`.
   #[error("options must be an object, got {got}")]

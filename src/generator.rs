@@ -3,7 +3,7 @@
 use crate::error::FlakeError;
 use crate::host::file::HORIZON_MS;
 use crate::host::HostFile;
-use crate::layout::{compose, MAX_DELTA};
+use crate::layout::{Layout, Shape};
 use crate::options::{Config, Scope};
 use crate::registry::{self, Warning};
 use crate::sequencer::{Met, Refusal, Sequencer, Taken};
@@ -16,6 +16,7 @@ pub struct Generator<'s> {
   epoch: u64,
   seq_mask: u16,
   allowed_future_ms: u64,
+  shape: Shape,
   state: &'s Sequencer,
   /// The mapped state file `state` is a word of (host scope), whose fence every id passes.
   file: Option<&'static HostFile>,
@@ -39,11 +40,24 @@ pub struct SharedState {
 /// What a generator is, besides its state: all a call needs to say (see `js::protocol`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Settings {
-  /// The 10-bit generator id.
+  /// The node id (generator id).
   pub node: u16,
   pub epoch: u64,
   pub seq_mask: u16,
   pub allowed_future_ms: u64,
+  /// The layout's bits; its epoch is `epoch`.
+  pub shape: Shape,
+}
+
+impl Settings {
+  /// Its layout, as far as ids tell: the shape and the epoch.
+  pub const fn layout(&self) -> Layout {
+    Layout {
+      shape: self.shape,
+      epoch: self.epoch,
+      preset: None,
+    }
+  }
 }
 
 impl From<&Config> for Settings {
@@ -53,6 +67,7 @@ impl From<&Config> for Settings {
       epoch: config.epoch,
       seq_mask: config.seq_mask,
       allowed_future_ms: config.allowed_future_ms,
+      shape: config.layout.shape,
     }
   }
 }
@@ -60,19 +75,22 @@ impl From<&Config> for Settings {
 /// What the state's timestamps count from, which says who may share it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Clock {
-  /// Ms since 1970 by the system clock: the process's (or the host's) state of a generator id,
-  /// shared by its generators of every epoch, so that however many epochs come and go the
-  /// process keeps one state per id (an epoch no longer costs a state, or a file).
+  /// Time units since 1970 by the system clock: the process's (or the host's) state of a
+  /// shape's node id, shared by its generators of every epoch, so that however many epochs come
+  /// and go the process keeps one state per id (an epoch no longer costs a state, or a file).
   System,
-  /// Ms since the epoch, by a clock of the generator's own: a state private to one instance.
+  /// Time units since the epoch, by a clock of the generator's own: a state private to one
+  /// instance.
   Own,
 }
 
-/// Consecutive ids: `first ..= first + count - 1`.
+/// Consecutive ids of one time unit: `first + k * step` for `k` in `0..count`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Ids {
   pub first: u64,
-  pub count: u16,
+  pub count: u32,
+  /// How far apart consecutive sequence numbers are as ids (`Shape::step`).
+  pub step: u64,
   /// Set when the ids were borrowed ahead of the clock, and why.
   pub met: Option<Met>,
 }
@@ -80,8 +98,10 @@ pub struct Ids {
 impl Ids {
   /// Writes the ids big-endian into the first `count * 8` bytes of `out`.
   pub fn write_be(&self, out: &mut [u8]) {
-    for (id, slot) in (self.first..).zip(out.chunks_exact_mut(8).take(usize::from(self.count))) {
+    let mut id = self.first;
+    for slot in out.chunks_exact_mut(8).take(self.count as usize) {
       slot.copy_from_slice(&id.to_be_bytes());
+      id += self.step;
     }
   }
 }
@@ -93,12 +113,12 @@ impl Ids {
 /// fails with the first directory's error.
 pub fn shared_state(config: &Config) -> Result<(SharedState, bool), FlakeError> {
   match &config.scope {
-    Scope::Process => Ok((registry::process(config.id), false)),
+    Scope::Process => Ok((registry::process(config.layout.shape, config.id), false)),
     Scope::Host {
       dir,
       alternatives,
       required,
-    } => match registry::host(dir, config.id) {
+    } => match registry::host(dir, config.layout.shape, config.id) {
       Ok(sequencer) => Ok((sequencer, true)),
       // Another directory, or process scope, would be a second state for the id.
       Err(err @ FlakeError::StateDirTaken { .. }) => Err(err),
@@ -118,7 +138,7 @@ fn fall_back(
 ) -> Result<(SharedState, bool), FlakeError> {
   let mut reasons = vec![err];
   for dir in alternatives {
-    match registry::host(dir, config.id) {
+    match registry::host(dir, config.layout.shape, config.id) {
       Ok(sequencer) => {
         registry::warn(Warning::OtherDirectory {
           dir: dir.clone(),
@@ -134,7 +154,7 @@ fn fall_back(
     return Err(reasons.swap_remove(0));
   }
   registry::warn(Warning::ProcessScope { reasons });
-  Ok((registry::process(config.id), false))
+  Ok((registry::process(config.layout.shape, config.id), false))
 }
 
 #[cfg(test)]
@@ -172,11 +192,22 @@ impl<'s> Generator<'s> {
       epoch: settings.epoch,
       seq_mask: settings.seq_mask,
       allowed_future_ms: settings.allowed_future_ms,
+      shape: settings.shape,
       state,
       file: None,
       clock,
       ceiling,
     }
+  }
+
+  /// How many ids it issues per time unit at most.
+  pub const fn ids_per_unit(&self) -> u32 {
+    self.shape.ids_per_unit()
+  }
+
+  /// Its time unit, in ms.
+  pub const fn unit_ms(&self) -> u64 {
+    self.shape.unit()
   }
 
   /// The next id for a clock reading of `now_ms` milliseconds since 1970.
@@ -193,7 +224,7 @@ impl<'s> Generator<'s> {
   pub fn take_by(
     &self,
     mut read_clock: impl FnMut() -> Result<u64, FlakeError>,
-    max: u16,
+    max: u32,
   ) -> Result<Ids, FlakeError> {
     let now_ms = read_clock()?;
     match self.take(now_ms, max) {
@@ -210,7 +241,7 @@ impl<'s> Generator<'s> {
   fn retake(
     &self,
     mut read_clock: impl FnMut() -> Result<u64, FlakeError>,
-    max: u16,
+    max: u32,
     mut now_ms: u64,
     mut refusal: FlakeError,
   ) -> Result<Ids, FlakeError> {
@@ -227,118 +258,222 @@ impl<'s> Generator<'s> {
     }
   }
 
-  /// Up to `max` (≥ 1) consecutive ids, all in one millisecond, for a clock reading of `now_ms`.
+  /// Up to `max` (≥ 1) consecutive ids, all in one time unit, for a clock reading of `now_ms`.
   #[inline(always)]
-  pub fn take(&self, now_ms: u64, max: u16) -> Result<Ids, FlakeError> {
-    let delta = now_ms
-      .checked_sub(self.epoch)
-      .ok_or(FlakeError::ClockBeforeEpoch {
+  pub fn take(&self, now_ms: u64, max: u32) -> Result<Ids, FlakeError> {
+    if now_ms < self.epoch {
+      return Err(FlakeError::ClockBeforeEpoch {
         now: now_ms,
         epoch: self.epoch,
-      })?;
-    if delta > MAX_DELTA {
-      return Err(FlakeError::TimestampOverflow { delta });
+      });
     }
-    // A shared state's word holds ms since 1970 in its 42 bits; a private one counts from the
-    // epoch, and stops at the ceiling.
+    // Time units since 1970, and the epoch's: units count from 1970, as sonyflake's do.
+    let (now, epoch) = self.units(now_ms, self.epoch);
+    let delta = now - epoch;
+    if delta > self.shape.max_time() {
+      return Err(self.overflow(delta));
+    }
+    // A shared state's word holds units since 1970; a private one counts from the epoch, and
+    // stops at the ceiling.
     if self.clock == Clock::Own {
-      return self.take_private(delta, max);
+      return self.take_private(now_ms, delta, max);
     }
-    if now_ms > MAX_DELTA {
-      return Err(self.past(now_ms, 0));
+    let limit = self
+      .shape
+      .word()
+      .max_time()
+      .min(epoch + self.shape.max_time());
+    if now > limit {
+      return Err(self.past(now, 0));
     }
     match self.file {
-      None => self.run(now_ms, max, MAX_DELTA, 0),
-      Some(file) => self.take_fenced(file, now_ms, max),
+      None => self.run(now_ms, now, max, limit, 0),
+      Some(file) => self.take_fenced(file, now_ms, now, max, limit),
+    }
+  }
+
+  /// `ms` and `epoch_ms` in time units since 1970.
+  #[inline(always)]
+  fn units(&self, ms: u64, epoch_ms: u64) -> (u64, u64) {
+    match self.shape.unit() {
+      1 => (ms, epoch_ms),
+      unit => (ms / unit, epoch_ms / unit),
+    }
+  }
+
+  /// `allowedFutureMs` in whole time units.
+  #[inline(always)]
+  fn allowed(&self) -> u64 {
+    match self.shape.unit() {
+      1 => self.allowed_future_ms,
+      unit => self.allowed_future_ms / unit,
     }
   }
 
   /// Takes from a mapped state file's word, within the horizon after the file was last seen in
   /// place (or for a reading before that: the clock stepped back); else looks again first.
   #[inline(always)]
-  fn take_fenced(&self, file: &HostFile, now_ms: u64, max: u16) -> Result<Ids, FlakeError> {
+  fn take_fenced(
+    &self,
+    file: &HostFile,
+    now_ms: u64,
+    now: u64,
+    max: u32,
+    limit: u64,
+  ) -> Result<Ids, FlakeError> {
     let verified_at = file.verified_at();
     // One comparison for both ends: a reading before `verified_at` wraps around to a large one.
     if now_ms.wrapping_sub(verified_at) <= HORIZON_MS {
+      let horizon = self.units(verified_at + HORIZON_MS, 0).0;
       let taken = self.state.take(
-        now_ms,
+        self.shape.word(),
+        now,
         self.seq_mask,
         max,
-        self.allowed_future_ms,
-        verified_at + HORIZON_MS,
+        self.allowed(),
+        horizon.min(limit),
       );
       match taken {
         Err(Refusal::PastLimit { .. }) => {}
         // A refusal of spent words (a truncated file) is the loss, which the renewal reports.
         Err(_) if file.is_lost() => {}
-        taken => return self.issued(taken, 0),
+        taken => return self.issued(taken, now_ms, 0),
       }
     }
-    self.renew_and_take(file, now_ms, max)
+    self.renew_and_take(file, now_ms, now, max, limit)
   }
 
   /// `take_fenced` past the horizon: out of line, once per `HORIZON_MS` at most while issuing.
   #[cold]
   #[inline(never)]
-  fn renew_and_take(&self, file: &HostFile, now_ms: u64, max: u16) -> Result<Ids, FlakeError> {
-    let horizon = file.renew(now_ms)? + HORIZON_MS;
+  fn renew_and_take(
+    &self,
+    file: &HostFile,
+    now_ms: u64,
+    now: u64,
+    max: u32,
+    limit: u64,
+  ) -> Result<Ids, FlakeError> {
+    let horizon = self.units(file.renew(now_ms)? + HORIZON_MS, 0).0;
     // Borrowing reaches no further than the horizon on host scope: within it, a refusal is the
-    // clock's (behind, or every id of the allowed milliseconds used), with its wait.
-    let allowed = self.allowed_future_ms.min(horizon - now_ms);
+    // clock's (behind, or every id of the allowed units used), with its wait.
+    let allowed = self.allowed().min(horizon.saturating_sub(now));
     let taken = self
       .state
-      .take(now_ms, self.seq_mask, max, allowed, MAX_DELTA);
+      .take(self.shape.word(), now, self.seq_mask, max, allowed, limit);
     match taken {
       // Lost since the renewal: the words are spent.
       Err(_) if file.is_lost() => Err(file.lost_error()),
-      taken => self.issued(taken, 0),
+      taken => self.issued(taken, now_ms, 0),
     }
   }
 
   #[inline(never)]
-  fn take_private(&self, delta: u64, max: u16) -> Result<Ids, FlakeError> {
-    let limit = match self.ceiling.checked_sub(self.epoch) {
-      Some(ceiling) if self.ceiling != CLOSED && delta <= ceiling => ceiling.min(MAX_DELTA),
+  fn take_private(&self, now_ms: u64, delta: u64, max: u32) -> Result<Ids, FlakeError> {
+    // The ceiling in units after the epoch: ids of its unit are issued only up to it.
+    let ceiling = match self.ceiling {
+      CLOSED => None,
+      u64::MAX => Some(u64::MAX),
+      ceiling if ceiling < self.epoch => None,
+      ceiling => {
+        let (ceiling, epoch) = self.units(ceiling, self.epoch);
+        Some(ceiling - epoch)
+      }
+    };
+    let limit = match ceiling {
+      Some(ceiling) if delta <= ceiling && now_ms <= self.ceiling => ceiling
+        .min(self.shape.max_time())
+        .min(self.shape.word().max_time()),
       _ => return Err(self.past(delta, self.epoch)),
     };
-    self.run(delta, max, limit, self.epoch)
+    self.run(now_ms, delta, max, limit, self.epoch)
   }
 
-  /// Takes from the state for `now` (counted from `origin`), never past `limit`.
+  /// Takes from the state for `now` (units counted from `origin`, ms since 1970), never past
+  /// `limit`.
   #[inline(always)]
-  fn run(&self, now: u64, max: u16, limit: u64, origin: u64) -> Result<Ids, FlakeError> {
-    let taken = self
-      .state
-      .take(now, self.seq_mask, max, self.allowed_future_ms, limit);
-    self.issued(taken, origin)
+  fn run(
+    &self,
+    now_ms: u64,
+    now: u64,
+    max: u32,
+    limit: u64,
+    origin: u64,
+  ) -> Result<Ids, FlakeError> {
+    let taken = self.state.take(
+      self.shape.word(),
+      now,
+      self.seq_mask,
+      max,
+      self.allowed(),
+      limit,
+    );
+    self.issued(taken, now_ms, origin)
   }
 
-  /// The ids `taken` (timestamps counted from `origin`), or why none were.
+  /// The ids `taken` (times in units counted from `origin`, ms since 1970: 0 or the epoch) for
+  /// a reading of `now_ms`, or why none were.
   #[inline(always)]
-  fn issued(&self, taken: Result<Taken, Refusal>, origin: u64) -> Result<Ids, FlakeError> {
+  fn issued(
+    &self,
+    taken: Result<Taken, Refusal>,
+    now_ms: u64,
+    origin: u64,
+  ) -> Result<Ids, FlakeError> {
     match taken {
       Ok(Taken {
         delta: time,
         first,
         count,
         met,
-      }) => Ok(Ids {
-        // Every timestamp taken is at or after the reading, so after the epoch.
-        first: compose(time + origin - self.epoch, self.node, first),
-        count,
-        met,
+      }) => {
+        // Every time taken is at or after the reading, so after the epoch.
+        let (origin, epoch) = self.units(origin, self.epoch);
+        Ok(Ids {
+          first: self.shape.compose(time + origin - epoch, self.node, first),
+          count,
+          step: self.shape.step(),
+          met,
+        })
+      }
+      Err(Refusal::Overflow { wait }) => Err(FlakeError::SequenceOverflow {
+        wait_ms: self.wait_ms(wait, now_ms),
       }),
-      Err(Refusal::Overflow { wait }) => Err(FlakeError::SequenceOverflow { wait_ms: wait }),
-      Err(Refusal::Backwards { ms, wait }) => Err(FlakeError::ClockBackwards { ms, wait_ms: wait }),
+      Err(Refusal::Backwards { ms, wait }) => Err(FlakeError::ClockBackwards {
+        ms: ms * self.shape.unit(),
+        wait_ms: self.wait_ms(wait, now_ms),
+      }),
       Err(Refusal::PastLimit { delta: time }) => Err(self.past(time, origin)),
     }
   }
 
-  /// Why nothing at `time` (counted from `origin`) can be issued: past the ceiling, or past 42
-  /// bits.
+  /// How many ms after `now_ms` the clock is `wait` units later: at the next unit's start.
+  #[inline(always)]
+  fn wait_ms(&self, wait: u64, now_ms: u64) -> u64 {
+    match self.shape.unit() {
+      1 => wait,
+      unit => wait * unit - now_ms % unit,
+    }
+  }
+
+  /// Past the time bits: `delta` units after the epoch.
+  #[cold]
+  fn overflow(&self, delta: u64) -> FlakeError {
+    FlakeError::TimestampOverflow {
+      delta,
+      bits: self.shape.time_bits,
+      unit_ms: self.shape.unit_ms,
+    }
+  }
+
+  /// Why nothing at `time` (units counted from `origin`, ms since 1970: 0 or the epoch) can be
+  /// issued: past the ceiling, or past the time bits.
   #[cold]
   fn past(&self, time: u64, origin: u64) -> FlakeError {
-    let since_1970 = time + origin;
+    let (origin, epoch) = self.units(origin, self.epoch);
+    let since_1970 = time
+      .saturating_add(origin)
+      .saturating_mul(self.shape.unit());
     if self.ceiling == CLOSED {
       FlakeError::LeaseClosed
     } else if self.ceiling != u64::MAX && since_1970 > self.ceiling {
@@ -346,9 +481,7 @@ impl<'s> Generator<'s> {
         ceiling: self.ceiling,
       }
     } else {
-      FlakeError::TimestampOverflow {
-        delta: since_1970.saturating_sub(self.epoch),
-      }
+      self.overflow((time + origin).saturating_sub(epoch))
     }
   }
 }

@@ -21,6 +21,7 @@ mod host;
 mod input;
 mod js;
 mod layout;
+mod layout_option;
 mod number;
 mod options;
 mod registry;

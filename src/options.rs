@@ -6,16 +6,21 @@ use std::path::PathBuf;
 use crate::error::FlakeError;
 use crate::host::dir::{absolute, default_dirs};
 use crate::input::Input;
-use crate::layout::{node_id, MAX_NODE, MAX_PART, MAX_SEQUENCE};
+use crate::layout::{node_id, Layout, MAX_PART};
+use crate::layout_option::{layout, RawLayout};
 use crate::number::{whole, MAX_SAFE_INTEGER};
-use crate::sequencer::MAX_LEAD;
 
 /// The options object as read from JS, one field per option.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RawOptions {
+  pub layout: Input,
+  /// The `layout` object's fields, when it is one.
+  pub layout_fields: RawLayout,
   pub id: Input,
   pub datacenter: Input,
   pub worker: Input,
+  /// Discord's low part of the node id.
+  pub process: Input,
   pub epoch: Input,
   pub seq_mask: Input,
   pub clock: Input,
@@ -27,9 +32,12 @@ pub struct RawOptions {
 impl Default for RawOptions {
   fn default() -> Self {
     Self {
+      layout: Input::Undefined,
+      layout_fields: RawLayout::default(),
       id: Input::Undefined,
       datacenter: Input::Undefined,
       worker: Input::Undefined,
+      process: Input::Undefined,
       epoch: Input::Undefined,
       seq_mask: Input::Undefined,
       clock: Input::Undefined,
@@ -43,11 +51,13 @@ impl Default for RawOptions {
 /// A validated configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
-  /// The 10-bit generator id.
+  /// Its bits; its epoch is `epoch`.
+  pub layout: Layout,
+  /// The node id (generator id).
   pub id: u16,
+  /// The node id's two parts (high first), for a layout that names them (`Layout::parts`);
   /// `None` when `id` was given, as in flake-idgen.
-  pub datacenter: Option<u8>,
-  pub worker: Option<u8>,
+  pub parts: Option<[u8; 2]>,
   pub epoch: u64,
   pub seq_mask: u16,
   pub custom_clock: bool,
@@ -88,25 +98,15 @@ pub fn parse(raw: &RawOptions, now_ms: u64) -> Result<Config, FlakeError> {
     }
   };
 
-  // flake-idgen: `id` wins whenever it is not `undefined`; `datacenter`/`worker` are then
-  // ignored. `null` is such a value, and `null & 0x3FF` is 0.
-  let (id, datacenter, worker) = if raw.id == Input::Null {
-    (0, None, None)
-  } else if raw.id == Input::Undefined {
-    let datacenter = part("datacenter", &raw.datacenter)?;
-    let worker = part("worker", &raw.worker)?;
-    (node_id(datacenter, worker), Some(datacenter), Some(worker))
-  } else {
-    let id = integer(
-      "id",
-      &raw.id,
-      u64::from(MAX_NODE),
-      "an integer from 0 to 1023",
-    )?;
-    (id as u16, None, None)
-  };
+  let layout = layout(&raw.layout, &raw.layout_fields)?;
+  let shape = layout.shape;
+  let (id, parts) = node(raw, &layout)?;
 
-  let epoch = epoch(&raw.epoch)?;
+  // Explicit options win: the layout's epoch is the default.
+  let epoch = match &raw.epoch {
+    unset if unset.is_unset() => layout.epoch,
+    value => epoch(value)?,
+  };
   if !custom_clock && epoch > now_ms {
     return Err(FlakeError::OptionRange {
       option: "epoch".into(),
@@ -117,39 +117,57 @@ pub fn parse(raw: &RawOptions, now_ms: u64) -> Result<Config, FlakeError> {
 
   // flake-idgen's `options.seqMask || 0xFFF`: the number 0 is the default too. Any other
   // mask that is not a run of low bits is refused.
+  let max_sequence = shape.max_sequence();
   let seq_mask = if raw.seq_mask.is_unset() || is_zero(&raw.seq_mask) {
-    MAX_SEQUENCE
+    max_sequence
   } else {
-    const EXPECTED: &str = "2^k - 1 for k from 1 to 12 (1, 3, 7, ..., 4095)";
-    let mask = integer("seqMask", &raw.seq_mask, u64::MAX, EXPECTED)?;
+    let expected = format!(
+      "2^k - 1 for k from 1 to {} (1, 3, 7, ..., {max_sequence})",
+      shape.sequence_bits
+    );
+    let mask = integer("seqMask", &raw.seq_mask, u64::MAX, "a positive integer")
+      .map_err(|err| reword(err, &expected))?;
     let is_low_bits = mask & (mask + 1) == 0;
-    if mask == 0 || mask > u64::from(MAX_SEQUENCE) || !is_low_bits {
+    if mask == 0 || mask > u64::from(max_sequence) || !is_low_bits {
       return Err(FlakeError::OptionRange {
         option: "seqMask".into(),
-        expected: EXPECTED.into(),
+        expected,
         got: raw.seq_mask.clone(),
       });
     }
     mask as u16
   };
 
+  let max_allowed = shape.max_allowed_future_ms();
   let allowed_future_ms = if raw.allowed_future_ms.is_unset() {
     0
   } else {
     integer(
       "allowedFutureMs",
       &raw.allowed_future_ms,
-      MAX_LEAD,
-      "an integer number of ms from 0 to 1000",
-    )?
+      max_allowed,
+      "an integer number of ms within the layout's limit",
+    )
+    .map_err(|err| {
+      reword(
+        err,
+        &format!(
+          "an integer number of ms from 0 to {max_allowed}{}",
+          match layout.preset {
+            Some(preset) if preset.name() == "flake-idgen" => String::new(),
+            _ => format!(" (layout {})", shape.key()),
+          }
+        ),
+      )
+    })?
   };
 
   let scope = scope(raw, custom_clock)?;
 
   Ok(Config {
+    layout: Layout { epoch, ..layout },
     id,
-    datacenter,
-    worker,
+    parts,
     epoch,
     seq_mask,
     custom_clock,
@@ -241,7 +259,62 @@ pub fn epoch(value: &Input) -> Result<u64, FlakeError> {
   }
 }
 
-/// `datacenter` or `worker`: unset is 0, as in flake-idgen.
+/// The node id and, when `id` is not given and the layout splits it, its parts. flake-idgen:
+/// `id` wins whenever it is not `undefined`; the parts are then ignored. `null` is such a
+/// value, and `null & 0x3FF` is 0. A part the layout does not have is refused (flake-idgen's
+/// own layout ignores them, as flake-idgen does).
+fn node(raw: &RawOptions, layout: &Layout) -> Result<(u16, Option<[u8; 2]>), FlakeError> {
+  let parts = layout.parts();
+  if !layout
+    .preset
+    .is_some_and(|preset| preset.name() == "flake-idgen")
+  {
+    let given = [
+      ("datacenter", &raw.datacenter),
+      ("worker", &raw.worker),
+      ("process", &raw.process),
+    ];
+    let names = parts.map_or("id".to_string(), |[high, low]| format!("id, {high}, {low}"));
+    for (option, value) in given {
+      if !value.is_unset() && !parts.is_some_and(|parts| parts.contains(&option)) {
+        return Err(FlakeError::OptionType {
+          option: option.into(),
+          expected: format!(
+            "unset with layout '{}' (its node id is given as {names})",
+            layout.name()
+          ),
+          got: value.clone(),
+        });
+      }
+    }
+  }
+  if raw.id == Input::Null {
+    return Ok((0, None));
+  }
+  if raw.id != Input::Undefined {
+    let max = layout.shape.max_node();
+    let id = integer(
+      "id",
+      &raw.id,
+      u64::from(max),
+      "an integer within the layout's node ids",
+    )
+    .map_err(|err| reword(err, &format!("an integer from 0 to {max}")))?;
+    return Ok((id as u16, None));
+  }
+  let Some([high, low]) = parts else {
+    return Ok((0, None));
+  };
+  let value = |name: &str| match name {
+    "datacenter" => &raw.datacenter,
+    "worker" => &raw.worker,
+    _ => &raw.process,
+  };
+  let (high_part, low_part) = (part(high, value(high))?, part(low, value(low))?);
+  Ok((node_id(high_part, low_part), Some([high_part, low_part])))
+}
+
+/// A part of the node id (`datacenter`, `worker`, `process`): unset is 0, as in flake-idgen.
 fn part(option: &'static str, value: &Input) -> Result<u8, FlakeError> {
   if value.is_unset() {
     return Ok(0);
@@ -253,6 +326,23 @@ fn part(option: &'static str, value: &Input) -> Result<u8, FlakeError> {
     "an integer from 0 to 31",
   )?;
   Ok(n as u8)
+}
+
+/// `err` (about an option's value) with `expected` in place of what it said was expected.
+fn reword(err: FlakeError, expected: &str) -> FlakeError {
+  match err {
+    FlakeError::OptionRange { option, got, .. } => FlakeError::OptionRange {
+      option,
+      expected: expected.into(),
+      got,
+    },
+    FlakeError::OptionType { option, got, .. } => FlakeError::OptionType {
+      option,
+      expected: expected.into(),
+      got,
+    },
+    other => other,
+  }
 }
 
 /// An integer from 0 to `max` given as a number or a decimal string.

@@ -1,13 +1,13 @@
-//! The shared states: one per generator id per process, so that every instance with that id, in
-//! any thread and of any epoch, draws from the same state and never repeats an id; and one
-//! mapped state file per state directory for host scope. Both are bounded (1,024 words per
-//! process, one mapping per directory) and never released: a generator made after the last one
+//! The shared states: one per layout shape and node id per process, so that every instance with
+//! that id, in any thread and of any epoch, draws from the same state and never repeats an id;
+//! and one mapped state file per state directory and shape for host scope. Both are bounded
+//! (a word per node id used, one mapping per directory and shape) and never released: a generator made after the last one
 //! was dropped must still not reissue its ids, and keeping the word is what remembers them. A
 //! mapping found lost is replaced by the directory's current file for the generators made after;
 //! those of before go on refusing (see `host::file`).
 //!
-//! One generator id has one state in a process: a second state directory for an id that issues
-//! from one already is refused, since two states would issue the same ids.
+//! One node id of a shape has one state in a process: a second state directory for an id that
+//! issues from one already is refused, since two states would issue the same ids.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -18,24 +18,29 @@ use crate::clock::SystemClock;
 use crate::error::FlakeError;
 use crate::generator::SharedState;
 use crate::host::HostFile;
-use crate::layout::MAX_NODE;
+use crate::layout::Shape;
 use crate::sequencer::Sequencer;
 
 /// A state word on a cache line of its own: threads busy on different ids do not contend.
 #[repr(align(64))]
 struct Line(Sequencer);
 
-static PROCESS: [Line; MAX_NODE as usize + 1] =
-  [const { Line(Sequencer::new()) }; MAX_NODE as usize + 1];
+/// flake-idgen's shape: its 1,024 words, always there, so its generators take no lock.
+static PROCESS: [Line; 1024] = [const { Line(Sequencer::new()) }; 1024];
 
-/// The process's mapped state files, and which directory each generator id issues from.
+/// The other shapes' words, made on first use (a shape may have 65,536 node ids, of which a
+/// process uses a few).
+static OTHER_SHAPES: LazyLock<Mutex<HashMap<(Shape, u16), &'static Sequencer>>> =
+  LazyLock::new(Default::default);
+
+/// The process's mapped state files, and which directory each node id issues from.
 #[derive(Default)]
 struct HostFiles {
-  /// Keyed by state directory. A failure is kept too: once a directory has failed, every
-  /// generator of the process that may fall back does, so none issues from the file while
-  /// another of the same id issues from process state.
-  by_dir: HashMap<PathBuf, Result<&'static HostFile, FlakeError>>,
-  dir_of_id: HashMap<u16, PathBuf>,
+  /// Keyed by state directory and shape. A failure is kept too: once a directory has failed,
+  /// every generator of the process that may fall back does, so none issues from the file
+  /// while another of the same id issues from process state.
+  by_dir: HashMap<(PathBuf, Shape), Result<&'static HostFile, FlakeError>>,
+  dir_of_id: HashMap<(Shape, u16), PathBuf>,
 }
 
 static HOST_FILES: LazyLock<Mutex<HostFiles>> = LazyLock::new(Default::default);
@@ -99,30 +104,39 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// The process's state of generator `node` (≤ `MAX_NODE`).
-pub fn process(node: u16) -> SharedState {
+/// The process's state of node id `node` (≤ `shape.max_node()`) of `shape`.
+pub fn process(shape: Shape, node: u16) -> SharedState {
+  let sequencer = if shape == Shape::FLAKE_IDGEN {
+    &PROCESS[usize::from(node)].0
+  } else {
+    *lock(&OTHER_SHAPES)
+      .entry((shape, node))
+      .or_insert_with(|| &Box::leak(Box::new(Line(Sequencer::new()))).0)
+  };
   SharedState {
-    sequencer: &PROCESS[usize::from(node)].0,
+    sequencer,
     file: None,
   }
 }
 
-/// The host's state of generator `node`, kept in `dir`: the directory's file is mapped once per
-/// process, on first use, and stays mapped until the process ends (or is found lost).
-pub fn host(dir: &Path, node: u16) -> Result<SharedState, FlakeError> {
+/// The host's state of node id `node` of `shape`, kept in `dir`: the directory's file of the
+/// shape is mapped once per process, on first use, and stays mapped until the process ends (or
+/// is found lost).
+pub fn host(dir: &Path, shape: Shape, node: u16) -> Result<SharedState, FlakeError> {
   let mut files = lock(&HOST_FILES);
-  let reopen = matches!(files.by_dir.get(dir), Some(Ok(file)) if file.is_lost());
+  let key = (dir.to_path_buf(), shape);
+  let reopen = matches!(files.by_dir.get(&key), Some(Ok(file)) if file.is_lost());
   if reopen {
-    files.by_dir.remove(dir);
+    files.by_dir.remove(&key);
   }
   let file = files
     .by_dir
-    .entry(dir.to_path_buf())
-    .or_insert_with(|| HostFile::open(dir, &mut SystemClock))
+    .entry(key)
+    .or_insert_with(|| HostFile::open(dir, shape, &mut SystemClock))
     .clone()?;
   // Checked once the directory is known usable: an unusable one is the reason to go on to
   // the next candidate, which may be the one the id uses.
-  match files.dir_of_id.get(&node) {
+  match files.dir_of_id.get(&(shape, node)) {
     Some(other) if other != dir => Err(FlakeError::StateDirTaken {
       dir: dir.display().to_string(),
       other: other.display().to_string(),
@@ -130,7 +144,7 @@ pub fn host(dir: &Path, node: u16) -> Result<SharedState, FlakeError> {
     }),
     Some(_) => Ok(()),
     None => {
-      files.dir_of_id.insert(node, dir.to_path_buf());
+      files.dir_of_id.insert((shape, node), dir.to_path_buf());
       Ok(())
     }
   }?;

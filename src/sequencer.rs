@@ -3,16 +3,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::layout::{MAX_SEQUENCE, SEQUENCE_BITS};
-
-/// Bits between the timestamp and the sequence that hold the lead: how far the last timestamp
-/// issued runs ahead of the latest clock reading seen (`allowedFutureMs` borrowing).
-const LEAD_BITS: u32 = 10;
-/// The largest lead, so the largest `allowedFutureMs`: one second. Below 2^10 - 1 on purpose,
-/// so that no packed state is all ones and `NOTHING_ISSUED` stays unreachable.
-pub const MAX_LEAD: u64 = 1000;
-const LEAD_SHIFT: u32 = SEQUENCE_BITS;
-const DELTA_SHIFT: u32 = SEQUENCE_BITS + LEAD_BITS;
+use crate::layout::Word;
 
 /// Before the first id; also what a fresh state file holds in every word.
 pub const NOTHING_ISSUED: u64 = u64::MAX;
@@ -22,7 +13,7 @@ pub const NOTHING_ISSUED: u64 = u64::MAX;
 pub struct Taken {
   pub delta: u64,
   pub first: u16,
-  pub count: u16,
+  pub count: u32,
   /// Set when the ids lie ahead of the clock (borrowed), and why.
   pub met: Option<Met>,
 }
@@ -52,8 +43,10 @@ pub enum Refusal {
 #[derive(Debug)]
 #[repr(transparent)]
 pub struct Sequencer {
-  /// `delta << 22 | lead << 12 | sequence` of the last id issued. Its top bits only ever grow,
-  /// which is what makes every id issued from it unique and increasing.
+  /// `delta | lead | sequence` of the last id issued, in the format (`Word`) of the shape whose
+  /// state it is: the lead says how far the delta runs ahead of the latest clock reading seen
+  /// (`allowedFutureMs` borrowing). Its top bits only ever grow, which is what makes every id
+  /// issued from it unique and increasing.
   last: AtomicU64,
 }
 
@@ -95,29 +88,33 @@ impl Sequencer {
     }
   }
 
-  /// Takes up to `max` (≥ 1) consecutive ids for a clock reading of `now` (ms, counted from
-  /// whatever origin the state's users agree on; `now` ≤ `limit`): from sequence 0 in a new
-  /// millisecond, after the last one in the same. With `allowed` > 0 a full or past
-  /// millisecond does not refuse while the next free one is at most `allowed` ms ahead of
-  /// `now`. Nothing past `limit` is ever taken (nor recorded as taken).
+  /// Takes up to `max` (≥ 1) consecutive ids for a clock reading of `now` (time units, counted
+  /// from whatever origin the state's users agree on; `now` ≤ `limit`): from sequence 0 in a
+  /// new unit, after the last one in the same. With `allowed` > 0 a full or past unit does not
+  /// refuse while the next free one is at most `allowed` units ahead of `now` (`allowed` ≤
+  /// `word.max_lead()`). Nothing past `limit` (≤ `word.max_time()`) is ever taken (nor recorded
+  /// as taken). Every user of a state passes the same `word`.
+  #[inline(always)]
   pub fn take(
     &self,
+    word: Word,
     now: u64,
     seq_mask: u16,
-    max: u16,
+    max: u32,
     allowed: u64,
     limit: u64,
   ) -> Result<Taken, Refusal> {
+    let (lead_shift, delta_shift) = (word.sequence_bits, word.time_shift());
     let mut last = self.last.load(Ordering::Acquire);
     loop {
-      let (delta, first, high) = if last == NOTHING_ISSUED || now > last >> DELTA_SHIFT {
+      let (delta, first, high) = if last == NOTHING_ISSUED || now > last >> delta_shift {
         (now, 0, now)
       } else {
-        let last_delta = last >> DELTA_SHIFT;
+        let last_delta = last >> delta_shift;
         // Saturating: a state file edited by hand may hold a lead no sequencer would write.
-        let high = last_delta.saturating_sub((last >> LEAD_SHIFT) & lead_mask());
+        let high = last_delta.saturating_sub((last >> lead_shift) & word.lead_mask());
         // Masked per call: generators that share this state may have different `seqMask`s.
-        let sequence = (last & u64::from(MAX_SEQUENCE)) as u16;
+        let sequence = (last & word.sequence_mask()) as u16;
         let (delta, first) = if sequence < seq_mask {
           (last_delta, sequence + 1)
         } else {
@@ -140,10 +137,11 @@ impl Sequencer {
         (delta, first, high)
       };
       // A fresh `seq_mask` bound on each call: see above.
-      let count = max.min(seq_mask - first + 1);
+      let count = max.min(u32::from(seq_mask - first) + 1);
       let high_now = high.max(now);
-      let next =
-        delta << DELTA_SHIFT | (delta - high_now) << LEAD_SHIFT | u64::from(first + count - 1);
+      let next = delta << delta_shift
+        | (delta - high_now) << lead_shift
+        | (u64::from(first) + u64::from(count) - 1);
       match self
         .last
         .compare_exchange_weak(last, next, Ordering::AcqRel, Ordering::Acquire)
@@ -167,22 +165,24 @@ impl Sequencer {
   }
 }
 
-/// A state from which nothing can ever be issued: its next id would be past 42 bits, so every
-/// take is refused as past the limit. What a lost state file's words read (see `host::file`).
+/// A state from which nothing can ever be issued: its next id would be past the largest time a
+/// word of its format holds, so every take is refused as past the limit. What a lost state
+/// file's words read (see `host::file`).
 #[cfg(any(target_os = "linux", target_os = "android"))]
-pub const SPENT: u64 = crate::layout::MAX_DELTA << DELTA_SHIFT | MAX_SEQUENCE as u64;
+pub const fn spent(word: Word) -> u64 {
+  word.max_time() << word.time_shift() | word.sequence_mask()
+}
 
-/// A state word whose next id is in a millisecond after `time` (every sequence number of
-/// `time` used), for a state that must start above it; `None` past 42 bits.
-pub fn word_above(time: u64) -> Option<u64> {
-  (time <= crate::layout::MAX_DELTA).then_some(time << DELTA_SHIFT | u64::from(MAX_SEQUENCE))
+/// A state word whose next id is in a unit after `time` (every sequence number of `time` used),
+/// for a state that must start above it; `None` past what the word holds.
+pub fn word_above(word: Word, time: u64) -> Option<u64> {
+  (time <= word.max_time()).then_some(time << word.time_shift() | word.sequence_mask())
 }
 
 /// (delta, sequence) of the last id a state word records, or `None` if it records none.
-pub fn last_issued(word: u64) -> Option<(u64, u16)> {
-  (word != NOTHING_ISSUED).then_some((word >> DELTA_SHIFT, (word & u64::from(MAX_SEQUENCE)) as u16))
-}
-
-const fn lead_mask() -> u64 {
-  (1 << LEAD_BITS) - 1
+pub fn last_issued(word: Word, state: u64) -> Option<(u64, u16)> {
+  (state != NOTHING_ISSUED).then_some((
+    state >> word.time_shift(),
+    (state & word.sequence_mask()) as u16,
+  ))
 }

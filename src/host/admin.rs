@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::dir;
 use super::file::{error, open_checked, read_at, OpenFailure};
-use super::format::{word_offset, FILE_LEN, FILE_NAME, WORDS};
+use super::format::{word_offset, Format, FILE_LEN, FILE_NAME, WORDS};
 use crate::error::FlakeError;
 use crate::sequencer::{last_issued, NOTHING_ISSUED};
 
@@ -39,7 +39,7 @@ pub fn list(dir: &Path) -> Result<Option<Listed>, FlakeError> {
     _ => dir::check(dir)?,
   }
   let path = dir.join(FILE_NAME);
-  let file = match open_checked(&path, false) {
+  let file = match open_checked(&path, Format::DEFAULT, false) {
     Err(OpenFailure::Missing) => return Ok(None),
     Err(OpenFailure::Refused(err)) => Err(err),
     Ok(file) => Ok(file),
@@ -57,7 +57,11 @@ fn entries(bytes: &[u8]) -> Vec<Entry> {
     .filter_map(|id| {
       let at = word_offset(id);
       let word = u64::from_ne_bytes(bytes[at..at + 8].try_into().unwrap());
-      last_issued(word).map(|(time, sequence)| Entry { id, time, sequence })
+      last_issued(Format::DEFAULT.shape.word(), word).map(|(time, sequence)| Entry {
+        id,
+        time,
+        sequence,
+      })
     })
     .collect()
 }
@@ -79,7 +83,7 @@ pub fn reset(dir: &Path, id: u16) -> Result<Option<Reset>, FlakeError> {
   dir::check(dir)?;
   let path = dir.join(FILE_NAME);
   // A damaged file is left to the listing to report: it holds no state a reset could clear.
-  let Ok(file) = open_checked(&path, true) else {
+  let Ok(file) = open_checked(&path, Format::DEFAULT, true) else {
     return Ok(None);
   };
   match file.try_lock() {

@@ -17,7 +17,7 @@
 //!   there and marks the mapping lost, instead of the process dying.
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 #[cfg(any(target_os = "linux", target_os = "android"))]
 use std::sync::atomic::AtomicU8;
@@ -28,10 +28,10 @@ use std::time::Duration;
 use memmap2::{MmapOptions, MmapRaw};
 
 use super::dir;
-use super::format::{check_header, fresh, word_offset, FILE_LEN, FILE_NAME, START_OFFSET};
+use super::format::{word_offset, Format, HEADER_CHECKED, START_OFFSET};
 use crate::clock::Time;
 use crate::error::FlakeError;
-use crate::layout::MAX_DELTA;
+use crate::layout::Shape;
 use crate::sequencer::Sequencer;
 
 /// How long (ms of the clock) a process issues from a mapped state file after it last saw the
@@ -51,6 +51,9 @@ const REPLACED: u8 = 2;
 /// `verified_at` of a file not (or no longer) seen in place: no reading (at most 42 bits) is
 /// within the horizon after it, even wrapping around, so the next id looks first.
 const UNSEEN: u64 = u64::MAX / 2;
+
+/// The latest reading a file is verified at: 42 bits of ms (2109).
+const MAX_READING_MS: u64 = (1 << 42) - 1;
 
 /// Tries at a file that a reset removes between our open and our lock.
 const ATTEMPTS: usize = 5;
@@ -73,6 +76,8 @@ pub struct HostFile {
   #[cfg(any(target_os = "linux", target_os = "android"))]
   pages: AtomicU8,
   reason: Mutex<Option<String>>,
+  /// The shape whose words it holds.
+  format: Format,
   /// No id is issued at or before this time (ms since 1970): see the module's doc. Set once,
   /// while opening.
   start: AtomicU64,
@@ -92,12 +97,14 @@ type Identity = super::at::Identity;
 type Identity = ();
 
 impl HostFile {
-  /// Maps the state file of `dir`, creating the directory (0700) and the file (0600) if they
-  /// are missing; refuses either when it is not safe or not what this version wrote. Returns
-  /// once the clock has passed the file's start (at most `HORIZON_MS` after a first mapping).
-  pub fn open(dir: &Path, time: &mut impl Time) -> Result<&'static Self, FlakeError> {
-    let directory = Directory::open(dir)?;
-    let path = dir.join(FILE_NAME);
+  /// Maps the state file of `shape` in `dir`, creating the directory (0700) and the file (0600)
+  /// if they are missing; refuses either when it is not safe or not what this version wrote.
+  /// Returns once the clock has passed the file's start (at most `HORIZON_MS` and a time unit
+  /// after a first mapping).
+  pub fn open(dir: &Path, shape: Shape, time: &mut impl Time) -> Result<&'static Self, FlakeError> {
+    let format = Format { shape };
+    let directory = Directory::open(dir, format)?;
+    let path = dir.join(format.file_name());
     for _ in 0..ATTEMPTS {
       let file = match directory.open_file(&path, true) {
         Err(Missing) => {
@@ -112,7 +119,7 @@ impl HostFile {
         continue;
       };
       let map = MmapOptions::new()
-        .len(FILE_LEN)
+        .len(format.file_len())
         .map_raw(&file)
         .map_err(|err| error(&path, format!("cannot map it: {err}")))?;
       let mapped = Self {
@@ -123,6 +130,7 @@ impl HostFile {
         #[cfg(any(target_os = "linux", target_os = "android"))]
         pages: AtomicU8::new(INTACT),
         reason: Mutex::new(None),
+        format,
         start: AtomicU64::new(0),
         path,
         file,
@@ -134,16 +142,17 @@ impl HostFile {
       let mapped: &'static Self = Box::leak(Box::new(mapped));
       #[cfg(any(target_os = "linux", target_os = "android"))]
       super::sigbus::watch(mapped).map_err(|reason| error(&mapped.path, reason))?;
+      // The start is the last ms of its time unit: no id is issued in the unit the start is in.
+      let unit = shape.unit();
       if first {
-        mapped
-          .start_word()
-          .fetch_max(time.now_ms() + HORIZON_MS, Ordering::AcqRel);
+        let start = (time.now_ms() + HORIZON_MS) / unit * unit + unit - 1;
+        mapped.start_word().fetch_max(start, Ordering::AcqRel);
         downgrade(&mapped.path, &mapped.file)?;
       }
       let start = mapped.start_word().load(Ordering::Acquire);
       mapped.start.store(start, Ordering::Release);
       let now = time.now_ms();
-      if start >= now && start - now <= HORIZON_MS {
+      if start >= now && start - now < HORIZON_MS + unit {
         time.wait_until(start + 1);
       }
       return Ok(mapped);
@@ -151,10 +160,12 @@ impl HostFile {
     Err(error(&path, "it kept being replaced while it was opened"))
   }
 
-  /// Generator `id`'s state: a word of the mapping, shared with every process that maps it.
+  /// Node id `id`'s state (`id` ≤ the shape's largest): a word of the mapping, shared with every
+  /// process that maps it.
   pub fn sequencer(&self, id: u16) -> &Sequencer {
-    // SAFETY: the mapping is FILE_LEN bytes, page-aligned, so the word is in it and 8-aligned;
-    // it lives as long as `self`, and is only ever accessed atomically.
+    assert!(usize::from(id) < self.format.words());
+    // SAFETY: the mapping is `file_len()` bytes, page-aligned, so the word is in it and
+    // 8-aligned; it lives as long as `self`, and is only ever accessed atomically.
     let word = unsafe { &*self.map.as_ptr().add(word_offset(id)).cast::<AtomicU64>() };
     Sequencer::from_word(word)
   }
@@ -208,7 +219,7 @@ impl HostFile {
       return Err("it was truncated while mapped".into());
     }
     let meta = self.file.metadata().map_err(|err| err.to_string())?;
-    if meta.len() != FILE_LEN as u64 {
+    if meta.len() != self.format.file_len() as u64 {
       return Err(format!("it was truncated to {} bytes", meta.len()));
     }
     #[cfg(unix)]
@@ -265,7 +276,7 @@ impl HostFile {
 impl HostFile {
   /// The mapping's address range, for the SIGBUS handler.
   pub(super) fn range(&self) -> (usize, usize) {
-    (self.map.as_ptr() as usize, FILE_LEN)
+    (self.map.as_ptr() as usize, self.format.file_len())
   }
 
   /// Called by the SIGBUS handler when a touch of the mapping faulted (the file is shorter than
@@ -274,6 +285,15 @@ impl HostFile {
     self.truncated.store(true, Ordering::SeqCst);
     self.lost.store(true, Ordering::SeqCst);
     self.verified_at.store(UNSEEN, Ordering::SeqCst);
+  }
+
+  /// The words its lost pages are replaced with: spent, so every take is refused.
+  pub(super) fn spent_page(&self, bytes: &mut [u8]) {
+    let spent = crate::sequencer::spent(self.format.shape.word());
+    for id in 0..self.format.words() {
+      let at = word_offset(id as u16);
+      bytes[at..at + 8].copy_from_slice(&spent.to_ne_bytes());
+    }
   }
 
   /// For the SIGBUS handler: whether this thread is the one to replace the pages.
@@ -296,20 +316,9 @@ impl HostFile {
 }
 
 /// `verified_at` for a reading of `now_ms`: no later than 42 bits less the horizon, so that the
-/// horizon after it is still a timestamp.
+/// horizon after it is still a reading.
 fn fence_base(now_ms: u64) -> u64 {
-  now_ms.min(MAX_DELTA - HORIZON_MS)
-}
-
-/// The state words a lost mapping's pages are replaced with: spent, so every take is refused.
-#[cfg(any(target_os = "linux", target_os = "android"))]
-pub(super) fn spent_page(bytes: &mut [u8]) {
-  use super::format::WORDS;
-  use crate::sequencer::SPENT;
-  for id in 0..WORDS as u16 {
-    let at = word_offset(id);
-    bytes[at..at + 8].copy_from_slice(&SPENT.to_ne_bytes());
-  }
+  now_ms.min(MAX_READING_MS - HORIZON_MS)
 }
 
 #[cfg(unix)]
@@ -346,15 +355,18 @@ struct Directory {
   #[cfg(unix)]
   fd: File,
   path: PathBuf,
+  /// The state file it is opened for.
+  format: Format,
 }
 
 impl Directory {
-  fn open(dir: &Path) -> Result<Self, FlakeError> {
+  fn open(dir: &Path, format: Format) -> Result<Self, FlakeError> {
     #[cfg(unix)]
     {
       Ok(Self {
         fd: super::at::open_dir(dir)?,
         path: dir.to_path_buf(),
+        format,
       })
     }
     #[cfg(not(unix))]
@@ -362,6 +374,7 @@ impl Directory {
       dir::prepare(dir)?;
       Ok(Self {
         path: dir.to_path_buf(),
+        format,
       })
     }
   }
@@ -373,12 +386,12 @@ impl Directory {
     {
       let flags = if write { libc::O_RDWR } else { libc::O_RDONLY };
       // O_NONBLOCK: a FIFO planted under the name must not hang the open.
-      let opened = super::at::open_at(&self.fd, &file_name(), flags | libc::O_NONBLOCK, 0);
-      checked(path, opened)
+      let opened = super::at::open_at(&self.fd, &self.file_name(), flags | libc::O_NONBLOCK, 0);
+      checked(path, self.format, opened)
     }
     #[cfg(not(unix))]
     {
-      open_checked(path, write)
+      open_checked(path, self.format, write)
     }
   }
 
@@ -388,7 +401,8 @@ impl Directory {
   fn create(&self, path: &Path) -> Result<(), FlakeError> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let temp = format!(
-      ".{FILE_NAME}.{}-{}.tmp",
+      ".{}.{}-{}.tmp",
+      self.format.file_name(),
       std::process::id(),
       COUNTER.fetch_add(1, Ordering::Relaxed)
     );
@@ -396,10 +410,10 @@ impl Directory {
     let written = {
       let temp = std::ffi::CString::new(temp).expect("no NUL");
       let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL;
-      let written = super::at::open_at(&self.fd, &temp, flags, 0o600).and_then(|mut file| {
-        file.write_all(&fresh())?;
+      let written = super::at::open_at(&self.fd, &temp, flags, 0o600).and_then(|file| {
+        self.format.write_fresh(&mut io::BufWriter::new(&file))?;
         file.sync_all()?;
-        super::at::link_at(&self.fd, &temp, &file_name())
+        super::at::link_at(&self.fd, &temp, &self.file_name())
       });
       let _ = super::at::unlink_at(&self.fd, &temp);
       written
@@ -411,8 +425,8 @@ impl Directory {
         .write(true)
         .create_new(true)
         .open(&temp)
-        .and_then(|mut file| {
-          file.write_all(&fresh())?;
+        .and_then(|file| {
+          self.format.write_fresh(&mut io::BufWriter::new(&file))?;
           file.sync_all()?;
           std::fs::hard_link(&temp, path)
         });
@@ -433,8 +447,8 @@ impl Directory {
     #[cfg(unix)]
     {
       let open = super::at::identity(file).map_err(|err| err.to_string())?;
-      let named =
-        super::at::c_string(&self.path.join(FILE_NAME)).and_then(|path| path_identity(&path));
+      let named = super::at::c_string(&self.path.join(self.format.file_name()))
+        .and_then(|path| path_identity(&path));
       match named {
         Ok(named) => Ok((named == open).then_some(open)),
         Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(None),
@@ -466,13 +480,15 @@ impl Directory {
 }
 
 #[cfg(unix)]
-fn file_name() -> std::ffi::CString {
-  std::ffi::CString::new(FILE_NAME).expect("no NUL")
+impl Directory {
+  fn file_name(&self) -> std::ffi::CString {
+    std::ffi::CString::new(self.format.file_name()).expect("no NUL")
+  }
 }
 
 /// Opens `path` without following a symlink, and checks on the descriptor that it is a regular
-/// file of this user's, of the exact size, with the header this version writes.
-pub fn open_checked(path: &Path, write: bool) -> Result<File, OpenFailure> {
+/// file of this user's, of the exact size, with the header this version writes for `format`.
+pub fn open_checked(path: &Path, format: Format, write: bool) -> Result<File, OpenFailure> {
   let mut options = OpenOptions::new();
   options.read(true).write(write);
   #[cfg(unix)]
@@ -481,10 +497,10 @@ pub fn open_checked(path: &Path, write: bool) -> Result<File, OpenFailure> {
     // O_NONBLOCK: a FIFO planted under the name must not hang the open.
     options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
   }
-  checked(path, options.open(path))
+  checked(path, format, options.open(path))
 }
 
-fn checked(path: &Path, opened: io::Result<File>) -> Result<File, OpenFailure> {
+fn checked(path: &Path, format: Format, opened: io::Result<File>) -> Result<File, OpenFailure> {
   let file = match opened {
     Ok(file) => file,
     Err(err) if err.kind() == io::ErrorKind::NotFound => return Err(Missing),
@@ -494,11 +510,11 @@ fn checked(path: &Path, opened: io::Result<File>) -> Result<File, OpenFailure> {
     }
     Err(err) => return Err(Refused(error(path, err.to_string()))),
   };
-  check(path, &file).map_err(Refused)?;
+  check(path, format, &file).map_err(Refused)?;
   Ok(file)
 }
 
-fn check(path: &Path, file: &File) -> Result<(), FlakeError> {
+fn check(path: &Path, format: Format, file: &File) -> Result<(), FlakeError> {
   let meta = file
     .metadata()
     .map_err(|err| error(path, err.to_string()))?;
@@ -508,18 +524,21 @@ fn check(path: &Path, file: &File) -> Result<(), FlakeError> {
   if let Some(reason) = dir::not_ours(&meta) {
     return Err(error(path, reason));
   }
-  if meta.len() != FILE_LEN as u64 {
+  if meta.len() != format.file_len() as u64 {
     return Err(error(
       path,
       format!(
-        "it is {} bytes, a state file is {FILE_LEN}: truncated or not ours (left as it is)",
-        meta.len()
+        "it is {} bytes, a state file of its layout is {}: truncated or not ours (left as it is)",
+        meta.len(),
+        format.file_len()
       ),
     ));
   }
-  let mut header = [0; 32];
+  let mut header = [0; HEADER_CHECKED];
   read_at(file, &mut header, 0).map_err(|err| error(path, err.to_string()))?;
-  check_header(&header).map_err(|reason| error(path, reason))
+  format
+    .check_header(&header)
+    .map_err(|reason| error(path, reason))
 }
 
 /// Fills `buf` from `offset`, without moving a shared cursor.

@@ -1,7 +1,7 @@
 //! A mapped state file truncated under a running process (`: > file`, a short file copied over
 //! it) must not kill the process: touching a page past the file's new end raises SIGBUS. The
 //! handler installed here recognises a fault inside one of our mappings, marks that state file
-//! lost, and puts pages of spent words where the mapping was (see `file::spent_page`), so the
+//! lost, and puts pages of spent words where the mapping was (see `HostFile::spent_page`), so the
 //! faulting access, repeated on return, reads a state that refuses every id; the generator then
 //! reports the loss (`ERR_FLAKE_STATE_LOST`). Every other fault goes to the handler that was
 //! there before, or, if there was none, ends the process as it would have.
@@ -14,7 +14,7 @@ use std::ptr;
 use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
-use super::file::{spent_page, HostFile};
+use super::file::HostFile;
 
 /// The most state files a process maps (one per state directory, plus one per loss).
 const MAX_MAPPINGS: usize = 256;
@@ -109,7 +109,7 @@ fn replace(file: &HostFile, start: usize, len: usize) -> bool {
     return false;
   }
   // SAFETY: `len` writable bytes just mapped.
-  spent_page(unsafe { std::slice::from_raw_parts_mut(page.cast::<u8>(), len) });
+  file.spent_page(unsafe { std::slice::from_raw_parts_mut(page.cast::<u8>(), len) });
   let moved = libc::MREMAP_MAYMOVE | libc::MREMAP_FIXED;
   // SAFETY: moves our anonymous pages over the range of our own mapping, in one step.
   let target = start as *mut c_void;

@@ -64,7 +64,7 @@ pub fn issue_batch(env: Env, ids: Unknown, clock: Option<Unknown>) -> Result<Obj
       &generator,
       total,
       || Ok::<_, CallError>(clock::system_now_ms()),
-      batch::system_clock_waiter(),
+      batch::system_clock_waiter(generator.unit_ms()),
       &mut counts,
       write,
     ),
@@ -120,6 +120,7 @@ pub fn issue_slice(
     loop {
       let (count, first_met, stop) = batch::issue_available(
         max - issued,
+        generator.ids_per_unit(),
         |most| match now {
           None => generator.take_by(|| Ok(clock::system_now_ms()), most),
           Some(now) => generator.take(now, most),

@@ -5,20 +5,26 @@ use napi::{Env, JsValue, Result};
 use napi_derive::napi;
 
 use super::error::thrown;
-use super::input::{bytes, describe, property};
+use super::input::{bytes, describe, property, property_value, read_layout};
 use crate::decompose::{self, ID_EXPECTED, OPTIONS_EXPECTED};
 use crate::error::FlakeError;
 use crate::input::Input;
+use crate::layout::{Layout, Preset};
+use crate::layout_option;
 
 /// The parts of an id given as a Buffer of 8 bytes, a bigint, a decimal string or a
-/// `0x`-prefixed hex string: `timestamp` (ms since 1970, the epoch added back), `date`,
-/// `datacenter`, `worker`, `id` (the 10-bit generator id) and `sequence`.
+/// `0x`-prefixed hex string, by the layout of `options` (flake-idgen's by default): `timestamp`
+/// (ms since 1970 where its time unit starts, the epoch added back), `date`, `id` (the node id)
+/// and `sequence`; the node id's parts by the layout's names (`datacenter` and `worker` for
+/// flake-idgen's and Twitter's, `worker` and `process` for Discord's); and what the layout's
+/// users call the sequence or the node id (Discord's `increment`, Instagram's `shardId`,
+/// sonyflake's `machineId`).
 #[napi(
   ts_args_type = "id: unknown, options?: unknown",
-  ts_return_type = "{ timestamp: number; date: Date; datacenter: number; worker: number; id: number; sequence: number }"
+  ts_return_type = "{ timestamp: number; date: Date; id: number; sequence: number; datacenter?: number; worker?: number; process?: number; increment?: number; shardId?: number; machineId?: number }"
 )]
 pub fn decompose(env: Env, id: Unknown, options: Option<Unknown>) -> Result<Object<'static>> {
-  let epoch = epoch_option(&env, options)?;
+  let layout = layout_option(&env, options)?;
   let got = unsafe { describe(env.raw(), id.raw()) }?;
   let number = match &got {
     Input::Bytes(8) => match unsafe { bytes(env.raw(), id.raw()) }?.map(<[u8; 8]>::try_from) {
@@ -48,24 +54,35 @@ pub fn decompose(env: Env, id: Unknown, options: Option<Unknown>) -> Result<Obje
     }),
   };
   let parts = number
-    .and_then(|number| decompose::parts(number, epoch, &got))
+    .and_then(|number| decompose::parts(number, &layout, &got))
     .map_err(|err| thrown(&env, err))?;
 
   let mut object = Object::new(&env)?;
   object.set("timestamp", parts.timestamp as f64)?;
   object.set("date", env.create_date(parts.timestamp as f64)?)?;
-  object.set("datacenter", u32::from(parts.datacenter))?;
-  object.set("worker", u32::from(parts.worker))?;
+  // flake-idgen's parts first, as the object was before layouts.
+  if let (Some(names), Some(values)) = (layout.parts(), parts.parts) {
+    for (name, value) in names.into_iter().zip(values) {
+      object.set(name, u32::from(value))?;
+    }
+  }
   object.set("id", u32::from(parts.id))?;
   object.set("sequence", u32::from(parts.sequence))?;
+  let (sequence_alias, id_alias) = layout.preset.map_or((None, None), Preset::aliases);
+  if let Some(name) = sequence_alias {
+    object.set(name, u32::from(parts.sequence))?;
+  }
+  if let Some(name) = id_alias {
+    object.set(name, u32::from(parts.id))?;
+  }
   Ok(object)
 }
 
-/// The smallest id of the millisecond `time` (ms since 1970, or a `Date`), as a bigint: for
-/// `WHERE id >= ...` range queries.
+/// The smallest id of the time unit of `time` (ms since 1970, or a `Date`) by the layout of
+/// `options`, as a bigint: for `WHERE id >= ...` range queries.
 #[napi(ts_args_type = "time: unknown, options?: unknown")]
 pub fn from_time(env: Env, time: Unknown, options: Option<Unknown>) -> Result<BigInt> {
-  let epoch = epoch_option(&env, options)?;
+  let layout = layout_option(&env, options)?;
   let got = unsafe { describe(env.raw(), time.raw()) }?;
   let ms = match got {
     Input::Number(ms) | Input::Date(ms) => ms,
@@ -80,21 +97,27 @@ pub fn from_time(env: Env, time: Unknown, options: Option<Unknown>) -> Result<Bi
       ))
     }
   };
-  let id = decompose::from_time(ms, epoch, &got).map_err(|err| thrown(&env, err))?;
+  let id = decompose::from_time(ms, &layout, &got).map_err(|err| thrown(&env, err))?;
   Ok(BigInt::from(id))
 }
 
-/// The `epoch` of an options object (a `FlakeId` instance will do); none is 1970. An options
-/// argument that is not an object is a `TypeError` (`ERR_INVALID_ARG_TYPE`) naming "options";
-/// a bad `epoch` in it one with `ERR_FLAKE_INVALID_OPTION` naming `epoch`, as the constructor
-/// reports it.
-fn epoch_option(env: &Env, options: Option<Unknown>) -> Result<u64> {
+/// The `layout` and `epoch` of an options object (a `FlakeId` instance will do): flake-idgen's
+/// layout by default, its epoch unless `epoch` is given. An options argument that is not an
+/// object is a `TypeError` (`ERR_INVALID_ARG_TYPE`) naming "options"; a bad `layout` or
+/// `epoch` in it one with `ERR_FLAKE_INVALID_OPTION` naming it, as the constructor reports it.
+fn layout_option(env: &Env, options: Option<Unknown>) -> Result<Layout> {
   let Some(options) = options else {
-    return Ok(0);
+    return Ok(Layout::DEFAULT);
   };
-  let epoch = match unsafe { describe(env.raw(), options.raw()) }? {
-    unset if unset.is_unset() => return Ok(0),
-    Input::Object => unsafe { property(env, options.raw(), c"epoch") }?,
+  let (layout, fields, epoch) = match unsafe { describe(env.raw(), options.raw()) }? {
+    unset if unset.is_unset() => return Ok(Layout::DEFAULT),
+    Input::Object => {
+      let layout = unsafe { property_value(env, options.raw(), c"layout") }?;
+      let (layout, fields) = read_layout(env, layout)?;
+      (layout, fields, unsafe {
+        property(env, options.raw(), c"epoch")
+      }?)
+    }
     // An argument of the wrong type, as Node reports one.
     got => {
       return Err(thrown(
@@ -107,5 +130,13 @@ fn epoch_option(env: &Env, options: Option<Unknown>) -> Result<u64> {
       ))
     }
   };
-  decompose::epoch(&epoch).map_err(|err| thrown(env, err))
+  let checked = || {
+    let layout = layout_option::layout(&layout, &fields)?;
+    let epoch = match &epoch {
+      unset if unset.is_unset() => decompose::epoch(&Input::Number(layout.epoch as f64))?,
+      value => decompose::epoch(value)?,
+    };
+    Ok(Layout { epoch, ..layout })
+  };
+  checked().map_err(|err| thrown(env, err))
 }

@@ -25,7 +25,6 @@ use super::thread::Thread;
 use crate::clock;
 use crate::error::FlakeError;
 use crate::generator::{Generator, Ids};
-use crate::layout::MAX_SEQUENCE;
 
 /// The thread's id functions, as an object. Each serves the generator whose call fields JS wrote
 /// into the scratch just before the call (see `protocol`), and returns a report:
@@ -262,8 +261,8 @@ unsafe extern "C" fn issue_run(
         == sys::Status::napi_ok
         && max > 0 =>
     {
-      let max = max.min(u32::from(MAX_SEQUENCE) + 1) as u16;
       with_generator(thread, |generator| {
+        let max = max.min(generator.ids_per_unit());
         generator.take_by(|| Ok(clock::system_now_ms()), max)
       })
       .map(|taken| (thread, taken))

@@ -11,6 +11,7 @@ use super::error::thrown;
 use crate::clock;
 use crate::error::FlakeError;
 use crate::input::Input;
+use crate::layout_option::RawLayout;
 use crate::options::RawOptions;
 
 /// # Safety
@@ -124,7 +125,7 @@ pub(crate) unsafe fn property(env: &Env, object: sys::napi_value, name: &CStr) -
 
 /// # Safety
 /// `object` must belong to the current call.
-unsafe fn property_value(
+pub(crate) unsafe fn property_value(
   env: &Env,
   object: sys::napi_value,
   name: &CStr,
@@ -151,17 +152,23 @@ pub(crate) fn read_options<'env>(
     got => return Err(thrown(env, FlakeError::OptionsNotObject { got })),
   }
   let property = |name| unsafe { property(env, options, name) };
-  let (id, datacenter, worker) = (
+  let (layout, layout_fields) =
+    read_layout(env, unsafe { property_value(env, options, c"layout") }?)?;
+  let (id, datacenter, worker, process) = (
     property(c"id")?,
     property(c"datacenter")?,
     property(c"worker")?,
+    property(c"process")?,
   );
   let (epoch, seq_mask) = (property(c"epoch")?, property(c"seqMask")?);
   let clock = unsafe { property_value(env, options, c"clock") }?;
   let raw = RawOptions {
+    layout,
+    layout_fields,
     id,
     datacenter,
     worker,
+    process,
     epoch,
     seq_mask,
     clock: unsafe { describe(env.raw(), clock) }?,
@@ -172,6 +179,25 @@ pub(crate) fn read_options<'env>(
   let clock = (raw.clock == Input::Function)
     .then(|| unsafe { Unknown::from_raw_unchecked(env.raw(), clock) });
   Ok((raw, clock))
+}
+
+/// A `layout` value, described, and its fields (each read once) when it is an object.
+pub(crate) fn read_layout(env: &Env, value: sys::napi_value) -> Result<(Input, RawLayout)> {
+  let described = unsafe { describe(env.raw(), value) }?;
+  if described != Input::Object {
+    return Ok((described, RawLayout::default()));
+  }
+  let field = |name| unsafe { property(env, value, name) };
+  let fields = RawLayout {
+    name: field(c"name")?,
+    time_bits: field(c"timeBits")?,
+    time_unit_ms: field(c"timeUnitMs")?,
+    node_bits: field(c"nodeBits")?,
+    sequence_bits: field(c"sequenceBits")?,
+    order: field(c"order")?,
+    epoch: field(c"epoch")?,
+  };
+  Ok((described, fields))
 }
 
 /// What a `clock` function returned, as ms since 1970.

@@ -1,22 +1,82 @@
-//! The id's layout, for JS: the lease code records it and bounds generator ids by it, with these
-//! numbers rather than copies of them. Each is `crate::layout`'s, which stays free of N-API.
+//! Layouts, for JS: the resolved layout a generator shows and `FlakeId.layout()` returns, and
+//! flake-idgen's numbers, which the state command bounds generator ids by.
 
+use napi::bindgen_prelude::Unknown;
+use napi::{Env, JsValue, Result};
 use napi_derive::napi;
 
-use crate::layout;
+use super::error::thrown;
+use super::input::read_layout;
+use crate::layout::{Layout, Order, Shape};
+use crate::layout_option::layout;
 
-/// Bits of an id's timestamp, in ms since the epoch: the high ones.
+/// The largest node id of flake-idgen's layout.
 #[napi]
-pub const TIMESTAMP_BITS: u32 = layout::TIMESTAMP_BITS;
-/// Bits of an id's generator id (datacenter and worker), below the timestamp.
-#[napi]
-pub const NODE_BITS: u32 = layout::NODE_BITS;
-/// Bits of an id's per-millisecond sequence number: the low ones.
-#[napi]
-pub const SEQUENCE_BITS: u32 = layout::SEQUENCE_BITS;
-/// The largest generator id.
-#[napi]
-pub const MAX_NODE: u32 = layout::MAX_NODE as u32;
-/// The largest datacenter or worker id.
-#[napi]
-pub const MAX_PART: u32 = layout::MAX_PART as u32;
+pub const MAX_NODE: u32 = Shape::FLAKE_IDGEN.max_node() as u32;
+
+/// A layout, resolved: its bits, its epoch and its limits.
+#[napi(object)]
+pub struct ResolvedLayout {
+  /// The preset's name, or `custom`.
+  pub name: String,
+  /// Bits of the time field (the high ones).
+  pub time_bits: u32,
+  /// The time field's unit, in ms.
+  pub time_unit_ms: u32,
+  /// Bits of the node id.
+  pub node_bits: u32,
+  /// Bits of the sequence number.
+  pub sequence_bits: u32,
+  /// What comes right after the time: `node-sequence` or `sequence-node`.
+  pub order: String,
+  /// Ms since 1970 the time counts from.
+  pub epoch: f64,
+  /// The names of the node id's two 5-bit parts, high first; none for most layouts.
+  pub parts: Vec<String>,
+  /// The largest node id: 2^nodeBits - 1.
+  pub max_id: u32,
+  /// Ids per node id per time unit: 2^sequenceBits.
+  pub ids_per_unit: u32,
+  /// The largest `allowedFutureMs` (host scope borrows 20 ms at most).
+  pub max_allowed_future_ms: f64,
+  /// The last ms since 1970 the time bits hold.
+  pub last_timestamp: f64,
+  /// The bits as a lease namespace and a state file record them: `42/10/12` for flake-idgen's.
+  pub key: String,
+}
+
+/// The layout `value` names or describes (a preset's name, a custom object, or a resolved
+/// layout), resolved. Throws a `TypeError`/`RangeError` with code `ERR_FLAKE_INVALID_OPTION`
+/// naming the field (`layout.nodeBits`, …) and the value.
+#[napi(ts_args_type = "layout?: unknown")]
+pub fn resolve_layout(env: Env, value: Unknown) -> Result<ResolvedLayout> {
+  let (value, fields) = read_layout(&env, value.raw())?;
+  let layout = layout(&value, &fields).map_err(|err| thrown(&env, err))?;
+  Ok(resolved(&layout))
+}
+
+/// `layout` as JS sees it.
+pub(crate) fn resolved(layout: &Layout) -> ResolvedLayout {
+  let shape = layout.shape;
+  ResolvedLayout {
+    name: layout.name().into(),
+    time_bits: u32::from(shape.time_bits),
+    time_unit_ms: u32::from(shape.unit_ms),
+    node_bits: u32::from(shape.node_bits),
+    sequence_bits: u32::from(shape.sequence_bits),
+    order: match shape.order {
+      Order::NodeSequence => "node-sequence",
+      Order::SequenceNode => "sequence-node",
+    }
+    .into(),
+    epoch: layout.epoch as f64,
+    parts: layout
+      .parts()
+      .map_or_else(Vec::new, |parts| parts.map(String::from).to_vec()),
+    max_id: u32::from(shape.max_node()),
+    ids_per_unit: shape.ids_per_unit(),
+    max_allowed_future_ms: shape.max_allowed_future_ms() as f64,
+    last_timestamp: layout.last_ms() as f64,
+    key: shape.key(),
+  }
+}

@@ -10,16 +10,17 @@
 //! said:
 //! - `SCRATCH_ID_BE` (0, `u64`) the first (or only) id issued, big-endian; `SCRATCH_ID_NE` (8,
 //!   `u64`) the same id, for a `BigUint64Array` (half the time of a big-endian `DataView`). A
-//!   run of `count` ids is only its first id: the others are `first + 1 ..= first + count - 1`,
-//!   all of one millisecond, so adding `k` to the id's low 32 bits never carries out of its 12
-//!   sequence bits.
+//!   run of `count` ids is only its first id: the others are `first + k * step` for `k` in
+//!   `1..count` (`step` is the generator's, from `configure`), all of one time unit, so adding
+//!   `k * step` to the id's low 32 bits never carries out of them (see `Shape::step`).
 //! - `SCRATCH_SLOT` (16, `u32`) the slot of the call: which configuration, or which shared
 //!   state, it issues from (see `slots`), or `PRIVATE_SLOT` for a generator whose state is the
 //!   word at `SCRATCH_PRIVATE_STATE`.
-//! - `SCRATCH_SETTINGS` (20, `u32`) the generator's settings: `id | seqBits << 10 |
-//!   allowedFutureMs << 14`, with `seqMask = 2^seqBits - 1` (see `encode_settings`);
-//!   `SCRATCH_EPOCH` (24, `f64`) its epoch. Read only for a slot with `SLOT_READS_FIELDS`: a
-//!   configuration's slot says them itself.
+//! - `SCRATCH_SETTINGS` (20, `u32`) the generator's settings: `id | allowedFutureMs << 16`;
+//!   `SCRATCH_SHAPE` (48, `u32`) its layout's bits and its `seqMask`: `Shape::pack() | seqBits
+//!   << 22`, with `seqMask = 2^seqBits - 1` (see `encode_settings`); `SCRATCH_EPOCH` (24,
+//!   `f64`) its epoch. Read only for a slot with `SLOT_READS_FIELDS`: a configuration's slot
+//!   says them itself.
 //! - `SCRATCH_PRIVATE_STATE` (32, `u64`) a private generator's state word, which JS keeps
 //!   between calls (copied in before, out after): no native memory per instance, so nothing to
 //!   free. `SCRATCH_CEILING` (40, `f64`) its ceiling, ms since 1970 (`Infinity`: none; below 1,
@@ -51,9 +52,9 @@ use napi_derive::napi;
 use super::input::typed_array;
 use crate::error::FlakeError;
 use crate::generator::{Ids, Settings, CLOSED};
-use crate::layout::{MAX_NODE, NODE_BITS};
+use crate::layout::Shape;
 use crate::number::{whole, MAX_SAFE_INTEGER};
-use crate::sequencer::{Met, Sequencer, MAX_LEAD};
+use crate::sequencer::{Met, Sequencer};
 
 /// A report's `count` (or `wait_ms`) is scaled by this; the remainder is `met`.
 #[napi]
@@ -77,8 +78,7 @@ pub const SCRATCH_ID_NE: u32 = 8;
 /// Byte offset in the scratch of the call's slot: a `u32`.
 #[napi]
 pub const SCRATCH_SLOT: u32 = 16;
-/// Byte offset in the scratch of the call's packed settings (id, `seqMask`, `allowedFutureMs`):
-/// a `u32`.
+/// Byte offset in the scratch of the call's packed settings (id, `allowedFutureMs`): a `u32`.
 #[napi]
 pub const SCRATCH_SETTINGS: u32 = 20;
 /// Byte offset in the scratch of the call's epoch, in ms since 1970: an `f64`.
@@ -90,9 +90,12 @@ pub const SCRATCH_PRIVATE_STATE: u32 = 32;
 /// Byte offset in the scratch of a private generator's ceiling, in ms since 1970: an `f64`.
 #[napi]
 pub const SCRATCH_CEILING: u32 = 40;
+/// Byte offset in the scratch of the call's packed layout bits and `seqMask`: a `u32`.
+#[napi]
+pub const SCRATCH_SHAPE: u32 = 48;
 /// Bytes in the scratch.
 #[napi]
-pub const SCRATCH_BYTES: u32 = SCRATCH_CEILING + 8;
+pub const SCRATCH_BYTES: u32 = SCRATCH_SHAPE + 8;
 
 // The fields in order, each aligned to its size (`Scratch::new` checks the block is 8-aligned)
 // as the atomics that read it require, none overlapping the next, the last in bounds.
@@ -105,6 +108,7 @@ const _: () = {
     (SCRATCH_EPOCH, 8),
     (SCRATCH_PRIVATE_STATE, 8),
     (SCRATCH_CEILING, 8),
+    (SCRATCH_SHAPE, 4),
   ];
   let mut end = 0;
   let mut i = 0;
@@ -125,8 +129,8 @@ pub const PRIVATE_SLOT: u32 = u32::MAX;
 #[napi]
 pub const SLOT_READS_FIELDS: u32 = 1 << 30;
 
-const SEQ_BITS_SHIFT: u32 = NODE_BITS;
-const ALLOWED_SHIFT: u32 = NODE_BITS + 4;
+const ALLOWED_SHIFT: u32 = 16;
+const SEQ_BITS_SHIFT: u32 = 22;
 
 /// The thread's scratch: the memory of a `SharedArrayBuffer`, held by a strong reference for as
 /// long as the thread's env lives.
@@ -219,13 +223,15 @@ impl Scratch {
     self.half(SCRATCH_SLOT).load(Relaxed)
   }
 
-  /// The settings fields JS wrote for this call: the packed `u32` and the epoch's bits.
+  /// The settings fields JS wrote for this call: the packed settings and shape, and the
+  /// epoch's bits.
   #[inline(always)]
-  pub fn settings_fields(&self) -> (u32, u64) {
-    (
-      self.half(SCRATCH_SETTINGS).load(Relaxed),
-      self.word(SCRATCH_EPOCH).load(Relaxed),
-    )
+  pub fn settings_fields(&self) -> SettingsFields {
+    SettingsFields {
+      packed: self.half(SCRATCH_SETTINGS).load(Relaxed),
+      shape: self.half(SCRATCH_SHAPE).load(Relaxed),
+      epoch: self.word(SCRATCH_EPOCH).load(Relaxed),
+    }
   }
 
   /// The private generator's state word JS wrote for this call.
@@ -259,31 +265,43 @@ impl Scratch {
   }
 }
 
-/// `settings` as the scratch holds them: the `u32` at `SCRATCH_SETTINGS` and the epoch at
-/// `SCRATCH_EPOCH`.
-pub(crate) fn encode_settings(settings: &Settings) -> (u32, f64) {
+/// A call's settings as the scratch holds them: the `u32`s at `SCRATCH_SETTINGS` and
+/// `SCRATCH_SHAPE`, and the bits of the `f64` at `SCRATCH_EPOCH`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct SettingsFields {
+  pub packed: u32,
+  pub shape: u32,
+  pub epoch: u64,
+}
+
+/// `settings` as the scratch holds them: (`SCRATCH_SETTINGS`, `SCRATCH_SHAPE`, `SCRATCH_EPOCH`).
+pub(crate) fn encode_settings(settings: &Settings) -> (u32, u32, f64) {
   let seq_bits = 16 - settings.seq_mask.leading_zeros();
   (
-    u32::from(settings.node)
-      | seq_bits << SEQ_BITS_SHIFT
-      | (settings.allowed_future_ms as u32) << ALLOWED_SHIFT,
+    u32::from(settings.node) | (settings.allowed_future_ms as u32) << ALLOWED_SHIFT,
+    settings.shape.pack() | seq_bits << SEQ_BITS_SHIFT,
     settings.epoch as f64,
   )
 }
 
-/// The settings `encode_settings` made `(packed, epoch)` from; `None` for anything it cannot
-/// have made (only a caller other than `native.js` writes such a thing).
+/// The settings `encode_settings` made `fields` from; `None` for anything it cannot have made
+/// (only a caller other than `native.js` writes such a thing).
 #[inline(always)]
-pub(crate) fn decode_settings(packed: u32, epoch: f64) -> Option<Settings> {
-  let seq_bits = (packed >> SEQ_BITS_SHIFT) & 0xf;
-  let allowed = u64::from(packed >> ALLOWED_SHIFT);
-  let valid = (1..=12).contains(&seq_bits) && allowed <= MAX_LEAD;
-  let epoch = whole(epoch).filter(|_| valid)?;
+pub(crate) fn decode_settings(fields: SettingsFields) -> Option<Settings> {
+  let shape = Shape::unpack(fields.shape)?;
+  let seq_bits = fields.shape >> SEQ_BITS_SHIFT;
+  let node = fields.packed & 0xffff;
+  let allowed = u64::from(fields.packed >> ALLOWED_SHIFT);
+  let valid = (1..=u32::from(shape.sequence_bits)).contains(&seq_bits)
+    && node <= u32::from(shape.max_node())
+    && allowed <= shape.max_allowed_future_ms();
+  let epoch = whole(f64::from_bits(fields.epoch)).filter(|_| valid)?;
   Some(Settings {
-    node: (packed & u32::from(MAX_NODE)) as u16,
+    node: node as u16,
     epoch,
     seq_mask: ((1u32 << seq_bits) - 1) as u16,
     allowed_future_ms: allowed,
+    shape,
   })
 }
 

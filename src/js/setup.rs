@@ -9,6 +9,7 @@ use napi_derive::napi;
 use super::error::thrown;
 use super::id_functions;
 use super::input::read_options;
+use super::layout::resolved;
 use super::protocol::{encode_settings, Scratch, PRIVATE_SLOT};
 use super::thread::Thread;
 use crate::clock;
@@ -47,9 +48,11 @@ pub fn setup(env: Env, scratch: Unknown) -> Result<Object<'static>> {
 
 /// Validates `options`, each read once, and returns what a call for the generator they
 /// configure writes into the scratch: `slot` (the shared state it issues from: one per
-/// generator id, on the host or in the process, whatever the other options; `PRIVATE_SLOT` with
-/// a `clock`, whose state the instance keeps) and `settings` (its id, `seqMask` and
-/// `allowedFutureMs`, packed; with `epoch`); and the properties of the instance, the `scope` it
+/// layout shape and node id, on the host or in the process, whatever the other options;
+/// `PRIVATE_SLOT` with a `clock`, whose state the instance keeps), `settings` (its id and
+/// `allowedFutureMs`, packed) and `shape` (its layout's bits and `seqMask`, packed; with
+/// `epoch`); `step`, how far apart the ids of a run are; and the properties of the instance
+/// (`layout` resolved, with the epoch in force; the node id's parts by the layout's names), the `scope` it
 /// ended up with, the `clock` function, if given, and `warning`, the reason why host scope was
 /// unavailable, the first time in the process a generator falls back to process scope. Throws a
 /// `TypeError`/`RangeError` with code `ERR_FLAKE_INVALID_OPTION` that names the option and the
@@ -58,7 +61,7 @@ pub fn setup(env: Env, scratch: Unknown) -> Result<Object<'static>> {
 /// release.
 #[napi(
   ts_args_type = "options?: unknown",
-  ts_return_type = "{ slot: number; settings: number; id: number; datacenter?: number; worker?: number; epoch: number; seqMask: number; allowedFutureMs: number; scope: 'host' | 'process'; clock?: () => number; warning?: string }"
+  ts_return_type = "{ slot: number; settings: number; shape: number; step: number; layout: ResolvedLayout; id: number; datacenter?: number; worker?: number; process?: number; epoch: number; seqMask: number; allowedFutureMs: number; scope: 'host' | 'process'; clock?: () => number; warning?: string }"
 )]
 pub fn configure<'env>(env: &'env Env, options: Unknown<'env>) -> Result<Object<'env>> {
   let (raw, clock) = read_options(env, options)?;
@@ -71,18 +74,23 @@ pub fn configure<'env>(env: &'env Env, options: Unknown<'env>) -> Result<Object<
     let (state, host) = shared_state(&config).map_err(|e| thrown(env, e))?;
     (thread.slots.borrow_mut().slot_of(state, settings), host)
   };
-  let (settings, epoch) = encode_settings(&settings);
+  let step = config.layout.shape.step();
+  let (settings, shape, epoch) = encode_settings(&settings);
   let mut configured = Object::new(env)?;
   configured.set("slot", slot)?;
   configured.set("settings", settings)?;
+  configured.set("shape", shape)?;
+  configured.set("step", step as f64)?;
+  configured.set("layout", resolved(&config.layout))?;
   configured.set("scope", if host { "host" } else { "process" })?;
   if let Some(reason) = registry::take_fallback() {
     configured.set("warning", reason.to_string())?;
   }
   configured.set("id", u32::from(config.id))?;
-  if let (Some(datacenter), Some(worker)) = (config.datacenter, config.worker) {
-    configured.set("datacenter", u32::from(datacenter))?;
-    configured.set("worker", u32::from(worker))?;
+  if let (Some(names), Some(parts)) = (config.layout.parts(), config.parts) {
+    for (name, part) in names.into_iter().zip(parts) {
+      configured.set(name, u32::from(part))?;
+    }
   }
   configured.set("epoch", epoch)?;
   configured.set("seqMask", u32::from(config.seq_mask))?;
@@ -97,16 +105,17 @@ pub fn configure<'env>(env: &'env Env, options: Unknown<'env>) -> Result<Object<
 /// `SCRATCH_SLOT` and the other offsets): for the test that JS and Rust agree on the layout;
 /// not on the per-id path.
 #[napi(
-  ts_return_type = "{ slot: number; settings: number; epoch: number; privateState: bigint; ceiling: number }"
+  ts_return_type = "{ slot: number; settings: number; shape: number; epoch: number; privateState: bigint; ceiling: number }"
 )]
 pub fn read_scratch(env: &Env) -> Result<Object<'_>> {
   // Through the accessors the id functions use, so the test checks what they read.
   let scratch = &Thread::of(env)?.scratch;
-  let (settings, epoch) = scratch.settings_fields();
+  let settings = scratch.settings_fields();
   let mut fields = Object::new(env)?;
   fields.set("slot", scratch.slot())?;
-  fields.set("settings", settings)?;
-  fields.set("epoch", f64::from_bits(epoch))?;
+  fields.set("settings", settings.packed)?;
+  fields.set("shape", settings.shape)?;
+  fields.set("epoch", f64::from_bits(settings.epoch))?;
   fields.set("privateState", BigInt::from(scratch.private_state().word()))?;
   fields.set("ceiling", scratch.ceiling_field())?;
   Ok(fields)

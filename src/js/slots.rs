@@ -16,7 +16,7 @@
 use std::cell::Cell;
 use std::collections::HashMap;
 
-use super::protocol::{decode_settings, SLOT_READS_FIELDS};
+use super::protocol::{decode_settings, SettingsFields, SLOT_READS_FIELDS};
 use crate::generator::{Settings, SharedState};
 use crate::sequencer::Sequencer;
 
@@ -80,7 +80,7 @@ impl Slots {
 
   /// The settings of a private call whose settings fields are `fields` (see `Decoded`).
   #[inline(always)]
-  pub fn private_settings(&self, fields: (u32, u64)) -> Option<Settings> {
+  pub fn private_settings(&self, fields: SettingsFields) -> Option<Settings> {
     self.private.settings(fields)
   }
 }
@@ -88,19 +88,18 @@ impl Slots {
 /// The settings fields last decoded, and what they decoded to: calls for the generator of the
 /// last call decode nothing, they compare two words.
 #[derive(Debug, Default)]
-pub struct Decoded(Cell<(u32, u64, Option<Settings>)>);
+pub struct Decoded(Cell<(SettingsFields, Option<Settings>)>);
 
 impl Decoded {
-  /// The settings of the fields `(packed, epoch)`, the epoch as its bits (see
-  /// `decode_settings`).
+  /// The settings of `fields` (see `decode_settings`).
   #[inline(always)]
-  pub fn settings(&self, (packed, epoch): (u32, u64)) -> Option<Settings> {
-    let (last_packed, last_epoch, last) = self.0.get();
-    if (packed, epoch) == (last_packed, last_epoch) {
+  pub fn settings(&self, fields: SettingsFields) -> Option<Settings> {
+    let (last_fields, last) = self.0.get();
+    if fields == last_fields {
       return last;
     }
-    let settings = decode_settings(packed, f64::from_bits(epoch));
-    self.0.set((packed, epoch, settings));
+    let settings = decode_settings(fields);
+    self.0.set((fields, settings));
     settings
   }
 }

@@ -11,7 +11,7 @@ use super::error::thrown;
 use crate::error::FlakeError;
 use crate::host::{admin, dir};
 use crate::input::Input;
-use crate::layout::MAX_NODE;
+use crate::layout::Shape;
 use crate::number::whole;
 
 /// A generator id's last id, as a state file records it.
@@ -171,7 +171,7 @@ pub fn reset_state(
   let checked = || -> std::result::Result<_, FlakeError> {
     let dir = state_dir(dir)?;
     let id = whole(id)
-      .filter(|id| *id <= u64::from(MAX_NODE))
+      .filter(|id| *id <= u64::from(Shape::FLAKE_IDGEN.max_node()))
       .ok_or_else(|| FlakeError::ArgumentRange {
         argument: "id".into(),
         expected: "an integer from 0 to 1023".into(),
