@@ -328,7 +328,9 @@ test('sonyflake: the bytes of the npm port, given the same time in 10 ms units',
       assert.deepEqual(ours.next(), bytes(theirs(0)), `${machineId} at ${time}`)
       assert.equal(ours.nextBigInt(), theirs(1))
       assert.equal(ours.nextBatch(254).readBigUInt64BE(8 * 253), theirs(255))
-      assert.throws(() => ours.next(), { code: 'ERR_FLAKE_SEQUENCE_OVERFLOW' })
+      // Past the last id of the last unit, no wait can help: the timestamp overflow.
+      const code = time < 6907087738870 ? 'ERR_FLAKE_SEQUENCE_OVERFLOW' : 'ERR_FLAKE_TIMESTAMP_OVERFLOW'
+      assert.throws(() => ours.next(), { code })
       const id = theirs(77)
       const read = Sonyflake.decompose(id.toString(), { epoch: SONY_UNIT_EPOCH })
       const expected = parts('sonyflake', read.timestamp * 10, read.machineId, read.sequence)
@@ -568,12 +570,16 @@ test('a part option on a layout without it is a TypeError naming it; a part out 
     [{ layout: 'hazelcast', worker: 1 }, TypeError, 'worker'],
     [{ layout: 'sonyflake', datacenter: 0 }, TypeError, 'datacenter'],
     [{ layout: 'twitter', process: 1 }, TypeError, 'process'],
-    [{ layout: 'flake-idgen', process: 1 }, TypeError, 'process'],
     [{ layout: { timeBits: 41, nodeBits: 10, sequenceBits: 12 }, worker: 1 }, TypeError, 'worker'],
     [{ layout: 'discord', worker: 32 }, RangeError, 'option `worker` must be an integer from 0 to 31, got 32'],
     [{ layout: 'discord', process: -1 }, RangeError, 'option `process` must be an integer from 0 to 31, got -1'],
   ]
   for (const [options, ErrorClass, fragment] of refused) assertRefused(() => new FlakeId(options), ErrorClass, fragment)
+})
+
+test("layout 'flake-idgen' named refuses `process` as 'twitter' does; with no layout it is ignored, as flake-idgen does", () => {
+  assert.equal(new FlakeId({ process: 1 }).id, 0)
+  assertRefused(() => new FlakeId({ layout: 'flake-idgen', process: 1 }), TypeError, 'option `process`')
 })
 
 test('`id` ranges over the layout: 0 to 2^nodeBits - 1', () => {
@@ -682,6 +688,17 @@ for (const [layout, ErrorClass, fragments] of BAD_LAYOUTS) {
     }
   })
 }
+
+test("a custom layout's epoch in the future is refused as the `epoch` option is, naming `layout.epoch` and its value", () => {
+  const epoch = Date.now() + 1e9
+  const layout = { timeBits: 41, nodeBits: 10, sequenceBits: 12, epoch }
+  assertRefused(() => new FlakeId({ epoch }), RangeError, `got ${epoch}`)
+  assertRefused(() => new FlakeId({ layout }), RangeError, 'option `layout.epoch`')
+  assertRefused(() => new FlakeId({ layout }), RangeError, `got ${epoch}`)
+  // An explicit epoch wins, and decompose reads ids of any epoch.
+  assert.equal(new FlakeId({ layout, epoch: 5 }).epoch, 5)
+  assert.equal(FlakeId.decompose(1n << 22n, { layout }).timestamp, epoch + 1)
+})
 
 /** `fn` throws an ErrorClass coded ERR_FLAKE_INVALID_OPTION whose message holds `fragment`. */
 function assertRefused(fn, ErrorClass, fragment) {
