@@ -577,9 +577,12 @@ test('a part option on a layout without it is a TypeError naming it; a part out 
   for (const [options, ErrorClass, fragment] of refused) assertRefused(() => new FlakeId(options), ErrorClass, fragment)
 })
 
-test("layout 'flake-idgen' named refuses `process` as 'twitter' does; with no layout it is ignored, as flake-idgen does", () => {
+// flake-idgen ignores options it does not know, and its layout, named or not, does the same;
+// Twitter's, with the same parts, is new and refuses them.
+test("a part the layout lacks: ignored by 'flake-idgen' (named or the default) as flake-idgen does, refused by 'twitter'", () => {
   assert.equal(new FlakeId({ process: 1 }).id, 0)
-  assertRefused(() => new FlakeId({ layout: 'flake-idgen', process: 1 }), TypeError, 'option `process`')
+  assert.equal(new FlakeId({ layout: 'flake-idgen', process: 1 }).id, 0)
+  assertRefused(() => new FlakeId({ layout: 'twitter', process: 1 }), TypeError, 'option `process`')
 })
 
 test('`id` ranges over the layout: 0 to 2^nodeBits - 1', () => {
