@@ -172,8 +172,9 @@ export interface ResolvedLayout {
   /** The largest `allowedFutureMs` (host scope borrows 20 ms at most). */
   maxAllowedFutureMs: number
   /**
-   * The last ms since 1970 at which ids can be issued: where the time bits end, or 2109 (a
-   * state's time since 1970), whichever comes first.
+   * The last ms since 1970 at which ids can be issued: where the time bits end, or 139 years
+   * or more after the epoch (what a state word holds), whichever comes first. On the system
+   * clock ids also stop in 2109 (2144 for 10 ms units): a shared state counts from 1970.
    */
   lastTimestamp: number
   /** The bits as a lease namespace and a state file record them: `42/10/12` for flake-idgen's. */

@@ -39,8 +39,9 @@ pub struct ResolvedLayout {
   pub ids_per_unit: u32,
   /// The largest `allowedFutureMs` (host scope borrows 20 ms at most).
   pub max_allowed_future_ms: f64,
-  /// The last ms since 1970 at which ids can be issued: where the time bits end, or 2109 (a
-  /// state's time since 1970), whichever comes first.
+  /// The last ms since 1970 at which ids can be issued: where the time bits end, or 139 years
+  /// or more after the epoch (what a state word holds), whichever comes first. On the system
+  /// clock ids also stop in 2109 (2144 for 10 ms units): a shared state counts from 1970.
   pub last_timestamp: f64,
   /// The bits as a lease namespace and a state file record them: `42/10/12` for flake-idgen's.
   pub key: String,

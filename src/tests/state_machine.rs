@@ -57,7 +57,8 @@ impl Model {
     if now > self.shape.max_time() {
       return Err(overflow(now));
     }
-    // A state word holds units up to 2109 or later, whatever the time bits hold.
+    // A private state word holds units since the epoch for 139 years or more, whatever the
+    // time bits hold.
     let limit = self.shape.max_time().min(self.shape.word().max_time());
     if now > limit {
       return Err(overflow(now));
