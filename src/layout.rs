@@ -297,6 +297,14 @@ impl Preset {
     }
   }
 
+  /// Its index in `ALL`.
+  pub fn index(self) -> usize {
+    Self::ALL
+      .iter()
+      .position(|preset| *preset == self)
+      .unwrap_or(0)
+  }
+
   pub fn from_name(name: &str) -> Option<Self> {
     Self::ALL.into_iter().find(|preset| preset.name() == name)
   }
@@ -422,5 +430,18 @@ impl Layout {
     self
       .ms_of(self.shape.max_time())
       .saturating_add(self.shape.unit() - 1)
+  }
+
+  /// The last ms since 1970 at which ids can be issued: where the time bits end, or a state
+  /// word's time (units since 1970, until 2109 at least), whichever comes first.
+  pub const fn end_ms(&self) -> u64 {
+    let unit = self.shape.unit();
+    let word = self.shape.word().max_time() * unit + (unit - 1);
+    let bits = self.last_ms();
+    if bits < word {
+      bits
+    } else {
+      word
+    }
   }
 }
