@@ -226,6 +226,10 @@ test('bad arguments: status 2, one line on stderr naming the problem in our word
       '--layout: order must be node-sequence or sequence-node, got "node-first"',
     ],
     [['--layout', '{"timeBits":40,"nodeBits":10,"sequenceBits":12}'], /^--layout: timeBits must be .*, got 40$/],
+    [
+      ['--layout', '{"timeBits":41,"nodeBits":10,"sequenceBits":12,"epoch":99999999999999}'],
+      /^--layout: epoch must be not in the future .*, got 99999999999999$/,
+    ],
     [['--layout', 'hazelcast', '--id', '65536'], '--id must be an integer from 0 to 65535, got "65536"'],
     [
       ['--layout', 'hazelcast', '--worker', '3'],

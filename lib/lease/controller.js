@@ -51,11 +51,8 @@ class Lease {
   #started = false
   #lastError
 
-  /**
-   * A lease for `config` from `store`, driving the leased `fields` of a generator of `layout`
-   * (resolved) and `epoch`.
-   */
-  constructor(config, store, fields, layout, epoch) {
+  /** A lease for `config` from `store`, driving the leased `fields` of a generator of `epoch`. */
+  constructor(config, store, fields, epoch) {
     this.#config = config
     this.#store = store
     this.#fields = fields
@@ -65,7 +62,8 @@ class Lease {
     this.#ahead = config.ttl + config.maxClockSkewMs
     // The layout's key goes into the namespace's marker with the epoch: holders that read ids
     // differently must not share a namespace ('42/10/12' for the default, as before layouts).
-    this.#meta = JSON.stringify({ layout: layout.key, epoch, ttl: config.ttl, maxClockSkewMs: config.maxClockSkewMs })
+    const { key } = config.generator.layout
+    this.#meta = JSON.stringify({ layout: key, epoch, ttl: config.ttl, maxClockSkewMs: config.maxClockSkewMs })
   }
 
   /** The generator id the generator issues under, undefined before its first lease. */

@@ -19,7 +19,7 @@ async function lease(options, make) {
   const waitMs = Math.max(1, Math.floor(config.ttl / 6))
   const store = storeFor(config.store, { replicas: config.replicas, waitMs })
   const { configured, fields } = native.leasedFields(config.generator)
-  const controller = new Lease(config, store, fields, configured.layout, configured.epoch)
+  const controller = new Lease(config, store, fields, configured.epoch)
   const generator = make(config.generator, configured, fields, controller)
   await controller.start()
   return generator
