@@ -106,9 +106,6 @@ export declare function lastIssuedAt(): number | null
  */
 export declare function layoutOf(shape: number, epoch: number, preset: number): ResolvedLayout
 
-/** The largest node id of flake-idgen's layout. */
-export declare const MAX_NODE: number
-
 /** `met`: the clock reads earlier than ids already issued. */
 export declare const MET_CLOCK_BEHIND: number
 

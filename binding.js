@@ -848,7 +848,6 @@ module.exports.issueBatch = nativeBinding.issueBatch
 module.exports.issueSlice = nativeBinding.issueSlice
 module.exports.lastIssuedAt = nativeBinding.lastIssuedAt
 module.exports.layoutOf = nativeBinding.layoutOf
-module.exports.MAX_NODE = nativeBinding.MAX_NODE
 module.exports.MET_CLOCK_BEHIND = nativeBinding.MET_CLOCK_BEHIND
 module.exports.MET_NONE = nativeBinding.MET_NONE
 module.exports.MET_OVERFLOW = nativeBinding.MET_OVERFLOW

@@ -1,5 +1,4 @@
-//! Layouts, for JS: the resolved layout a generator shows and `FlakeId.layout()` returns, and
-//! flake-idgen's numbers, which the state command bounds generator ids by.
+//! Layouts, for JS: the resolved layout a generator shows and `FlakeId.layout()` returns.
 
 use napi::bindgen_prelude::Unknown;
 use napi::{Env, JsValue, Result};
@@ -9,10 +8,6 @@ use super::error::thrown;
 use super::input::read_layout;
 use crate::layout::{Layout, Order, Preset, Shape};
 use crate::layout_option::layout;
-
-/// The largest node id of flake-idgen's layout.
-#[napi]
-pub const MAX_NODE: u32 = Shape::FLAKE_IDGEN.max_node() as u32;
 
 /// A layout, resolved: its bits, its epoch and its limits.
 #[napi(object)]

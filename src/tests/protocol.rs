@@ -99,8 +99,3 @@ fn the_ids_of_a_run_are_its_first_plus_k_within_one_millisecond() {
     }
   }
 }
-
-#[test]
-fn the_state_command_bounds_generator_ids_by_flake_idgens_1023() {
-  assert_eq!(crate::js::layout::MAX_NODE, 1023);
-}
