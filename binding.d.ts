@@ -19,7 +19,7 @@ export declare function checkCount(count: unknown): number
  * `PRIVATE_SLOT` with a `clock`, whose state the instance keeps), `settings` (its id and
  * `allowedFutureMs`, packed) and `shape` (its layout's bits and `seqMask`, packed; with
  * `epoch`); `step`, how far apart the ids of a run are; and the properties of the instance
- * (`layout` resolved, with the epoch in force; the node id's parts by the layout's names), the `scope` it
+ * (`preset`, the layout's preset for `layoutOf`; the node id's parts by the layout's names), the `scope` it
  * ended up with, the `clock` function, if given, and `warning`, the reason why host scope was
  * unavailable, the first time in the process a generator falls back to process scope. Throws a
  * `TypeError`/`RangeError` with code `ERR_FLAKE_INVALID_OPTION` that names the option and the
@@ -27,7 +27,7 @@ export declare function checkCount(count: unknown): number
  * was asked for and cannot be had. Nothing is kept per configuration: there is nothing to
  * release.
  */
-export declare function configure(options?: unknown): { slot: number; settings: number; shape: number; step: number; layout: ResolvedLayout; id: number; datacenter?: number; worker?: number; process?: number; epoch: number; seqMask: number; allowedFutureMs: number; scope: 'host' | 'process'; clock?: () => number; warning?: string }
+export declare function configure(options?: unknown): { slot: number; settings: number; shape: number; step: number; preset: number; id: number; datacenter?: number; worker?: number; process?: number; epoch: number; seqMask: number; allowedFutureMs: number; scope: 'host' | 'process'; clock?: () => number; warning?: string }
 
 /**
  * The parts of an id given as a Buffer of 8 bytes, a bigint, a decimal string or a
@@ -99,8 +99,12 @@ export declare function issueSlice(ids: Uint8Array, start: number, max: number, 
  */
 export declare function lastIssuedAt(): number | null
 
-/** The largest node id of flake-idgen's layout. */
-export declare const MAX_NODE: number
+/**
+ * The layout of a generator `configure` made: its packed `shape` and `preset` fields and its
+ * `epoch`, resolved. A generator resolves its layout only when asked, so an instance costs no
+ * layout object.
+ */
+export declare function layoutOf(shape: number, epoch: number, preset: number): ResolvedLayout
 
 /** `met`: the clock reads earlier than ids already issued. */
 export declare const MET_CLOCK_BEHIND: number
@@ -164,7 +168,11 @@ export interface ResolvedLayout {
   idsPerUnit: number
   /** The largest `allowedFutureMs` (host scope borrows 20 ms at most). */
   maxAllowedFutureMs: number
-  /** The last ms since 1970 the time bits hold. */
+  /**
+   * The last ms since 1970 at which ids can be issued: where the time bits end, or 139 years
+   * or more after the epoch (what a state word holds), whichever comes first. On the system
+   * clock ids also stop in 2109 (2144 for 10 ms units): a shared state counts from 1970.
+   */
   lastTimestamp: number
   /** The bits as a lease namespace and a state file record them: `42/10/12` for flake-idgen's. */
   key: string

@@ -83,11 +83,83 @@ test('decompose prints one JSON object per id, from arguments or stdin', () => {
   assert.equal(JSON.parse(epoch.stdout).timestamp, expected.timestamp + 1000)
 })
 
+test('--layout: each preset prints ids of its node id that decompose --layout reads back', () => {
+  // A node id and its parts' flags in each layout: the highest id where there are no parts.
+  const cases = [
+    ['flake-idgen', ['--datacenter', '31', '--worker', '30'], { id: 1022, datacenter: 31, worker: 30 }],
+    ['twitter', ['--datacenter', '2', '--worker', '3'], { id: 67, datacenter: 2, worker: 3 }],
+    ['discord', ['--worker', '1', '--process', '2'], { id: 34, worker: 1, process: 2 }],
+    ['instagram', ['--id', '8191'], { id: 8191, shardId: 8191 }],
+    ['snowcast', ['--id', '1234'], { id: 1234 }],
+    ['hazelcast', ['--id', '65535'], { id: 65535 }],
+    ['sonyflake', ['--id', '300'], { id: 300, machineId: 300 }],
+  ]
+  for (const [layout, flags, expected] of cases) {
+    const before = Date.now()
+    // Past one time unit's ids (64 in hazelcast's, 256 per 10 ms in sonyflake's): the batches wait.
+    const printed = run(['--layout', layout, ...flags, '-n', '300', '--format', 'hex'])
+    assert.equal(printed.status, 0, `${layout}: ${printed.stderr}`)
+    assert.equal(printed.lines.length, 300)
+    const values = printed.lines.map(BigInt)
+    for (let i = 1; i < values.length; i++) assert.ok(values[i - 1] < values[i], `${layout}: ascending`)
+    const read = run(['decompose', '--layout', layout], `${printed.lines.join('\n')}\n`)
+    assert.equal(read.status, 0, `${layout}: ${read.stderr}`)
+    const parts = read.lines.map((line) => JSON.parse(line))
+    for (const [k, part] of parts.entries()) {
+      assert.deepEqual(part, JSON.parse(JSON.stringify(FlakeId.decompose(printed.lines[k], { layout }))))
+      for (const [name, value] of Object.entries(expected)) assert.equal(part[name], value, `${layout}: ${name}`)
+      assert.ok(part.timestamp >= before - 10 && part.timestamp <= Date.now(), `${layout}: ${part.date} is now`)
+    }
+    // Read by the default layout, another layout's ids say something else.
+    const other = JSON.parse(run(['decompose', printed.lines[0]]).stdout)
+    if (layout !== 'flake-idgen') assert.notDeepEqual(other, parts[0], layout)
+  }
+})
+
+test('decompose --layout: the field names each scheme uses, on published vectors', () => {
+  // Discord's API reference: 175928847299117063 is 2016-04-30T11:18:25.796Z, worker 1, process 0, increment 7.
+  assert.deepEqual(JSON.parse(run(['decompose', '--layout', 'discord', '175928847299117063']).stdout), {
+    timestamp: 1462015105796,
+    date: '2016-04-30T11:18:25.796Z',
+    worker: 1,
+    process: 0,
+    id: 32,
+    sequence: 7,
+    increment: 7,
+  })
+  // snowcast's example as a custom layout: epoch 2014-01-01, node 1234, 5289132000 ms later.
+  const snowcast = ((5289132000n << 23n) | (1234n << 10n) | 5n).toString()
+  const custom = '{"timeBits":41,"nodeBits":13,"sequenceBits":10,"epoch":1388534400000}'
+  const expected = { timestamp: 1393823532000, date: '2014-03-03T05:12:12.000Z', id: 1234, sequence: 5 }
+  assert.deepEqual(JSON.parse(run(['decompose', '--layout', custom, snowcast]).stdout), expected)
+  assert.deepEqual(JSON.parse(run(['decompose', '--layout=snowcast', snowcast]).stdout), expected)
+  // --epoch wins over the layout's.
+  const later = JSON.parse(run(['decompose', '--layout', 'snowcast', '--epoch', '1388534400001', snowcast]).stdout)
+  assert.equal(later.timestamp, expected.timestamp + 1)
+})
+
+test('--layout with a custom layout as JSON prints ids of that shape', () => {
+  // 10 ms units, sequence before a 4-bit node: the node id is the low 4 bits.
+  const layout = '{"timeBits":47,"timeUnitMs":10,"nodeBits":4,"sequenceBits":12,"order":"sequence-node"}'
+  const { status, stderr, lines } = run(['--layout', layout, '--id', '9', '-n', '5000'])
+  assert.equal(status, 0, stderr)
+  assert.equal(new Set(lines).size, 5000)
+  for (const line of lines) assert.equal(BigInt(line) & 0xfn, 9n)
+  const parts = JSON.parse(run(['decompose', '--layout', layout, lines[0]]).stdout)
+  assert.equal(parts.id, 9)
+  assert.equal(parts.timestamp % 10, 0, 'a time unit starts at a multiple of 10 ms')
+})
+
 test('--help', () => {
   const { status, stdout } = run(['--help'])
   assert.equal(status, 0)
   assert.match(stdout, /^Usage:/)
   assert.match(stdout, /decompose/)
+  assert.match(
+    stdout,
+    /--layout LAYOUT .* a preset\s+\(flake-idgen \(default\), twitter, discord, instagram, snowcast,\s+hazelcast, sonyflake\)/s,
+  )
+  assert.match(stdout, /--process N/)
 })
 
 test('bad arguments: status 2, one line on stderr naming the problem in our words, nothing on stdout', () => {
@@ -133,6 +205,48 @@ test('bad arguments: status 2, one line on stderr naming the problem in our word
     [['state', '--state-dir', 'relative'], '--state-dir must be an absolute path, got "relative"'],
     [['state', '--reset', '3', '--state-dir', 'relative'], '--state-dir must be an absolute path, got "relative"'],
     [['--epoch', '9999-01-01'], /^--epoch must be not in the future/],
+    // --layout: a preset's name, else JSON; the library's checks name the flag (and the field).
+    [['--layout', 'bogus'], /^--layout must be one of flake-idgen, twitter, discord, .*, got "bogus"$/],
+    [['decompose', '--layout', 'Discord', '1'], /^--layout must be one of flake-idgen, .*, got "Discord"$/],
+    [
+      ['--layout', '{timeBits: 41}'],
+      '--layout must be a preset name or a custom layout as a JSON object, got "{timeBits: 41}"',
+    ],
+    [['--layout', '[41, 10, 12]'], /^--layout must be one of flake-idgen, .*, got "\[41, 10, 12\]"$/],
+    [
+      ['--layout', '{"timeBits":41,"nodeBits":17,"sequenceBits":6}'],
+      '--layout: nodeBits must be an integer from 0 to 16, got 17',
+    ],
+    [
+      ['decompose', '--layout', '{"timeBits":41,"nodeBits":13,"sequenceBits":0}', '1'],
+      /^--layout: sequenceBits must be an integer from 1 to 16, got 0$/,
+    ],
+    [
+      ['--layout', '{"timeBits":41,"nodeBits":16,"sequenceBits":6,"order":"node-first"}'],
+      '--layout: order must be node-sequence or sequence-node, got "node-first"',
+    ],
+    [['--layout', '{"timeBits":40,"nodeBits":10,"sequenceBits":12}'], /^--layout: timeBits must be .*, got 40$/],
+    [
+      ['--layout', '{"timeBits":41,"nodeBits":10,"sequenceBits":12,"epoch":99999999999999}'],
+      /^--layout: epoch must be not in the future .*, got 99999999999999$/,
+    ],
+    [['--layout', 'hazelcast', '--id', '65536'], '--id must be an integer from 0 to 65535, got "65536"'],
+    [
+      ['--layout', 'hazelcast', '--worker', '3'],
+      '--worker must be unset with layout hazelcast (its node id is given as --id), got "3"',
+    ],
+    [
+      ['--layout', 'discord', '--datacenter', '3'],
+      '--datacenter must be unset with layout discord (its node id is given as --id, --worker, --process), got "3"',
+    ],
+    [
+      ['--process', '1'],
+      '--process must be unset with layout flake-idgen (its node id is given as --id, --datacenter, --worker), got "1"',
+    ],
+    [['--layout', 'discord', '--process', '32'], '--process must be an integer from 0 to 31, got "32"'],
+    [['--layout', 'discord', '--layout', 'twitter'], '--layout is given more than once'],
+    [['state', '--layout', 'discord'], '--layout does not apply to state'],
+    [['decompose', '--process', '1', '1'], '--process does not apply to decompose'],
   ]
   for (const [args, reason] of cases) {
     const { status, stdout, stderr } = run(args)

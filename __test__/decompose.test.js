@@ -136,7 +136,7 @@ test('an options argument that is not an object is a bad argument', () => {
       assert.throws(call, {
         name: 'TypeError',
         code: 'ERR_INVALID_ARG_TYPE',
-        message: `The "options" argument must be an object such as { epoch } (a FlakeId instance will do), got ${got}`,
+        message: `The "options" argument must be an object such as { layout, epoch } (a FlakeId instance will do), got ${got}`,
       })
     }
   }

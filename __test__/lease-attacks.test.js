@@ -258,6 +258,7 @@ describe('garbage from a store', () => {
       ioredisLike(() => JSON.stringify({ status: 'acquired', id: 0, now: Date.now() })),
       ioredisLike(() => good({ ceiling: 1e300 })),
       ioredisLike(() => good({ id: 5000 })),
+      ioredisLike(() => good({ id: 65536 })),
       ioredisLike(() => good({ now: 'soon' })),
       pgLike(() => null),
       pgLike(() => []),
@@ -270,6 +271,14 @@ describe('garbage from a store', () => {
         return true
       })
     }
+    // An id of the layout, but not of the pool asked for.
+    await assert.rejects(
+      FlakeId.lease({ store: ioredisLike(() => good({ id: 5 })), namespace: 'garbage', ids: [0, 3] }),
+      {
+        code: 'ERR_FLAKE_LEASE_STORE',
+        message: /replied generator id 5 to acquire, not one of 0–3/,
+      },
+    )
     await assert.rejects(FlakeId.lease({ store: redis, namespace: 'a\0b' }), {
       code: 'ERR_FLAKE_INVALID_OPTION',
       message: /without NUL/,

@@ -127,6 +127,30 @@ describe('lease list', () => {
     )
   })
 
+  it("a lease of another layout: the namespace's settings show its layout's key, the ids are its node ids", async () => {
+    const FlakeId = require('..')
+    for (const [flag, store, url] of [
+      ['--redis', ioredis, redisServer.url],
+      ['--postgres', pgClient, pgServer.url],
+    ]) {
+      const namespace = `hazelcast${flag}`
+      const options = { store, namespace, layout: 'hazelcast', ids: [65534, 65535], ttl: 1000, maxClockSkewMs: 200 }
+      const holder = await FlakeId.lease(options)
+      try {
+        const { status, stderr, lines } = run(['lease', 'list', flag, url, '--namespace', namespace])
+        assert.equal(status, 0, stderr)
+        const meta = JSON.parse(/ by its clock: meta (.*), floor \S+$/.exec(lines[0])?.[1] ?? assert.fail(lines[0]))
+        assert.deepEqual(meta, { layout: '41/seq6/node16', epoch: 1514764800000, ttl: 1000, maxClockSkewMs: 200 })
+        assert.deepEqual(
+          lines.slice(2).map((line) => line.split(/ {2,}/)[0]),
+          [String(holder.id)],
+        )
+      } finally {
+        await holder.close()
+      }
+    }
+  })
+
   it('--redis: node-redis when the project has redis and not ioredis', async () => {
     const project = fs.mkdtempSync(path.join(empty, 'redis-only-'))
     fs.mkdirSync(path.join(project, 'node_modules'))

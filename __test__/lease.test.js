@@ -295,6 +295,67 @@ for (const kind of ['redis', 'pg']) {
       },
     )
 
+    it(
+      'a hazelcast layout leases its own node ids; a holder of another layout is refused, live or not',
+      LIMIT,
+      async () => {
+        const shared = options({ layout: 'hazelcast', ids: [65530, 65535] })
+        const first = await FlakeId.lease(shared)
+        const second = await FlakeId.lease(shared)
+        const holders = [first, second]
+        assert.equal(first.layout.key, '41/seq6/node16')
+        assert.notEqual(first.id, second.id)
+        const all = []
+        for (const holder of holders) {
+          assert.ok(holder.id >= 65530 && holder.id <= 65535, `id ${holder.id} is of the pool`)
+          const { floor, ceiling } = holder.lease
+          // 64 ids a millisecond: a batch waits for the next one where next() would overflow.
+          const batch = holder.nextBatch(200)
+          for (let at = 0; at < batch.length; at += 8) {
+            const id = batch.readBigUInt64BE(at)
+            const parts = FlakeId.decompose(id, { layout: 'hazelcast' })
+            assert.equal(parts.id, holder.id, `id ${id} has the leased node id`)
+            assert.ok(parts.timestamp > floor && parts.timestamp <= ceiling, `id ${id} is within its fence`)
+            all.push(id)
+          }
+        }
+        assert.equal(new Set(all.map(String)).size, all.length)
+        // The namespace records the layout's key: the default layout reads these ids differently.
+        const mismatch = {
+          code: 'ERR_FLAKE_LEASE_MISMATCH',
+          message: /"layout":"41\/seq6\/node16".*"layout":"42\/10\/12"/,
+        }
+        await assert.rejects(FlakeId.lease({ ...shared, layout: undefined, ids: [0, 3] }), mismatch)
+        await Promise.all(holders.map((holder) => holder.close()))
+        // Settings change once no lease of the old ones is live; the layout never does.
+        await assert.rejects(FlakeId.lease({ ...shared, layout: undefined, ids: undefined }), mismatch)
+        const again = await FlakeId.lease(shared)
+        const more = ids(again, 50)
+        for (const id of more) assert.equal(FlakeId.decompose(id, { layout: 'hazelcast' }).id, again.id)
+        assert.equal(new Set([...all, ...more].map(String)).size, all.length + more.length)
+        await again.close()
+      },
+    )
+
+    it('sonyflake’s 10 ms units: holders of one id hand over in later units, no id twice', LIMIT, async () => {
+      const shared = options({ layout: 'sonyflake', ids: [7, 7] })
+      const all = []
+      for (let k = 0; k < 3; k++) {
+        const holder = await FlakeId.lease(shared)
+        // 256 ids per 10 ms: the batch spans units, up to the handover.
+        const batch = holder.nextBatch(600)
+        const ids = Array.from({ length: 600 }, (_, i) => batch.readBigUInt64BE(8 * i))
+        if (all.length > 0) {
+          const [before, first] = [all[all.length - 1], ids[0]].map((id) => FlakeId.decompose(id, holder))
+          assert.ok(first.timestamp > before.timestamp, 'a later time unit than the holder before')
+        }
+        for (const id of ids) assert.equal(FlakeId.decompose(id, { layout: 'sonyflake' }).machineId, 7)
+        all.push(...ids)
+        await holder.close()
+      }
+      for (let i = 1; i < all.length; i++) assert.ok(all[i - 1] < all[i], 'ascending across holders')
+    })
+
     it('bad options and a store of the wrong shape: clear errors', async () => {
       const store = stores[kind].client
       const cases = [
@@ -304,7 +365,9 @@ for (const kind of ['redis', 'pg']) {
         ],
         [{ store, namespace: '' }, /option `namespace` must be a string of 1 to 200 characters, got ""/],
         [{ store, namespace: 'x', ids: [5, 2] }, /option `ids` must be a pair \[first, last\]/],
-        [{ store, namespace: 'x', ids: [0, 1024] }, /option `ids`/],
+        [{ store, namespace: 'x', ids: [0, 1024] }, /option `ids` must be .* ≤ 1023, got \[0, 1024\]$/],
+        [{ store, namespace: 'x', layout: 'bogus' }, /option `layout` must be one of 'flake-idgen', /],
+        [{ store, namespace: 'x', layout: 'discord', process: 1 }, /option `process` must be left out/],
         [{ store, namespace: 'x', ttl: 50 }, /option `ttl` must be an integer from 100/],
         [{ store, namespace: 'x', maxClockSkewMs: -1 }, /option `maxClockSkewMs`/],
         [{ store, namespace: 'x', id: 3 }, /option `id` must be left out: a lease sets it, got 3/],
@@ -317,6 +380,32 @@ for (const kind of ['redis', 'pg']) {
       ]
       for (const [bad, message] of cases) {
         await assert.rejects(FlakeId.lease(bad), { code: 'ERR_FLAKE_INVALID_OPTION', message }, String(message))
+      }
+      // The pool is the layout's node ids: 0 to 2^nodeBits - 1.
+      const past = [
+        [{ layout: 'hazelcast', ids: [65530, 65536] }, '65535'],
+        [{ layout: 'instagram', ids: [0, 8192] }, '8191'],
+        [{ layout: { timeBits: 63, nodeBits: 0, sequenceBits: 1 }, ids: [0, 1] }, '0'],
+        [{ ids: [0, 1024] }, '1023'],
+        [{ ids: [-1, 3] }, '1023'],
+        [{ ids: [3, 2] }, '1023'],
+      ]
+      for (const [extra, max] of past) {
+        await assert.rejects(FlakeId.lease({ store, namespace: 'x', ...extra }), (error) => {
+          assert.ok(error instanceof RangeError, error.stack)
+          assert.equal(error.code, 'ERR_FLAKE_INVALID_OPTION')
+          assert.match(
+            error.message,
+            new RegExp(`^option \`ids\` must be .* ≤ ${max}, got \\[${extra.ids.join(', ')}\\]$`),
+          )
+          return true
+        })
+      }
+      for (const ids of ['0-3', [0], [0, '3'], [0, 1, 2]]) {
+        await assert.rejects(FlakeId.lease({ store, namespace: 'x', ids }), {
+          name: 'TypeError',
+          message: /option `ids`/,
+        })
       }
     })
   })

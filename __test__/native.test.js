@@ -7,6 +7,7 @@ const assert = require('node:assert/strict')
 const binding = require('../lib/load-binding.js')
 const native = require('../lib/native.js')
 const { decode } = require('./helpers')
+const FlakeId = require('..')
 
 const { REPORT_UNIT: UNIT, MET_NONE, MET_OVERFLOW, MET_CLOCK_BEHIND } = binding
 
@@ -58,7 +59,7 @@ test('a run is rebuilt from its first id: consecutive, one generator, one millis
   const count = native.decode.count(report)
   assert.ok(count >= 1 && count <= 300)
   const first = native.takeBigInt()
-  const run = new native.IdRun(count)
+  const run = new native.IdRun(count, fields.step)
   const ids = Array.from({ length: count }, () => run.take())
   assert.equal(run.left, 0)
   ids.forEach((id, k) => {
@@ -68,6 +69,23 @@ test('a run is rebuilt from its first id: consecutive, one generator, one millis
     assert.equal(id.readBigUInt64BE(0), first + BigInt(k))
     assert.equal(decode(id).id, 1001)
     assert.equal(decode(id).time, decode(ids[0]).time)
+  })
+})
+
+test('a run of a layout whose sequence comes before the node id steps by 2^nodeBits', () => {
+  const layout = FlakeId.layout('hazelcast')
+  const { fields } = native.configure({ layout: 'hazelcast', id: 65535, scope: 'process' })
+  assert.equal(fields.step, 2 ** layout.nodeBits)
+  const count = native.decode.count(native.issueRun(fields, 100))
+  assert.ok(count >= 1 && count <= layout.idsPerUnit)
+  const first = native.takeBigInt()
+  const run = new native.IdRun(count, fields.step)
+  const ids = Array.from({ length: count }, () => run.take().readBigUInt64BE(0))
+  ids.forEach((id, k) => {
+    assert.equal(id, first + BigInt(k) * 65536n)
+    const parts = FlakeId.decompose(id, { layout })
+    assert.equal(parts.id, 65535)
+    assert.equal(parts.sequence, FlakeId.decompose(first, { layout }).sequence + k)
   })
 })
 
@@ -89,6 +107,7 @@ test('the scratch layout: each field JS writes is the field the native side read
   assert.deepEqual(binding.readScratch(), {
     slot: native.PRIVATE_SLOT,
     settings: fields.settings,
+    shape: fields.shape,
     epoch: 1_234_567,
     privateState: 0x01234567_89abcdefn,
     ceiling: 1_700_000_000_123,
@@ -108,6 +127,7 @@ test('the scratch layout: each field JS writes is the field the native side read
     SCRATCH_EPOCH: 8,
     SCRATCH_PRIVATE_STATE: 8,
     SCRATCH_CEILING: 8,
+    SCRATCH_SHAPE: 4,
   }
   for (const [name, size] of Object.entries(sizes)) {
     const offset = binding[name]
@@ -122,23 +142,28 @@ test('call fields no configuration makes are refused, never read as an id', () =
   const { fields } = native.configure({ id: 1003 })
   // A slot that names nothing, ...
   for (const slot of [12345, 2 ** 31, binding.SLOT_READS_FIELDS | 5000]) {
-    const wrong = new native.GeneratorFields(slot, fields.settings, fields.epoch)
+    const wrong = new native.GeneratorFields(slot, fields)
     assert.throws(() => native.issue(wrong), /unusable call/, String(slot))
     assert.throws(() => native.issueRun(wrong, 5), /unusable call/, String(slot))
   }
   // ... and settings no configuration makes, where a call writes its settings (a private state).
   const { fields: own } = native.configure({ id: 1003, clock: Date.now })
+  const seqBits = (bits) => ((own.shape & ~(0x1f << 22)) | (bits << 22)) >>> 0
   const bad = [
-    // seqBits 0 and 13, allowedFutureMs 1001, a fractional, negative and unsafe epoch
-    { settings: 0 },
-    { settings: 13 << 10 },
-    { settings: (12 << 10) | (1001 << 14) },
+    // seqBits 0 and 13 (of 12), node id 1024 (of 10 bits), allowedFutureMs 1001, node bits 17,
+    // a time unit of 1,001 ms, a fractional, negative and unsafe epoch
+    { shape: seqBits(0) },
+    { shape: seqBits(13) },
+    { settings: 1024 },
+    { settings: 1003 | (1001 << 16) },
+    { shape: (own.shape & ~(0x1f << 10)) | (17 << 10) },
+    { shape: own.shape | 1000 },
     { epoch: 0.5 },
     { epoch: -1 },
     { epoch: 2 ** 60 },
   ]
   for (const changed of bad) {
-    const wrong = Object.assign(new native.GeneratorFields(own.slot, own.settings, own.epoch), changed)
+    const wrong = Object.assign(new native.GeneratorFields(own.slot, own), changed)
     assert.throws(() => native.issueBy(wrong, Date.now), /unusable call/, JSON.stringify(changed))
     assert.throws(() => native.tryIssue(wrong, Date.now), /unusable call/, JSON.stringify(changed))
     assert.throws(() => native.issueRun(wrong, 5), /unusable call/, JSON.stringify(changed))
@@ -178,7 +203,6 @@ test('the id functions write only into memory that cannot be detached', () => {
 })
 
 test('past the configurations a thread keeps a slot for, calls carry their settings and stay right', () => {
-  const FlakeId = require('..')
   const generators = Array.from(
     { length: 4200 },
     (_, k) => new FlakeId({ id: 1005, epoch: 1_000_000 + k, seqMask: k % 2 ? 4095 : 1023 }),

@@ -12,7 +12,10 @@ const FlakeId = require('..')
 const { LENGTH, stateFile, stateDir, plant } = require('./state-files.js')
 
 const damaged = {
-  truncated: [stateFile().subarray(0, 100), /it is 100 bytes, a state file is 69632: truncated or not ours/],
+  truncated: [
+    stateFile().subarray(0, 100),
+    /it is 100 bytes, a state file of its layout is 69632: truncated or not ours/,
+  ],
   empty: [Buffer.alloc(0), /it is 0 bytes/],
   'with the wrong magic': [Buffer.concat([Buffer.from('NOTFLAKE'), stateFile().subarray(8)]), /wrong magic/],
   'of another format version': [

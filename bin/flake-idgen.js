@@ -19,19 +19,26 @@ const USAGE = `Usage:
                                        forget generator ID's state; refused while a process
                                        has the file open
   flake-idgen lease list (--redis URL | --postgres URL) --namespace N
-                                       list namespace N's leases of generator ids: holder,
-                                       expiry and ceiling of each, with ioredis (else redis)
-                                       or pg from the current directory's project
+                                       list namespace N's settings (its layout's key, epoch,
+                                       ttl, skew) and leases of node ids: holder, expiry and
+                                       ceiling of each, with ioredis (else redis) or pg from
+                                       the current directory's project
 
 Options:
   -n, --count N        how many ids to print (default 1)
   --format FORMAT      dec (default), hex (0x-prefixed), base64, or json (one array of
                        decimal strings)
-  --id N               generator id, 0-1023 (instead of --datacenter and --worker)
-  --datacenter N       datacenter id, 0-31 (default 0)
-  --worker N           worker id, 0-31 (default 0)
-  --epoch TIME         ms since 1970, or a date such as 2020-01-01 (default 0); decompose
-                       adds it back
+  --layout LAYOUT      the ids' bit layout, for new ids and decompose: a preset
+                       (flake-idgen (default), twitter, discord, instagram, snowcast,
+                       hazelcast, sonyflake) or a custom layout as JSON, such as
+                       '{"timeBits":41,"nodeBits":13,"sequenceBits":10}' (see the README)
+  --id N               node id, 0 to 2^nodeBits-1 (0-1023 in the default layout); wins
+                       over the parts below
+  --datacenter N       datacenter id, 0-31 (default 0): flake-idgen and twitter layouts
+  --worker N           worker id, 0-31 (default 0): flake-idgen, twitter and discord
+  --process N          process id, 0-31 (default 0): discord layout
+  --epoch TIME         ms since 1970, or a date such as 2020-01-01 (default: the layout's,
+                       0 for flake-idgen); decompose adds it back
   --scope SCOPE        host (default: unique across the host's processes) or process
   --state-dir D        the state directory (default: $FLAKE_IDGEN_STATE_DIR, else
                        /tmp/flake-idgen-<uid> on Linux; see the README's scope)
@@ -46,9 +53,11 @@ Bad arguments exit with status 2 and the reason on stderr.`
 const OPTIONS = {
   count: true,
   format: true,
+  layout: true,
   id: true,
   datacenter: true,
   worker: true,
+  process: true,
   epoch: true,
   scope: true,
   'state-dir': true,
@@ -64,13 +73,13 @@ const SHORT = { n: 'count', h: 'help' }
 // runner (required when run: a command loads only its own code).
 const PRINT = {
   name: 'flake-idgen',
-  options: ['count', 'format', 'id', 'datacenter', 'worker', 'epoch', 'scope', 'state-dir'],
+  options: ['count', 'format', 'layout', 'id', 'datacenter', 'worker', 'process', 'epoch', 'scope', 'state-dir'],
   run: (values) => require('../lib/cli/ids.js')(values),
 }
 const COMMANDS = {
   decompose: {
     name: 'decompose',
-    options: ['epoch'],
+    options: ['layout', 'epoch'],
     takesArguments: true,
     run: (values, ids) => require('../lib/cli/decompose.js')(values, ids),
   },

@@ -38,6 +38,8 @@ class FlakeId {
   #counts = new Counts()
   // Made on the first next(cb): most instances never take a callback.
   #callbacks
+  // Made when asked for: most instances never are, and 200 k instances would hold 200 k of them.
+  #layout
 
   constructor(options) {
     // A leased generator is set up by its own constructor, on the fields its lease drives.
@@ -75,6 +77,12 @@ class FlakeId {
    */
   static layout(layout) {
     return freeze(binding.resolveLayout(layout))
+  }
+
+  /** The generator's layout, resolved: its bits, epoch (the one in force) and limits. */
+  get layout() {
+    this.#layout ??= freeze(native.layoutOf(this.#fields))
+    return this.#layout
   }
 
   static decompose(id, options) {
@@ -171,21 +179,25 @@ function freeze(layout) {
   return Object.freeze(layout)
 }
 
+// The names of each preset's node id parts, by its index: made once per preset.
+const partNames = []
+
 /**
  * The read-only properties of a generator: what `options` configured, its `id`, and the parts
  * of its id by its layout's names (flake-idgen's `datacenter` and `worker`).
  */
 function define(generator, options, configured, id) {
-  const layout = freeze(configured.layout)
-  const properties = { options: readOnly(options == null ? {} : options), id }
-  for (const part of layout.parts) properties[part] = readOnly(configured[part])
+  const { preset } = configured
+  partNames[preset] ??= binding.layoutOf(configured.shape, 0, preset).parts
+  const [high, low] = partNames[preset]
   Object.defineProperties(generator, {
-    ...properties,
+    options: readOnly(options == null ? {} : options),
+    id,
+    ...(high === undefined ? {} : { [high]: readOnly(configured[high]), [low]: readOnly(configured[low]) }),
     epoch: readOnly(configured.epoch),
     seqMask: readOnly(configured.seqMask),
     allowedFutureMs: readOnly(configured.allowedFutureMs),
     scope: readOnly(configured.scope),
-    layout: readOnly(layout),
   })
 }
 

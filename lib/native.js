@@ -67,6 +67,7 @@ class GeneratorFields {
     this.epoch = configured.epoch
     // How far apart the ids of a run are (see IdRun).
     this.step = configured.step
+    this.preset = configured.preset
     // A private state's word, as two 32-bit halves in the scratch's order, and its ceiling.
     this.stateLow = NOTHING_ISSUED
     this.stateHigh = NOTHING_ISSUED
@@ -294,6 +295,9 @@ function setCeiling(fields, ceiling) {
 /** The ceiling a leased generator issues up to. */
 const ceilingOf = (fields) => fields.ceiling
 
+/** The resolved layout a generator's fields issue by (see FlakeId's `layout`). */
+const layoutOf = (fields) => binding.layoutOf(fields.shape, fields.epoch, fields.preset)
+
 /** The time (ms since 1970) of the last id a private state issued, or undefined. */
 function lastIssuedAt(fields) {
   enter(fields)
@@ -322,4 +326,5 @@ module.exports = {
   setCeiling,
   ceilingOf,
   lastIssuedAt,
+  layoutOf,
 }

@@ -386,6 +386,10 @@ impl<'s> Generator<'s> {
         .min(self.shape.word().max_time()),
       _ => return Err(self.past(delta, self.epoch)),
     };
+    // Past what a state word holds (2109 for a 1 ms unit), though not past the time bits.
+    if delta > limit {
+      return Err(self.past(delta, self.epoch));
+    }
     self.run(now_ms, delta, max, limit, self.epoch)
   }
 

@@ -297,6 +297,14 @@ impl Preset {
     }
   }
 
+  /// Its index in `ALL`.
+  pub fn index(self) -> usize {
+    Self::ALL
+      .iter()
+      .position(|preset| *preset == self)
+      .unwrap_or(0)
+  }
+
   pub fn from_name(name: &str) -> Option<Self> {
     Self::ALL.into_iter().find(|preset| preset.name() == name)
   }
@@ -422,5 +430,21 @@ impl Layout {
     self
       .ms_of(self.shape.max_time())
       .saturating_add(self.shape.unit() - 1)
+  }
+
+  /// The last ms since 1970 at which ids can be issued: where the time bits end, or where a
+  /// state word's time does, counted from the epoch (139 years or more), whichever comes first.
+  /// A generator on the system clock also stops where the word's time counted from 1970 ends
+  /// (2109 for a 1 ms unit, 2144 for sonyflake's 10 ms): its state is shared by every epoch.
+  pub const fn end_ms(&self) -> u64 {
+    let bits = self.last_ms();
+    let word = self
+      .ms_of(self.shape.word().max_time())
+      .saturating_add(self.shape.unit() - 1);
+    if bits < word {
+      bits
+    } else {
+      word
+    }
   }
 }

@@ -41,7 +41,7 @@ pub fn layout(value: &Input, fields: &RawLayout) -> Result<Layout, FlakeError> {
     unset if unset.is_unset() => Ok(Layout::DEFAULT),
     Input::String(name) => Preset::from_name(name)
       .map(Layout::preset)
-      .ok_or_else(|| FlakeError::OptionRange {
+      .ok_or_else(|| FlakeError::OptionType {
         option: "layout".into(),
         expected: format!("one of {NAMES}, or an object {{ timeBits, timeUnitMs, nodeBits, sequenceBits, order, epoch }}"),
         got: value.clone(),

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use crate::error::FlakeError;
 use crate::host::dir::{absolute, default_dirs};
 use crate::input::Input;
-use crate::layout::{node_id, Layout, MAX_PART};
+use crate::layout::{node_id, Layout, Preset, MAX_PART};
 use crate::layout_option::{layout, RawLayout};
 use crate::number::{whole, MAX_SAFE_INTEGER};
 
@@ -108,10 +108,15 @@ pub fn parse(raw: &RawOptions, now_ms: u64) -> Result<Config, FlakeError> {
     value => epoch(value)?,
   };
   if !custom_clock && epoch > now_ms {
+    // Named where it came from: the option, or the layout object's.
+    let (option, got) = match &raw.epoch {
+      unset if unset.is_unset() => ("layout.epoch", raw.layout_fields.epoch.clone()),
+      given => ("epoch", given.clone()),
+    };
     return Err(FlakeError::OptionRange {
-      option: "epoch".into(),
+      option: option.into(),
       expected: format!("not in the future (the clock reads {now_ms})"),
-      got: raw.epoch.clone(),
+      got,
     });
   }
 
@@ -154,7 +159,7 @@ pub fn parse(raw: &RawOptions, now_ms: u64) -> Result<Config, FlakeError> {
         &format!(
           "an integer number of ms from 0 to {max_allowed}{}",
           match layout.preset {
-            Some(preset) if preset.name() == "flake-idgen" => String::new(),
+            Some(Preset::FlakeIdgen) => String::new(),
             _ => format!(" (layout {})", shape.key()),
           }
         ),
@@ -265,10 +270,7 @@ pub fn epoch(value: &Input) -> Result<u64, FlakeError> {
 /// own layout ignores them, as flake-idgen does).
 fn node(raw: &RawOptions, layout: &Layout) -> Result<(u16, Option<[u8; 2]>), FlakeError> {
   let parts = layout.parts();
-  if !layout
-    .preset
-    .is_some_and(|preset| preset.name() == "flake-idgen")
-  {
+  if layout.preset != Some(Preset::FlakeIdgen) {
     let given = [
       ("datacenter", &raw.datacenter),
       ("worker", &raw.worker),

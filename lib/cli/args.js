@@ -85,4 +85,17 @@ function readEpoch(text) {
   return new Date(ms)
 }
 
-module.exports = { parse, rawValue, readEpoch }
+/**
+ * `--layout`'s value as the library takes it: a JSON object is a custom layout, anything else a
+ * preset's name (passed as it is, for the library to check and to list the names).
+ */
+function readLayout(text) {
+  if (text === undefined || !text.trimStart().startsWith('{')) return text
+  try {
+    return JSON.parse(text)
+  } catch {
+    throw new UsageError(`--layout must be a preset name or a custom layout as a JSON object, got ${describe(text)}`)
+  }
+}
+
+module.exports = { parse, rawValue, readEpoch, readLayout }

@@ -23,7 +23,8 @@ const REFUSED = new Set([
   'ERR_INVALID_ARG_VALUE',
   'ERR_OUT_OF_RANGE',
 ])
-const NAMED = /^(?:option `(\w+)`|The "(\w+)" argument)/
+// A field of an object option is named with a dot (`layout.nodeBits`).
+const NAMED = /^(?:option `(\w+)(?:\.(\w+))?`|The "(\w+)" argument)/
 
 const flagOf = (option) => `--${option.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
 
@@ -40,14 +41,18 @@ function withFlags(fn, flags = {}) {
   } catch (error) {
     const named = REFUSED.has(error?.code) ? NAMED.exec(error.message) : null
     if (named === null) throw error
-    const [prefix, option, argument] = named
+    const [prefix, option, field, argument] = named
     const flag = option === undefined ? flags[argument] : (flags[option] ?? flagOf(option))
     if (flag === undefined) throw error
     const [shown, typed] = typeof flag === 'string' ? [flag] : flag
-    let message = shown + error.message.slice(prefix.length)
+    // A field of a flag's JSON (`--layout '{"nodeBits":17}'`) is named after the flag.
+    let message = (field === undefined ? shown : `${shown}: ${field}`) + error.message.slice(prefix.length)
     if (typed !== undefined) message = message.replace(/, got .*$/s, `, got ${describe(typed)}`)
-    // The library writes JS string literals ('host'); here they are words, as the flags take them.
-    throw new UsageError(message.replace(/'(host|process)'/g, '$1'))
+    // The library writes JS string literals ('host', 'discord'); here they are words, as the
+    // flags take them. The value the user gave, after `, got`, is shown as it is.
+    const got = message.indexOf(', got ')
+    const [words, value] = got === -1 ? [message, ''] : [message.slice(0, got), message.slice(got)]
+    throw new UsageError(words.replace(/'([\w-]+)'/g, '$1') + value)
   }
 }
 

@@ -4,14 +4,14 @@
 
 const { createInterface } = require('node:readline')
 const FlakeId = require('../flake-id.js')
-const { readEpoch } = require('./args.js')
+const { readEpoch, readLayout } = require('./args.js')
 const { UsageError, withFlags } = require('./command-errors.js')
 const { write } = require('./output.js')
 
 /** Prints the parts of each of `ids`, or of each line of stdin when there are none. */
 async function decompose(values, ids) {
-  const options = { epoch: readEpoch(values.epoch) }
-  // A bad --epoch is the flag's fault, not the first id's.
+  const options = { layout: readLayout(values.layout), epoch: readEpoch(values.epoch) }
+  // A bad --layout or --epoch is the flag's fault, not the first id's.
   withFlags(() => FlakeId.decompose(0n, options))
   const parts = (text, where) => {
     try {

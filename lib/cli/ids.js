@@ -3,7 +3,7 @@
 // `flake-idgen [options]`: new ids, one per line or as one JSON array.
 
 const FlakeId = require('../flake-id.js')
-const { readEpoch } = require('./args.js')
+const { readEpoch, readLayout } = require('./args.js')
 const { describe } = require('../errors.js')
 const { UsageError, withFlags } = require('./command-errors.js')
 const { write } = require('./output.js')
@@ -27,9 +27,30 @@ function readCount(text) {
   return count
 }
 
+// The flags of the node id's parts; a layout takes those it names (`FlakeId.layout().parts`).
+const PARTS = ['datacenter', 'worker', 'process']
+
+/**
+ * Refuses a part flag that `layout` (as the library takes it) does not have: the library ignores
+ * `process` with flake-idgen's layout, as flake-idgen ignores options it does not know, but a
+ * flag typed and ignored would be a silent mask.
+ */
+function checkParts(values, layout) {
+  const { name, parts } = withFlags(() => FlakeId.layout(layout))
+  for (const part of PARTS) {
+    if (values[part] === undefined || parts.includes(part)) continue
+    const flags = ['id', ...parts].map((flag) => `--${flag}`).join(', ')
+    throw new UsageError(
+      `--${part} must be unset with layout ${name} (its node id is given as ${flags}), got ${describe(values[part])}`,
+    )
+  }
+}
+
 /** Prints `--count` new ids of the generator the options describe, in `--format`. */
 async function printIds(values) {
   const epoch = readEpoch(values.epoch)
+  const layout = readLayout(values.layout)
+  checkParts(values, layout)
   const count = readCount(values.count)
   const format = values.format ?? 'dec'
   if (!Object.hasOwn(FORMATS, format))
@@ -42,9 +63,11 @@ async function printIds(values) {
   const generator = withFlags(
     () =>
       new FlakeId({
+        layout,
         id: values.id,
         datacenter: values.datacenter,
         worker: values.worker,
+        process: values.process,
         epoch,
         scope: values.scope,
         stateDir: values['state-dir'],

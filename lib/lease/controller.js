@@ -9,14 +9,10 @@ const os = require('node:os')
 const { randomUUID } = require('node:crypto')
 const { performance } = require('node:perf_hooks')
 const { setTimeout, clearTimeout } = require('node:timers')
-const { TIMESTAMP_BITS, NODE_BITS, SEQUENCE_BITS } = require('../load-binding.js')
 const native = require('../native.js')
 const { AbortError, codedError, describe } = require('../errors.js')
 const { sleep } = require('../wait.js')
-
-// The id layout, written into the namespace's marker with the epoch: holders that read ids
-// differently must not share a namespace.
-const LAYOUT = `${TIMESTAMP_BITS}/${NODE_BITS}/${SEQUENCE_BITS}`
+const { storeError } = require('./replies.js')
 
 /** Calls the user's `callback` with `args`; what it throws is thrown where no lease code catches it. */
 function report(callback, ...args) {
@@ -64,7 +60,10 @@ class Lease {
     // The holder's clock is the generator's: its ids' timestamps are that clock's.
     this.#now = clock === undefined ? Date.now : () => Math.floor(clock())
     this.#ahead = config.ttl + config.maxClockSkewMs
-    this.#meta = JSON.stringify({ layout: LAYOUT, epoch, ttl: config.ttl, maxClockSkewMs: config.maxClockSkewMs })
+    // The layout's key goes into the namespace's marker with the epoch: holders that read ids
+    // differently must not share a namespace ('42/10/12' for the default, as before layouts).
+    const { key } = config.generator.layout
+    this.#meta = JSON.stringify({ layout: key, epoch, ttl: config.ttl, maxClockSkewMs: config.maxClockSkewMs })
   }
 
   /** The generator id the generator issues under, undefined before its first lease. */
@@ -202,6 +201,9 @@ class Lease {
       }
       // Not ours to use: a lease on a clock the fences cannot trust, or one that replicas did
       // not acknowledge, is handed back at once (nothing was issued under it).
+      if (answer.status === 'acquired' && !(answer.id >= first && answer.id <= last)) {
+        throw storeError(store.kind, `replied generator id ${answer.id} to acquire, not one of ${first}–${last}`)
+      }
       if (answer.status === 'acquired' || answer.status === 'unreplicated') {
         if (skewed === undefined && answer.status === 'acquired') return answer
         await this.#release(answer, answer.floor).catch(() => {})

@@ -3,8 +3,8 @@
 // The options of FlakeId.lease(), each read once and checked, and the limits the command
 // shares: a rule is stated here and nowhere else.
 
-const { MAX_NODE } = require('../load-binding.js')
-const { invalidOption, invalidOptions } = require('../errors.js')
+const binding = require('../load-binding.js')
+const { codedError, invalidOption, invalidOptions } = require('../errors.js')
 
 // A new namespace (or one whose store lost its data) issues its first id after ttl + skew: 11 s.
 const DEFAULTS = { ttl: 10_000, maxClockSkewMs: 1000 }
@@ -12,8 +12,9 @@ const DEFAULTS = { ttl: 10_000, maxClockSkewMs: 1000 }
 /** The longest namespace, in characters: the store's key or row holds it whole. */
 const MAX_NAMESPACE_LENGTH = 200
 
-// What a lease sets itself: a user's value would be overridden, so it is refused instead.
-const LEASED_OPTIONS = ['id', 'datacenter', 'worker', 'scope', 'stateDir']
+// What a lease sets itself (the node id, whatever parts its layout names it by): a user's value
+// would be overridden, so it is refused instead.
+const LEASED_OPTIONS = ['id', 'datacenter', 'worker', 'process', 'scope', 'stateDir']
 
 /** `value` as an integer from `min` to `max`, or `fallback` when unset. */
 function integer(option, value, fallback, min, max) {
@@ -45,12 +46,22 @@ function checkNamespace(namespace) {
   return namespace
 }
 
-/** `[first, last]` of the pool of generator ids to lease from: all of them by default. */
-function idRange(ids) {
-  if (ids === undefined || ids === null) return [0, MAX_NODE]
-  const isId = (id) => Number.isInteger(id) && id >= 0 && id <= MAX_NODE
-  if (!Array.isArray(ids) || ids.length !== 2 || !ids.every(isId) || ids[0] > ids[1]) {
-    throw invalidOption('ids', `a pair [first, last] of generator ids, 0 ≤ first ≤ last ≤ ${MAX_NODE}`, ids)
+/**
+ * `[first, last]` of the pool of node ids to lease from: all of the layout's (0 to `maxId`) by
+ * default. A TypeError for what is no pair of integers, a RangeError for one outside the layout's
+ * node ids or out of order.
+ */
+function idRange(ids, maxId) {
+  if (ids === undefined || ids === null) return [0, maxId]
+  const expected = `a pair [first, last] of node ids of the layout, 0 ≤ first ≤ last ≤ ${maxId}`
+  if (!Array.isArray(ids) || ids.length !== 2 || !ids.every((id) => typeof id === 'number')) {
+    throw invalidOption('ids', expected, ids)
+  }
+  const isId = (id) => Number.isInteger(id) && id >= 0 && id <= maxId
+  if (!ids.every(isId) || ids[0] > ids[1]) {
+    // Two numbers: shown as the pair they are, where invalidOption would say "an array".
+    const message = `option \`ids\` must be ${expected}, got [${ids.join(', ')}]`
+    throw codedError(RangeError, 'ERR_FLAKE_INVALID_OPTION', message)
   }
   return [ids[0], ids[1]]
 }
@@ -68,20 +79,26 @@ function readLeaseOptions(options) {
     const value = options[name]
     if (value !== undefined) throw invalidOption(name, 'left out: a lease sets it', value)
   }
-  const { store, namespace, ids, signal, onLost, onWait, replicas, epoch, seqMask, allowedFutureMs, clock } = options
+  const { store, namespace, ids, signal, onLost, onWait, replicas, layout, epoch, seqMask, allowedFutureMs, clock } =
+    options
+  // Read once, resolved: the pool is its node ids, and the generator takes the same layout back.
+  const resolved = binding.resolveLayout(layout)
+  Object.freeze(resolved.parts)
+  Object.freeze(resolved)
   const ttl = integer('ttl', options.ttl, DEFAULTS.ttl, 100, 86_400_000)
   const config = {
     ttl,
     maxClockSkewMs: integer('maxClockSkewMs', options.maxClockSkewMs, DEFAULTS.maxClockSkewMs, 0, 3_600_000),
     acquireTimeout: integer('acquireTimeout', options.acquireTimeout, ttl, 0, 2 ** 31 - 1),
     namespace: checkNamespace(namespace),
-    ids: idRange(ids),
+    ids: idRange(ids, resolved.maxId),
     store,
     replicas,
     signal,
     onLost,
     onWait,
-    generator: { epoch, seqMask, allowedFutureMs, clock },
+    // Frozen: every lease installs these again, and the generator shows them as its `options`.
+    generator: Object.freeze({ layout: resolved, epoch, seqMask, allowedFutureMs, clock }),
   }
   if (signal !== undefined && !(signal instanceof AbortSignal)) throw invalidOption('signal', 'an AbortSignal', signal)
   if (onLost !== undefined && typeof onLost !== 'function') throw invalidOption('onLost', 'a function', onLost)

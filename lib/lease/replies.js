@@ -8,6 +8,8 @@ const { codedError } = require('../errors.js')
 
 // The latest time a Date holds: a ceiling or floor past it is no time.
 const MAX_TIME = 8_640_000_000_000_000
+// The highest node id of any layout (16 node bits); the lease checks the id against its pool.
+const MAX_ID = 2 ** 16 - 1
 
 /** An ERR_FLAKE_LEASE_STORE: "the lease store (`kind`) `what`". */
 const storeError = (kind, what, cause) =>
@@ -26,7 +28,7 @@ const SHAPES = {
   acquire: {
     acquired: {
       ...TIME,
-      id: (v) => Number.isInteger(v) && v >= 0 && v <= 1023,
+      id: (v) => Number.isInteger(v) && v >= 0 && v <= MAX_ID,
       floor: isTime,
       ceiling: isTime,
     },

@@ -1,5 +1,4 @@
-//! Layouts, for JS: the resolved layout a generator shows and `FlakeId.layout()` returns, and
-//! flake-idgen's numbers, which the state command bounds generator ids by.
+//! Layouts, for JS: the resolved layout a generator shows and `FlakeId.layout()` returns.
 
 use napi::bindgen_prelude::Unknown;
 use napi::{Env, JsValue, Result};
@@ -7,12 +6,8 @@ use napi_derive::napi;
 
 use super::error::thrown;
 use super::input::read_layout;
-use crate::layout::{Layout, Order, Shape};
+use crate::layout::{Layout, Order, Preset, Shape};
 use crate::layout_option::layout;
-
-/// The largest node id of flake-idgen's layout.
-#[napi]
-pub const MAX_NODE: u32 = Shape::FLAKE_IDGEN.max_node() as u32;
 
 /// A layout, resolved: its bits, its epoch and its limits.
 #[napi(object)]
@@ -39,7 +34,9 @@ pub struct ResolvedLayout {
   pub ids_per_unit: u32,
   /// The largest `allowedFutureMs` (host scope borrows 20 ms at most).
   pub max_allowed_future_ms: f64,
-  /// The last ms since 1970 the time bits hold.
+  /// The last ms since 1970 at which ids can be issued: where the time bits end, or 139 years
+  /// or more after the epoch (what a state word holds), whichever comes first. On the system
+  /// clock ids also stop in 2109 (2144 for 10 ms units): a shared state counts from 1970.
   pub last_timestamp: f64,
   /// The bits as a lease namespace and a state file record them: `42/10/12` for flake-idgen's.
   pub key: String,
@@ -53,6 +50,21 @@ pub fn resolve_layout(env: Env, value: Unknown) -> Result<ResolvedLayout> {
   let (value, fields) = read_layout(&env, value.raw())?;
   let layout = layout(&value, &fields).map_err(|err| thrown(&env, err))?;
   Ok(resolved(&layout))
+}
+
+/// The layout of a generator `configure` made: its packed `shape` and `preset` fields and its
+/// `epoch`, resolved. A generator resolves its layout only when asked, so an instance costs no
+/// layout object.
+#[napi]
+pub fn layout_of(shape: u32, epoch: f64, preset: u32) -> Result<ResolvedLayout> {
+  let layout = Shape::unpack(shape).map(|shape| Layout {
+    shape,
+    epoch: epoch as u64,
+    preset: Preset::ALL.get(preset as usize).copied(),
+  });
+  layout
+    .map(|layout| resolved(&layout))
+    .ok_or_else(super::error::unusable)
 }
 
 /// `layout` as JS sees it.
@@ -76,7 +88,7 @@ pub(crate) fn resolved(layout: &Layout) -> ResolvedLayout {
     max_id: u32::from(shape.max_node()),
     ids_per_unit: shape.ids_per_unit(),
     max_allowed_future_ms: shape.max_allowed_future_ms() as f64,
-    last_timestamp: layout.last_ms() as f64,
+    last_timestamp: layout.end_ms() as f64,
     key: shape.key(),
   }
 }

@@ -9,11 +9,11 @@ use napi_derive::napi;
 use super::error::thrown;
 use super::id_functions;
 use super::input::read_options;
-use super::layout::resolved;
 use super::protocol::{encode_settings, Scratch, PRIVATE_SLOT};
 use super::thread::Thread;
 use crate::clock;
 use crate::generator::{shared_state, Settings};
+use crate::layout::Preset;
 use crate::options;
 use crate::registry;
 
@@ -52,7 +52,7 @@ pub fn setup(env: Env, scratch: Unknown) -> Result<Object<'static>> {
 /// `PRIVATE_SLOT` with a `clock`, whose state the instance keeps), `settings` (its id and
 /// `allowedFutureMs`, packed) and `shape` (its layout's bits and `seqMask`, packed; with
 /// `epoch`); `step`, how far apart the ids of a run are; and the properties of the instance
-/// (`layout` resolved, with the epoch in force; the node id's parts by the layout's names), the `scope` it
+/// (`preset`, the layout's preset for `layoutOf`; the node id's parts by the layout's names), the `scope` it
 /// ended up with, the `clock` function, if given, and `warning`, the reason why host scope was
 /// unavailable, the first time in the process a generator falls back to process scope. Throws a
 /// `TypeError`/`RangeError` with code `ERR_FLAKE_INVALID_OPTION` that names the option and the
@@ -61,7 +61,7 @@ pub fn setup(env: Env, scratch: Unknown) -> Result<Object<'static>> {
 /// release.
 #[napi(
   ts_args_type = "options?: unknown",
-  ts_return_type = "{ slot: number; settings: number; shape: number; step: number; layout: ResolvedLayout; id: number; datacenter?: number; worker?: number; process?: number; epoch: number; seqMask: number; allowedFutureMs: number; scope: 'host' | 'process'; clock?: () => number; warning?: string }"
+  ts_return_type = "{ slot: number; settings: number; shape: number; step: number; preset: number; id: number; datacenter?: number; worker?: number; process?: number; epoch: number; seqMask: number; allowedFutureMs: number; scope: 'host' | 'process'; clock?: () => number; warning?: string }"
 )]
 pub fn configure<'env>(env: &'env Env, options: Unknown<'env>) -> Result<Object<'env>> {
   let (raw, clock) = read_options(env, options)?;
@@ -81,7 +81,14 @@ pub fn configure<'env>(env: &'env Env, options: Unknown<'env>) -> Result<Object<
   configured.set("settings", settings)?;
   configured.set("shape", shape)?;
   configured.set("step", step as f64)?;
-  configured.set("layout", resolved(&config.layout))?;
+  // No layout object per generator: `layoutOf` makes one when asked.
+  configured.set(
+    "preset",
+    config
+      .layout
+      .preset
+      .map_or(Preset::ALL.len(), Preset::index) as u32,
+  )?;
   configured.set("scope", if host { "host" } else { "process" })?;
   if let Some(reason) = registry::take_fallback() {
     configured.set("warning", reason.to_string())?;

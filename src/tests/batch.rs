@@ -170,7 +170,7 @@ fn the_system_clock_waiter_waits_for_what_it_may() {
   let broken = FlakeError::ClockRange {
     got: Input::Number(-1.0),
   };
-  let mut wait = system_clock_waiter::<FlakeError>();
+  let mut wait = system_clock_waiter::<FlakeError>(1);
   assert_eq!(wait(&overflow, past), Ok(Waited::Yes));
   // Behind a reading the system clock has long passed: stale, read again.
   assert_eq!(wait(&behind, past), Ok(Waited::No));
@@ -182,7 +182,7 @@ fn the_system_clock_waiter_waits_for_what_it_may() {
 fn the_system_clock_waiter_never_spins_past_a_millisecond() {
   // A state another process borrowed ahead: the wait would be long, so it is not waited for,
   // even for a reading long past (which would cost no time at all).
-  let mut wait = system_clock_waiter::<FlakeError>();
+  let mut wait = system_clock_waiter::<FlakeError>(1);
   for wait_ms in [MAX_SPIN_MS + 1, 1_000] {
     let ahead = FlakeError::SequenceOverflow { wait_ms };
     assert_eq!(wait(&ahead, 1_000), Err(ahead.clone()));
@@ -292,6 +292,7 @@ fn a_slice_takes_what_the_clock_allows_now_and_reports_a_wait_only_when_none() {
   let mut out = vec![0u8; 10 * 8];
   let taken = issue_available(
     10,
+    4096,
     |max| generator.take(NOW, max),
     |index, ids| ids.write_be(&mut out[index * 8..]),
   );
@@ -299,11 +300,11 @@ fn a_slice_takes_what_the_clock_allows_now_and_reports_a_wait_only_when_none() {
   assert_eq!(taken, (4, None, Some(overflow.clone())));
   assert_eq!(decode(ids(&out)[3]), (NOW, 0, 3));
   assert_eq!(
-    issue_available(10, |max| generator.take(NOW, max), |_, _| {}),
+    issue_available(10, 4096, |max| generator.take(NOW, max), |_, _| {}),
     (0, None, Some(overflow))
   );
   assert_eq!(
-    issue_available(2, |max| generator.take(NOW + 1, max), |_, _| {}),
+    issue_available(2, 4096, |max| generator.take(NOW + 1, max), |_, _| {}),
     (2, None, None)
   );
 }

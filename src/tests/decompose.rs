@@ -1,19 +1,18 @@
 //! Reading ids back.
 
+use super::{flake, MAX_DELTA};
 use crate::decompose::{epoch, from_time, parse, parts, Parts};
 use crate::error::{ErrorKind, FlakeError};
 use crate::input::Input;
-use crate::layout::MAX_DELTA;
 
 #[test]
 fn the_readme_example() {
   let id = parse("5828128208445124608").unwrap();
   assert_eq!(
-    parts(id, 0, &Input::Undefined),
+    parts(id, &flake(0), &Input::Undefined),
     Ok(Parts {
       timestamp: id >> 22,
-      datacenter: 7,
-      worker: 3,
+      parts: Some([7, 3]),
       id: 227,
       sequence: 0
     })
@@ -23,15 +22,10 @@ fn the_readme_example() {
 #[test]
 fn the_epoch_is_added_back() {
   let id = (5u64 << 22) | (1023 << 12) | 4095;
-  let parts = parts(id, 1000, &Input::Undefined).unwrap();
+  let parts = parts(id, &flake(1000), &Input::Undefined).unwrap();
   assert_eq!(
-    (
-      parts.timestamp,
-      parts.datacenter,
-      parts.worker,
-      parts.sequence
-    ),
-    (1005, 31, 31, 4095)
+    (parts.timestamp, parts.parts, parts.sequence),
+    (1005, Some([31, 31]), 4095)
   );
 }
 
@@ -60,7 +54,11 @@ fn decimal_and_hex_strings() {
 
 #[test]
 fn a_time_past_what_a_date_holds_is_refused() {
-  let refused = parts(u64::MAX, 8_640_000_000_000_000, &Input::BigInt("1".into()));
+  let refused = parts(
+    u64::MAX,
+    &flake(8_640_000_000_000_000),
+    &Input::BigInt("1".into()),
+  );
   assert!(matches!(
     refused,
     Err(FlakeError::ArgumentRange { ref argument, .. }) if argument == "id"
@@ -69,9 +67,12 @@ fn a_time_past_what_a_date_holds_is_refused() {
 
 #[test]
 fn from_time_is_the_smallest_id_of_the_millisecond() {
-  assert_eq!(from_time(1005.7, 1000, &Input::Undefined), Ok(5 << 22));
   assert_eq!(
-    from_time((1000 + MAX_DELTA) as f64, 1000, &Input::Undefined),
+    from_time(1005.7, &flake(1000), &Input::Undefined),
+    Ok(5 << 22)
+  );
+  assert_eq!(
+    from_time((1000 + MAX_DELTA) as f64, &flake(1000), &Input::Undefined),
     Ok(MAX_DELTA << 22)
   );
   for bad in [
@@ -81,7 +82,7 @@ fn from_time_is_the_smallest_id_of_the_millisecond() {
     f64::NAN,
     f64::INFINITY,
   ] {
-    let err = from_time(bad, 1000, &Input::Number(bad)).unwrap_err();
+    let err = from_time(bad, &flake(1000), &Input::Number(bad)).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::RangeError, "{bad}");
   }
 }

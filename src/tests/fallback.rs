@@ -10,6 +10,7 @@ use crate::error::FlakeError;
 use crate::generator::shared_state;
 use crate::host::dir;
 use crate::input::Input;
+use crate::layout::Shape;
 use crate::options::{Config, RawOptions, Scope};
 use crate::registry::{self, Warning};
 
@@ -44,7 +45,9 @@ fn an_unusable_directory_moves_every_generator_to_the_next_usable_one() {
       assert!(on_host);
       assert!(std::ptr::eq(
         state.sequencer,
-        registry::host(&third, id).unwrap().sequencer
+        registry::host(&third, Shape::FLAKE_IDGEN, id)
+          .unwrap()
+          .sequencer
       ));
     }
   }
@@ -58,10 +61,13 @@ fn with_none_usable_the_process_state_or_the_first_error() {
   assert!(!on_host);
   assert!(std::ptr::eq(
     state.sequencer,
-    registry::process(5).sequencer
+    registry::process(Shape::FLAKE_IDGEN, 5).sequencer
   ));
   let err = shared_state(&host(5, &[&first, &second], true)).unwrap_err();
-  assert_eq!(err, registry::host(&first, 5).unwrap_err());
+  assert_eq!(
+    err,
+    registry::host(&first, Shape::FLAKE_IDGEN, 5).unwrap_err()
+  );
 }
 
 #[test]

@@ -3,11 +3,11 @@
 use std::collections::HashSet;
 use std::thread;
 
+use super::MAX_DELTA;
 use super::{config, decode, private, NOW};
 use crate::error::FlakeError;
 use crate::generator::Generator;
 use crate::input::Input;
-use crate::layout::MAX_DELTA;
 use crate::options::RawOptions;
 
 #[test]
@@ -102,6 +102,8 @@ fn timestamp_past_42_bits_is_an_error_not_a_wrap() {
   assert_eq!(
     refused,
     FlakeError::TimestampOverflow {
+      bits: 42,
+      unit_ms: 1,
       delta: MAX_DELTA + 1
     }
   );
@@ -326,6 +328,7 @@ fn a_private_state_never_issues_past_its_ceiling_not_even_borrowing() {
     epoch: 1000,
     seq_mask: 1,
     allowed_future_ms: 10,
+    shape: crate::layout::Shape::FLAKE_IDGEN,
   };
   let state = Sequencer::new();
   let fenced = Generator::private(&settings, &state, NOW + 1);

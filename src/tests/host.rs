@@ -9,6 +9,7 @@ use crate::generator::{Generator, Settings, SharedState};
 use crate::host::format::{fresh, word_offset, FILE_LEN, FILE_NAME};
 use crate::host::{admin, HostFile};
 use crate::input::Input;
+use crate::layout::Shape;
 use crate::options::RawOptions;
 
 pub(super) fn generator(file: &'static HostFile, id: u16) -> Generator<'static> {
@@ -30,12 +31,12 @@ pub(super) fn borrowing(file: &'static HostFile, id: u16, allowed: f64) -> Gener
 }
 
 pub(super) fn mapped(dir: &std::path::Path) -> &'static HostFile {
-  HostFile::open(dir, &mut FakeTime::before_now()).unwrap()
+  HostFile::open(dir, Shape::FLAKE_IDGEN, &mut FakeTime::before_now()).unwrap()
 }
 
 /// Mapped by a process whose clock reads `now` (the start is then the horizon after it).
 pub(super) fn mapped_at(dir: &std::path::Path, now: u64) -> &'static HostFile {
-  HostFile::open(dir, &mut FakeTime(now)).unwrap()
+  HostFile::open(dir, Shape::FLAKE_IDGEN, &mut FakeTime(now)).unwrap()
 }
 
 /// A directory (0700) holding `files` (name, content), each mode 0600, as processes that have
@@ -102,7 +103,7 @@ fn a_file_continues_above_the_last_id_a_mapping_issued() {
 }
 
 pub(super) fn refused(dir: &std::path::Path) -> (String, String) {
-  let err = HostFile::open(dir, &mut FakeTime::before_now()).unwrap_err();
+  let err = HostFile::open(dir, Shape::FLAKE_IDGEN, &mut FakeTime::before_now()).unwrap_err();
   (err.code().to_string(), err.to_string())
 }
 
@@ -118,7 +119,7 @@ fn files_not_ours_are_refused_and_left_as_they_are() {
   let cases: Vec<(Vec<u8>, &str)> = vec![
     (
       good[..100].to_vec(),
-      "it is 100 bytes, a state file is 69632",
+      "it is 100 bytes, a state file of its layout is 69632",
     ),
     (Vec::new(), "it is 0 bytes"),
     ([&good[..], &[0]].concat(), "it is 69633 bytes"),

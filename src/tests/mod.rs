@@ -66,6 +66,17 @@ impl crate::clock::Time for FakeTime {
   }
 }
 
+/// flake-idgen's largest time (ms after the epoch): 42 bits.
+const MAX_DELTA: u64 = (1 << 42) - 1;
+
+/// flake-idgen's layout with `epoch`.
+fn flake(epoch: u64) -> crate::layout::Layout {
+  crate::layout::Layout {
+    epoch,
+    ..crate::layout::Layout::DEFAULT
+  }
+}
+
 /// (delta, generator id, sequence) of an id.
 fn decode(id: u64) -> (u64, u16, u16) {
   (id >> 22, ((id >> 12) & 0x3ff) as u16, (id & 0xfff) as u16)

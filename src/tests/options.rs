@@ -6,6 +6,7 @@ use crate::input::Input::{self, *};
 use std::path::PathBuf;
 
 use crate::host::dir::default_dirs;
+use crate::layout::Layout;
 use crate::options::{parse, Config, RawOptions, Scope};
 
 fn with(set: impl FnOnce(&mut RawOptions)) -> RawOptions {
@@ -38,9 +39,9 @@ fn defaults_are_flake_idgens() {
   assert_eq!(
     config,
     Config {
+      layout: Layout::DEFAULT,
       id: 0,
-      datacenter: Some(0),
-      worker: Some(0),
+      parts: Some([0, 0]),
       epoch: 0,
       seq_mask: 4095,
       custom_clock: false,
@@ -71,10 +72,7 @@ fn id_null_wins_as_generator_0_as_in_flake_idgen() {
       o.datacenter = datacenter;
       o.worker = worker;
     }));
-    assert_eq!(
-      (config.id, config.datacenter, config.worker),
-      (0, None, None)
-    );
+    assert_eq!((config.id, config.parts), (0, None));
   }
 }
 
@@ -93,10 +91,7 @@ fn id_wins_over_datacenter_and_worker() {
     o.datacenter = Number(9.0);
     o.worker = Number(99.0);
   }));
-  assert_eq!(
-    (config.id, config.datacenter, config.worker),
-    (100, None, None)
-  );
+  assert_eq!((config.id, config.parts), (100, None));
 }
 
 #[test]
@@ -105,10 +100,7 @@ fn datacenter_and_worker_make_the_id() {
     o.datacenter = Number(9.0);
     o.worker = Number(7.0);
   }));
-  assert_eq!(
-    (config.id, config.datacenter, config.worker),
-    (9 << 5 | 7, Some(9), Some(7))
-  );
+  assert_eq!((config.id, config.parts), (9 << 5 | 7, Some([9, 7])));
   assert_eq!(
     ok(with(|o| {
       o.datacenter = Number(31.0);
@@ -122,7 +114,7 @@ fn datacenter_and_worker_make_the_id() {
 #[test]
 fn numeric_strings_are_accepted() {
   assert_eq!(ok(with(|o| o.id = s("1023"))).id, 1023);
-  assert_eq!(ok(with(|o| o.worker = s(" 7\n"))).worker, Some(7));
+  assert_eq!(ok(with(|o| o.worker = s(" 7\n"))).parts, Some([0, 7]));
   assert_eq!(
     ok(with(|o| o.epoch = s("1300000000000"))).epoch,
     1300000000000

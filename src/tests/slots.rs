@@ -69,37 +69,80 @@ fn past_the_configurations_a_slot_is_a_state_and_the_table_stays_bounded() {
 
 #[test]
 fn settings_go_through_the_scratch_unchanged_and_nothing_else_is_read_as_settings() {
-  for (id, seq_mask, allowed, epoch) in [
-    (0, 1, 0, 0.0),
-    (1023, 4095, 1000, 9_007_199_254_740_991.0),
-    (517, 255, 7, 1_500_000_000_000.0),
+  use crate::js::protocol::SettingsFields;
+  use crate::layout::{Preset, Shape};
+  let sonyflake = Preset::Sonyflake.shape();
+  let custom = Shape {
+    time_bits: 32,
+    unit_ms: 1000,
+    node_bits: 16,
+    sequence_bits: 16,
+    order: crate::layout::Order::SequenceNode,
+  };
+  for (id, seq_mask, allowed, epoch, shape) in [
+    (0, 1, 0, 0.0, Shape::FLAKE_IDGEN),
+    (
+      1023,
+      4095,
+      1000,
+      9_007_199_254_740_991.0,
+      Shape::FLAKE_IDGEN,
+    ),
+    (517, 255, 7, 1_500_000_000_000.0, Shape::FLAKE_IDGEN),
+    (65535, 255, 15_000, 1_409_529_600_000.0, sonyflake),
+    (65535, 65535, 15_000, 0.0, custom),
   ] {
     let settings = Settings {
       node: id,
       epoch: epoch as u64,
       seq_mask,
       allowed_future_ms: allowed,
+      shape,
     };
-    let (packed, epoch) = encode_settings(&settings);
-    assert_eq!(decode_settings(packed, epoch), Some(settings));
+    let (packed, packed_shape, epoch) = encode_settings(&settings);
+    let fields = |packed, shape, epoch: f64| SettingsFields {
+      packed,
+      shape,
+      epoch: epoch.to_bits(),
+    };
+    assert_eq!(
+      decode_settings(fields(packed, packed_shape, epoch)),
+      Some(settings)
+    );
   }
-  let (packed, _) = encode_settings(&Settings {
+  let (packed, shape, _) = encode_settings(&Settings {
     node: 1,
     epoch: 0,
     seq_mask: 4095,
     allowed_future_ms: 0,
+    shape: Shape::FLAKE_IDGEN,
   });
-  let seq_bits = |bits: u32| packed & !(0xf << 10) | bits << 10;
-  for (packed, epoch) in [
-    (seq_bits(0), 0.0),
-    (seq_bits(13), 0.0),
-    (packed | 1001 << 14, 0.0),
-    (packed, -1.0),
-    (packed, 0.5),
-    (packed, f64::NAN),
-    (packed, 2f64.powi(60)),
+  let seq_bits = |bits: u32| shape & !(0x1f << 22) | bits << 22;
+  let node_bits = |bits: u32| shape & !(0x1f << 10) | bits << 10;
+  for (packed, shape, epoch) in [
+    (packed, seq_bits(0), 0.0),
+    (packed, seq_bits(13), 0.0),
+    // A node id past the shape's: 10 node bits.
+    (packed | 1024, shape, 0.0),
+    (packed | 1001 << 16, shape, 0.0),
+    (packed, node_bits(17), 0.0),
+    // A time unit of 1,001 ms.
+    (packed, shape | 1000, 0.0),
+    (packed, shape, -1.0),
+    (packed, shape, 0.5),
+    (packed, shape, f64::NAN),
+    (packed, shape, 2f64.powi(60)),
   ] {
-    assert_eq!(decode_settings(packed, epoch), None, "{packed:#x} {epoch}");
+    let fields = SettingsFields {
+      packed,
+      shape,
+      epoch: f64::to_bits(epoch),
+    };
+    assert_eq!(
+      decode_settings(fields),
+      None,
+      "{packed:#x} {shape:#x} {epoch}"
+    );
   }
 }
 
