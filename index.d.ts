@@ -212,9 +212,14 @@ declare namespace FlakeId {
     readonly maxId: number
     /** Ids per time unit per node id: `2^sequenceBits`. */
     readonly idsPerUnit: number
-    /** The largest `allowedFutureMs` the layout takes. */
+    /** The largest `allowedFutureMs` the layout takes (host scope borrows 20 ms at most). */
     readonly maxAllowedFutureMs: number
-    /** Milliseconds since 1970 of the last time the time bits hold, from this `epoch`. */
+    /**
+     * The last ms since 1970 at which ids can be issued, from this `epoch`: where the time bits
+     * end, or 139 years or more after the epoch (what a state word holds), whichever comes
+     * first. On the system clock ids also stop in 2109 (2144 for 10 ms units): a shared state
+     * counts from 1970.
+     */
     readonly lastTimestamp: number
     /**
      * The shape (bits, unit, order) as state files and lease namespaces record it, such as
