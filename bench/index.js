@@ -180,7 +180,8 @@ async function main() {
   for (const c of layouts.perCall.filter((c) => c.of)) {
     const value = ratio(layoutCalls, c.key, c.of)
     const what = `\`layout: '${c.key}'\` \`next()\` ≤ 1.05 × the default layout's`
-    console.log(`target: ${what}: ${value.toFixed(2)} ${value <= 1.05 ? 'met' : 'MISSED'}`)
+    // Three decimals: a ratio just past the target would print as the target at two.
+    console.log(`target: ${what}: ${value.toFixed(3)} ${value <= 1.05 ? 'met' : 'MISSED'}`)
   }
   for (const c of layouts.batches) {
     const value = layoutShare(c)
