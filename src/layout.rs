@@ -298,11 +298,9 @@ impl Preset {
   }
 
   /// Its index in `ALL`.
-  pub fn index(self) -> usize {
-    Self::ALL
-      .iter()
-      .position(|preset| *preset == self)
-      .unwrap_or(0)
+  pub const fn index(self) -> usize {
+    // The variants are declared in `ALL`'s order.
+    self as usize
   }
 
   pub fn from_name(name: &str) -> Option<Self> {
@@ -360,6 +358,15 @@ impl Preset {
     }
   }
 }
+
+// `Preset::index` is the variant's number: `ALL` lists the variants in their order.
+const _: () = {
+  let mut i = 0;
+  while i < Preset::ALL.len() {
+    assert!(Preset::ALL[i] as usize == i);
+    i += 1;
+  }
+};
 
 /// Bits of each part of a node id that has two.
 pub const PART_BITS: u32 = 5;

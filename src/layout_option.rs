@@ -37,19 +37,19 @@ const NAMES: &str =
 
 /// The layout `value` (with `fields`, read when it is an object) says; unset is flake-idgen's.
 pub fn layout(value: &Input, fields: &RawLayout) -> Result<Layout, FlakeError> {
-  match value {
-    unset if unset.is_unset() => Ok(Layout::DEFAULT),
-    Input::String(name) => Preset::from_name(name)
-      .map(Layout::preset)
-      .ok_or_else(|| FlakeError::OptionType {
-        option: "layout".into(),
-        expected: format!("one of {NAMES}, or an object {{ timeBits, timeUnitMs, nodeBits, sequenceBits, order, epoch }}"),
-        got: value.clone(),
-      }),
-    Input::Object => custom(fields),
-    other => Err(FlakeError::OptionType {
+  let preset = match value {
+    Input::String(name) => Preset::from_name(name),
+    _ => None,
+  };
+  match (value, preset) {
+    (unset, _) if unset.is_unset() => Ok(Layout::DEFAULT),
+    (_, Some(preset)) => Ok(Layout::preset(preset)),
+    (Input::Object, _) => custom(fields),
+    (other, _) => Err(FlakeError::OptionType {
       option: "layout".into(),
-      expected: format!("one of {NAMES}, or an object {{ timeBits, timeUnitMs, nodeBits, sequenceBits, order, epoch }}"),
+      expected: format!(
+        "one of {NAMES}, or an object {{ timeBits, timeUnitMs, nodeBits, sequenceBits, order, epoch }}"
+      ),
       got: other.clone(),
     }),
   }

@@ -100,7 +100,7 @@ impl Format {
   }
 
   /// A page (or less, for a file of fewer words) of lines whose words all hold `word`.
-  pub fn words_page(self, word: u64) -> Vec<u8> {
+  fn words_page(self, word: u64) -> Vec<u8> {
     let mut page = vec![0; (self.words() * LINE).min(HEADER_LEN)];
     for line in page.chunks_exact_mut(LINE) {
       line[..8].copy_from_slice(&word.to_ne_bytes());
