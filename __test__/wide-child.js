@@ -57,7 +57,7 @@ function take() {
   const { count, startAt, out, child, form, lockEvery, lockDir, logFile } = job
   const issue = issuer(job)
   const ids = form === 'string' ? new Array(count) : Buffer.alloc(count * 16)
-  const hexOf =
+  const logged =
     form === 'string'
       ? (index) => (job.kind === 'uuid' ? ids[index].replaceAll('-', '') : ids[index])
       : (index) => ids.toString('hex', index * 16, index * 16 + 16)
@@ -68,7 +68,7 @@ function take() {
     if (lockEvery && index % lockEvery === lockEvery - 1) {
       locked(lockFile, () => {
         one(index)
-        fs.appendFileSync(logFile, `${child} ${index} ${hexOf(index)}\n`)
+        fs.appendFileSync(logFile, `${child} ${index} ${logged(index)}\n`)
       })
     } else {
       one(index)

@@ -66,6 +66,19 @@ function flakeFields(bytes, offset = 0) {
   return { timestamp: Number(b.readBigUInt64BE(0)), worker: b.readUIntBE(8, 6), sequence: b.readUInt16BE(14) }
 }
 
+/** The 16-byte id `index` of `ids` in hex. */
+const hexAt = (ids, index) => ids.toString('hex', index * 16, index * 16 + 16)
+
+/** `fn` throws an error of `ErrorClass` and `code` whose message has every one of `words`. */
+function assertRefused(assert, fn, ErrorClass, code, words) {
+  assert.throws(fn, (error) => {
+    assert.ok(error instanceof ErrorClass, `${error.name}: ${error.message}`)
+    assert.equal(error.code, code, error.message)
+    for (const word of words) assert.ok(error.message.includes(word), `"${word}" not in: ${error.message}`)
+    return true
+  })
+}
+
 /**
  * Fails unless the 16-byte ids of `ids` (a Buffer of them end to end) strictly increase, as
  * bytes. assert.fail on the one failure: no message built for each id that passes.
@@ -158,7 +171,7 @@ async function race(assert, { dir, processes, count, kind = 'uuid', options = nu
  * The lock's log is a timeline across processes: each entry's id must be the one its child
  * recorded at that index, and each must be above the entry before (taken after it was issued).
  */
-function assertLogOrdered(assert, lists, log, idHex) {
+function assertLogOrdered(assert, lists, log, idHex = hexAt) {
   assert.ok(log.length > 0, 'nothing was taken under the lock')
   const owners = new Set()
   for (const [k, { child, index, id }] of log.entries()) {
@@ -181,6 +194,8 @@ module.exports = {
   uuidFields,
   uuidBytes,
   flakeFields,
+  hexAt,
+  assertRefused,
   assertIncreasing,
   duplicates,
   runChild,
