@@ -12,6 +12,8 @@ const { uuidv7 } = require('..')
 const { fcSeed } = require('./helpers.js')
 const { stateDir } = require('./state-files.js')
 const {
+  COUNTER_BITS,
+  RANDOM_BITS,
   uuidFields,
   uuidBytes,
   assertIncreasing,
@@ -31,6 +33,8 @@ before(async () => {
 
 const CANONICAL = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 const T = 1_700_000_000_000
+// Ids per ms per host.
+const PER_MS = 2 ** COUNTER_BITS
 
 function assertUuidv7(text) {
   assert.ok(oracle.validate(text), `uuid.validate refuses ${text}`)
@@ -202,12 +206,12 @@ test('decompose and timestamp read the time the id was made, and the counter and
   }
 })
 
-test('the 14-bit counter counts 0 to 16,383 in one fake ms where the RFC puts it, then overflows', () => {
+test('the counter counts from 0 to its last value in one fake ms where the RFC puts it, then overflows', () => {
   let now = T
   const generate = uuidv7.create({ clock: () => now })
-  const ids = Buffer.alloc(16_384 * 16)
-  for (let k = 0; k < 16_384; k++) generate(undefined, ids, k * 16)
-  for (let k = 0; k < 16_384; k++) {
+  const ids = Buffer.alloc(PER_MS * 16)
+  for (let k = 0; k < PER_MS; k++) generate(undefined, ids, k * 16)
+  for (let k = 0; k < PER_MS; k++) {
     const fields = uuidFields(ids, k * 16)
     if (fields.counter !== k || fields.timestamp !== T || fields.version !== 7 || fields.variant !== 2) {
       assert.fail(
@@ -215,7 +219,7 @@ test('the 14-bit counter counts 0 to 16,383 in one fake ms where the RFC puts it
       )
     }
   }
-  assert.equal(uuidv7.decompose(ids.subarray(16_383 * 16)).sequence, 16_383)
+  assert.equal(uuidv7.decompose(ids.subarray((PER_MS - 1) * 16)).sequence, PER_MS - 1)
   assertIncreasing(assert, ids, 'one fake ms')
   assert.throws(() => generate(), { name: 'Error', code: 'ERR_FLAKE_SEQUENCE_OVERFLOW' })
   now = T + 1
@@ -225,12 +229,12 @@ test('the 14-bit counter counts 0 to 16,383 in one fake ms where the RFC puts it
 
 test('with allowedFutureMs, overflow borrows the next ms first, then throws', () => {
   const generate = uuidv7.create({ clock: () => T, allowedFutureMs: 2 })
-  const ids = Buffer.alloc(3 * 16_384 * 16)
-  for (let k = 0; k < 3 * 16_384; k++) generate(undefined, ids, k * 16)
+  const ids = Buffer.alloc(3 * PER_MS * 16)
+  for (let k = 0; k < 3 * PER_MS; k++) generate(undefined, ids, k * 16)
   assertIncreasing(assert, ids, 'borrowed')
-  for (const k of [0, 16_383, 16_384, 32_767, 32_768, 49_151]) {
+  for (const k of [0, PER_MS - 1, PER_MS, 2 * PER_MS - 1, 2 * PER_MS, 3 * PER_MS - 1]) {
     const { timestamp, counter } = uuidFields(ids, k * 16)
-    assert.deepEqual([timestamp, counter], [T + Math.floor(k / 16_384), k % 16_384], `id ${k}`)
+    assert.deepEqual([timestamp, counter], [T + Math.floor(k / PER_MS), k % PER_MS], `id ${k}`)
   }
   assert.throws(() => generate(), { code: 'ERR_FLAKE_SEQUENCE_OVERFLOW' })
 })
@@ -289,17 +293,17 @@ test('whatever a fake clock does, ids increase and stay within allowedFutureMs o
   )
 })
 
-test('the system clock never throws on overflow: a batch of 100,000 spans at least 7 ms', () => {
-  const batch = uuidv7.batch(100_000)
+test('the system clock never throws on overflow: a batch of 200,000 waits for the clock', () => {
+  const batch = uuidv7.batch(200_000)
   assertIncreasing(assert, batch, 'batch')
   const perMs = new Map()
   for (let offset = 0; offset < batch.length; offset += 16) {
     const { timestamp } = uuidFields(batch, offset)
     perMs.set(timestamp, (perMs.get(timestamp) ?? 0) + 1)
   }
-  // 16,384 ids per ms at most: a batch that did not wait for the clock would fit in fewer.
-  assert.ok(perMs.size >= Math.ceil(100_000 / 16_384), `${perMs.size} ms`)
-  assert.ok(Math.max(...perMs.values()) <= 16_384)
+  // PER_MS ids per ms at most: a batch that did not wait for the clock would fit in fewer.
+  assert.ok(perMs.size >= Math.ceil(200_000 / PER_MS), `${perMs.size} ms`)
+  assert.ok(Math.max(...perMs.values()) <= PER_MS)
   const ids = Buffer.alloc(100_000 * 16)
   for (let k = 0; k < 100_000; k++) uuidv7(undefined, ids, k * 16)
   assertIncreasing(assert, ids, 'loop')
@@ -437,22 +441,22 @@ test("the same with scope: 'process' is out of issue order across processes (so 
   assert.ok(outOfOrder > 0, 'every id taken under the lock was above the one before: the processes never overlapped')
 })
 
-/** The 60 random bits of each id of the Buffers `lists`. */
+/** The random bits of each id of the Buffers `lists`. */
 function randomsOf(lists) {
   const randoms = []
   for (const ids of lists) for (let i = 0; i < ids.length; i += 16) randoms.push(uuidFields(ids, i).random)
   return randoms
 }
 
-/** The random bits differ between any two ids, and each of the 60 is set about half the time. */
+/** The random bits differ between any two ids, and each is set about half the time. */
 function assertRandom(randoms) {
-  assert.equal(new Set(randoms).size, randoms.length, 'two ids have the same 60 random bits')
-  const setPerBit = new Array(60).fill(0)
+  assert.equal(new Set(randoms).size, randoms.length, 'two ids have the same random bits')
+  const setPerBit = new Array(RANDOM_BITS).fill(0)
   for (const random of randoms) {
-    for (let bit = 0; bit < 60; bit++) if ((random >> BigInt(bit)) & 1n) setPerBit[bit]++
+    for (let bit = 0; bit < RANDOM_BITS; bit++) if ((random >> BigInt(bit)) & 1n) setPerBit[bit]++
   }
   const total = setPerBit.reduce((a, b) => a + b, 0)
-  const share = total / (60 * randoms.length)
+  const share = total / (RANDOM_BITS * randoms.length)
   assert.ok(share > 0.47 && share < 0.53, `${(share * 100).toFixed(2)} % of the random bits are set`)
   setPerBit.forEach((set, bit) => {
     const bitShare = set / randoms.length
@@ -460,7 +464,7 @@ function assertRandom(randoms) {
   })
 }
 
-test('the 60 random bits: different in each of 10,000 ids, about half of them set', () => {
+test('the random bits: different in each of 10,000 ids, about half of them set', () => {
   const ids = Buffer.concat([
     uuidv7.batch(5000),
     ...Array.from({ length: 5000 }, () => uuidv7(undefined, Buffer.alloc(16))),

@@ -42,18 +42,23 @@ function fromBase62(text) {
   return value
 }
 
-/**
- * A UUID's fields as RFC 9562 §5.7 places them, with this package's counter (rand_a and the two
- * bits after the variant, 14 in all) and the 60 random bits after it.
- */
+// The UUIDv7 counter's width, as src/uuid.rs documents it: its high 12 bits are rand_a, the rest
+// follow the variant; the random bits fill what is left of the 62 after the variant.
+const COUNTER_BITS = 15
+const LOW_COUNTER_BITS = COUNTER_BITS - 12
+const RANDOM_BITS = 62 - LOW_COUNTER_BITS
+
+/** A UUID's fields as RFC 9562 §5.7 places them, with this package's counter and random bits. */
 function uuidFields(bytes, offset = 0) {
   const b = Buffer.from(bytes.buffer, bytes.byteOffset + offset, 16)
+  const low = b.readBigUInt64BE(8)
+  const counterLow = Number((low >> BigInt(RANDOM_BITS)) & BigInt(2 ** LOW_COUNTER_BITS - 1))
   return {
     timestamp: b.readUIntBE(0, 6),
     version: b[6] >> 4,
     variant: b[8] >> 6,
-    counter: ((b[6] & 0x0f) << 10) | (b[7] << 2) | ((b[8] >> 4) & 0x03),
-    random: (BigInt(b[8] & 0x0f) << 56n) | (BigInt(b.readUIntBE(9, 6)) << 8n) | BigInt(b[15]),
+    counter: ((((b[6] & 0x0f) << 8) | b[7]) << LOW_COUNTER_BITS) | counterLow,
+    random: low & (2n ** BigInt(RANDOM_BITS) - 1n),
   }
 }
 
@@ -187,6 +192,8 @@ function assertLogOrdered(assert, lists, log, idHex = hexAt) {
 module.exports = {
   BASE62,
   MAX128,
+  COUNTER_BITS,
+  RANDOM_BITS,
   bigIntOf,
   bytesOf,
   toBase62,
