@@ -31,6 +31,9 @@ const ZERO_MAC = '00:00:00:00:00:00'
 /** The id of ms `timestamp`, worker `worker`, sequence `sequence`, as a bigint. */
 const idOf = (timestamp, worker, sequence) => (BigInt(timestamp) << 64n) | (BigInt(worker) << 16n) | BigInt(sequence)
 
+/** Flake128.decompose's answer for `fields`. */
+const parts = (fields) => ({ ...fields, date: new Date(fields.timestamp) })
+
 /** What the default worker must be: the MAC of the first non-internal interface, by name, not all zeros. */
 function expectedWorker(interfaces) {
   for (const name of Object.keys(interfaces).sort()) {
@@ -52,7 +55,7 @@ test('the layout, read from the bytes: 64-bit ms | 48-bit worker | 16-bit sequen
       id.toString('hex'),
       `${T.toString(16).padStart(16, '0')}0123456789ab${sequence.toString(16).padStart(4, '0')}`,
     )
-    assert.deepEqual(Flake128.decompose(id), { timestamp: T, worker: W, sequence })
+    assert.deepEqual(Flake128.decompose(id), parts({ timestamp: T, worker: W, sequence }))
   }
   const before = Date.now()
   const id = new Flake128({ worker: 5 }).next()
@@ -60,7 +63,7 @@ test('the layout, read from the bytes: 64-bit ms | 48-bit worker | 16-bit sequen
   const { timestamp, worker } = flakeFields(id)
   assert.ok(before <= timestamp && timestamp <= after, `${timestamp} not in [${before}, ${after}]`)
   assert.equal(worker, 5)
-  assert.deepEqual(Flake128.decompose(id), flakeFields(id))
+  assert.deepEqual(Flake128.decompose(id), parts(flakeFields(id)))
 })
 
 test('the 16-bit sequence counts 0 to 65,535 in one fake ms, then overflows; the next ms starts at 0', () => {
@@ -204,7 +207,7 @@ test('next, nextBigInt and nextBase62 are one sequence of one id, three forms', 
   assert.equal(text, toBase62(idOf(T, W, 2)))
   assert.deepEqual(
     [bytes, big, text].map((id) => Flake128.decompose(id)),
-    [0, 1, 2].map((sequence) => ({ timestamp: T, worker: W, sequence })),
+    [0, 1, 2].map((sequence) => parts({ timestamp: T, worker: W, sequence })),
   )
   assert.equal(Flake128.decompose(bytesOf(big)).sequence, 1)
   assert.deepEqual(Flake128.parse(text), bytesOf(idOf(T, W, 2)))
@@ -215,7 +218,7 @@ test('next, nextBigInt and nextBase62 are one sequence of one id, three forms', 
   assert.ok(values[0] < values[1] && values[1] < values[2], values.join(' '))
   assert.match(ids[2], /^[0-9A-Za-z]{22}$/)
   for (const [k, id] of ids.entries()) {
-    assert.deepEqual(Flake128.decompose(id), flakeFields(bytesOf(values[k])))
+    assert.deepEqual(Flake128.decompose(id), parts(flakeFields(bytesOf(values[k]))))
     assert.equal(Flake128.toBase62(bytesOf(values[k])), toBase62(values[k]))
     assert.equal(Flake128.toBase62(values[k]), toBase62(values[k]))
   }
@@ -244,7 +247,7 @@ test('base62: 22 digits of 0-9A-Za-z, zero-padded, string order = numeric order 
   assert.equal(Flake128.toBase62(MAX128), '7n42DGM5Tflk9n8mt7Fhc7')
 })
 
-test('parse, toBase62 and decompose refuse what is not a 128-bit id', () => {
+test('parse, toBase62 and decompose refuse what is not a 128-bit id, naming it', () => {
   const text = new Flake128({ worker: 1 }).nextBase62()
   for (const bad of [
     text.slice(1),
@@ -257,14 +260,29 @@ test('parse, toBase62 and decompose refuse what is not a 128-bit id', () => {
     'z'.repeat(22),
     '',
   ]) {
-    assertRefused(assert, () => Flake128.parse(bad), TypeError, 'ERR_FLAKE_INVALID_ID', [])
-    assert.throws(() => Flake128.decompose(bad), { code: 'ERR_FLAKE_INVALID_ID' })
+    assertRefused(assert, () => Flake128.parse(bad), TypeError, 'ERR_INVALID_ARG_VALUE', ['"string"'])
+    assertRefused(assert, () => Flake128.decompose(bad), TypeError, 'ERR_INVALID_ARG_VALUE', ['"id"'])
+    assertRefused(assert, () => Flake128.toBase62(bad), TypeError, 'ERR_INVALID_ARG_VALUE', ['"id"'])
   }
-  for (const bad of [-1n, MAX128 + 1n, Buffer.alloc(15), Buffer.alloc(17), 5, null, undefined, []]) {
-    assert.throws(() => Flake128.toBase62(bad), { code: 'ERR_FLAKE_INVALID_ID' })
-    assert.throws(() => Flake128.decompose(bad), { code: 'ERR_FLAKE_INVALID_ID' })
+  for (const [bad, ErrorClass, code] of [
+    [-1n, RangeError, 'ERR_OUT_OF_RANGE'],
+    [MAX128 + 1n, RangeError, 'ERR_OUT_OF_RANGE'],
+    [Buffer.alloc(15), RangeError, 'ERR_OUT_OF_RANGE'],
+    [Buffer.alloc(17), RangeError, 'ERR_OUT_OF_RANGE'],
+    [5, TypeError, 'ERR_INVALID_ARG_TYPE'],
+    [null, TypeError, 'ERR_INVALID_ARG_TYPE'],
+    [undefined, TypeError, 'ERR_INVALID_ARG_TYPE'],
+    [[], TypeError, 'ERR_INVALID_ARG_TYPE'],
+  ]) {
+    assertRefused(assert, () => Flake128.toBase62(bad), ErrorClass, code, ['"id"'])
+    assertRefused(assert, () => Flake128.decompose(bad), ErrorClass, code, ['"id"'])
   }
-  for (const bad of [5, null, 5n]) assert.throws(() => Flake128.parse(bad), TypeError)
+  for (const bad of [5, null, 5n, bytesOf(1n)]) {
+    assertRefused(assert, () => Flake128.parse(bad), TypeError, 'ERR_INVALID_ARG_TYPE', ['"string"'])
+  }
+  // A time past 2^53 - 1 ms would lose bits as a number: refused, not rounded.
+  assertRefused(assert, () => Flake128.decompose(MAX128), RangeError, 'ERR_OUT_OF_RANGE', ['"id"'])
+  assert.equal(Flake128.decompose(idOf(2 ** 53 - 1, 0, 0)).timestamp, 2 ** 53 - 1)
 })
 
 test('the system clock never throws on overflow: a batch of 200,000 spans at least 4 ms', () => {

@@ -141,7 +141,7 @@ test("uuid's options (msecs, seq, random, rng) and any other key are refused, na
   assertRefused(assert, () => uuidv7(getter), TypeError, 'ERR_FLAKE_INVALID_OPTION', ['options.msecs'])
   assert.ok(reads <= 1, `the msecs getter was read ${reads} times`)
   for (const options of [5, 'options', true, 5n]) {
-    assert.throws(() => uuidv7(options), { name: 'TypeError', code: 'ERR_FLAKE_INVALID_OPTION' })
+    assertRefused(assert, () => uuidv7(options), TypeError, 'ERR_INVALID_ARG_TYPE', ['"options"'])
   }
 })
 
@@ -177,10 +177,13 @@ test('parse and stringify round trip; parse refuses what is not a UUIDv7', () =>
     '',
   ]
   for (const bad of refused) {
-    assertRefused(assert, () => uuidv7.parse(bad), TypeError, 'ERR_FLAKE_INVALID_ID', [])
+    assertRefused(assert, () => uuidv7.parse(bad), TypeError, 'ERR_INVALID_ARG_VALUE', [
+      '"string"',
+      JSON.stringify(bad),
+    ])
   }
   for (const bad of [123, null, undefined, uuidBytes(text)]) {
-    assert.throws(() => uuidv7.parse(bad), TypeError)
+    assertRefused(assert, () => uuidv7.parse(bad), TypeError, 'ERR_INVALID_ARG_TYPE', ['"string"'])
   }
 })
 
@@ -194,15 +197,43 @@ test('decompose and timestamp read the time the id was made, and the counter and
     const fields = uuidFields(bytes)
     assert.ok(before <= parts.timestamp && parts.timestamp <= after, `${parts.timestamp} not in [${before}, ${after}]`)
     assert.equal(uuidv7.timestamp(id), parts.timestamp)
-    assert.deepEqual(parts, { timestamp: fields.timestamp, sequence: fields.counter, random: fields.random })
+    assert.deepEqual(parts, {
+      timestamp: fields.timestamp,
+      date: new Date(fields.timestamp),
+      sequence: fields.counter,
+      random: fields.random,
+    })
     assert.equal(typeof parts.random, 'bigint')
     const text = typeof id === 'string' ? id : uuidv7.stringify(id)
     assert.deepEqual(uuidv7.decompose(uuidv7.parse(text)), parts)
     assert.deepEqual(uuidv7.decompose(text.toUpperCase()), parts)
   }
-  for (const bad of [oracle.v4(), Buffer.alloc(15), Buffer.alloc(17), 'not a uuid']) {
-    assert.throws(() => uuidv7.decompose(bad), { code: 'ERR_FLAKE_INVALID_ID' })
-    assert.throws(() => uuidv7.timestamp(bad), { code: 'ERR_FLAKE_INVALID_ID' })
+  const v4 = oracle.v4()
+  for (const [bad, ErrorClass, code] of [
+    [v4, TypeError, 'ERR_INVALID_ARG_VALUE'],
+    ['not a uuid', TypeError, 'ERR_INVALID_ARG_VALUE'],
+    [Buffer.from(oracle.parse(v4)), TypeError, 'ERR_INVALID_ARG_VALUE'],
+    [Buffer.alloc(17), TypeError, 'ERR_INVALID_ARG_VALUE'],
+    [5, TypeError, 'ERR_INVALID_ARG_TYPE'],
+    [null, TypeError, 'ERR_INVALID_ARG_TYPE'],
+  ]) {
+    assertRefused(assert, () => uuidv7.decompose(bad), ErrorClass, code, ['"id"'])
+    assertRefused(assert, () => uuidv7.timestamp(bad), ErrorClass, code, ['"id"'])
+  }
+})
+
+test('fewer than 16 bytes are refused naming the argument given', { todo: 'core: the message names "offset"' }, () => {
+  const short = Buffer.alloc(15)
+  for (const [fn, argument] of [
+    [() => uuidv7(undefined, short), '"buf"'],
+    [() => uuidv7.stringify(short), '"bytes"'],
+    [() => uuidv7.decompose(short), '"id"'],
+    [() => uuidv7.timestamp(short), '"id"'],
+  ]) {
+    assert.throws(fn, (error) => {
+      assert.ok(error.message.includes(argument) && !error.message.includes('to -1'), error.message)
+      return true
+    })
   }
 })
 
@@ -414,6 +445,25 @@ test('worker threads and this one: each increasing, none repeated, and in issue 
   assertLogOrdered(assert, lists, log)
 })
 
+test('processes given one stateDir (their FLAKE_IDGEN_STATE_DIR elsewhere) issue in order under a lock', async () => {
+  const dir = stateDir('uuid-option')
+  const options = { stateDir: dir }
+  const { lists, log } = await race(assert, {
+    dir,
+    processes: 2,
+    count: 20_000,
+    lockEvery: 20,
+    options,
+    envDir: stateDir('other'),
+  })
+  assert.equal(duplicates(lists), 0)
+  assertLogOrdered(assert, lists, log)
+  assert.ok(
+    fs.readdirSync(dir).some((name) => name.endsWith('.state')),
+    `no state file in ${dir}: ${fs.readdirSync(dir)}`,
+  )
+})
+
 test('4 processes sharing a state directory: each increasing, none repeated, in issue order under a lock', async () => {
   const dir = stateDir('uuid-host')
   const { lists, log } = await race(assert, { dir, processes: 4, count: 100_000, lockEvery: 50 })
@@ -479,13 +529,9 @@ test('processes started at once never share random bits', async () => {
 })
 
 test('create(): host scope shares the exported generator state; unknown and bad options refused', () => {
-  const dir = stateDir('uuid-create')
-  const own = uuidv7.create({ stateDir: dir })
-  assert.equal(typeof own.batch, 'function')
-  assertUuidv7(own())
-  assert.ok(fs.readdirSync(dir).length > 0, 'host scope wrote no state file in stateDir')
-  // Generators of one directory (the exported one's, from FLAKE_IDGEN_STATE_DIR) share a counter.
-  const host = uuidv7.create({ scope: 'host' })
+  // The exported uuidv7 issues from FLAKE_IDGEN_STATE_DIR (isolate.js gives this file its own).
+  const host = uuidv7.create({ scope: 'host', stateDir: process.env.FLAKE_IDGEN_STATE_DIR })
+  assert.equal(typeof host.batch, 'function')
   const processScope = [uuidv7.create({ scope: 'process' }), uuidv7.create({ scope: 'process' })]
   const shared = []
   const perProcess = []
@@ -499,7 +545,9 @@ test('create(): host scope shares the exported generator state; unknown and bad 
   ]) {
     for (let k = 1; k < ids.length; k++) if (ids[k - 1] >= ids[k]) assert.fail(`${name} ${k}: ${ids[k]} ${ids[k - 1]}`)
   }
-  for (const batchOf of [own, host, processScope[0]]) assertAllUuidv7(batchOf.batch(3))
+  for (const batchOf of [host, processScope[0]]) assertAllUuidv7(batchOf.batch(3))
+  // One counter per process: a second state directory would be a second one.
+  assert.throws(() => uuidv7.create({ stateDir: stateDir('uuid-second') })(), { code: 'ERR_FLAKE_STATE_DIR' })
 
   for (const [options, ErrorClass, words] of [
     [{ id: 1 }, TypeError, ['id']],
@@ -515,7 +563,7 @@ test('create(): host scope shares the exported generator state; unknown and bad 
     assertRefused(assert, () => uuidv7.create(options), ErrorClass, 'ERR_FLAKE_INVALID_OPTION', words)
   }
   for (const options of [5, 'host', true]) {
-    assert.throws(() => uuidv7.create(options), { name: 'TypeError', code: 'ERR_FLAKE_INVALID_OPTION' })
+    assertRefused(assert, () => uuidv7.create(options), TypeError, 'ERR_FLAKE_INVALID_OPTION', ['options'])
   }
   let reads = 0
   const generate = uuidv7.create({

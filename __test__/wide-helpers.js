@@ -136,13 +136,16 @@ async function childResult(assert, job, env) {
 }
 
 /**
- * `processes` children of wide-child.js's `take`, all sharing `dir` (as FLAKE_IDGEN_STATE_DIR),
- * started together: each takes `count` ids of `kind` from the same moment on; every `lockEvery`-th
- * one (0: none) is taken holding a lock the children share, and logged under it, so the log is in
- * issue order across processes. Resolves to { lists: each child's ids in its issue order (a
+ * `processes` children of wide-child.js's `take`, started together in `dir` (their
+ * FLAKE_IDGEN_STATE_DIR, unless `envDir` says another): each takes `count` ids of `kind` from the
+ * same moment on; every `lockEvery`-th one (0: none) is taken holding a lock the children share,
+ * and logged under it, so the log is in issue order across processes. Resolves to { lists: each child's ids in its issue order (a
  * Buffer, or for form 'string' an array of strings), log: [{ child, index, id }] in lock order }.
  */
-async function race(assert, { dir, processes, count, kind = 'uuid', options = null, lockEvery = 0, form = 'bytes' }) {
+async function race(
+  assert,
+  { dir, processes, count, kind = 'uuid', options = null, lockEvery = 0, form = 'bytes', envDir = dir },
+) {
   // Late enough for every child to be up and spinning: they start issuing together.
   const startAt = Date.now() + 1500
   const outs = Array.from({ length: processes }, (_, i) => path.join(dir, `ids-${i}`))
@@ -150,7 +153,7 @@ async function race(assert, { dir, processes, count, kind = 'uuid', options = nu
   const jobs = outs.map((out, child) =>
     runChild(
       { mode: 'take', kind, options, count, startAt, out, child, form, lockEvery, lockDir: dir, logFile },
-      { FLAKE_IDGEN_STATE_DIR: dir },
+      { FLAKE_IDGEN_STATE_DIR: envDir },
     ),
   )
   for (const [i, { code, signal, stderr }] of (await Promise.all(jobs)).entries()) {

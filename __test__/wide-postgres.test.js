@@ -44,9 +44,9 @@ const byBytes = (texts, bytesOf) =>
     .sort(([a], [b]) => Buffer.compare(a, b))
     .map(([, text]) => text)
 
-test('100,000 UUIDv7s of 4 processes: no duplicate key, ORDER BY id is each process issue order', LIMIT, async () => {
+test('100,000 UUIDv7s of 4 processes: no duplicate key, ORDER BY id is issue order', LIMIT, async () => {
   const dir = stateDir('pg-uuid')
-  const { lists } = await race(assert, { dir, processes: 4, count: 25_000, form: 'string' })
+  const { lists, log } = await race(assert, { dir, processes: 4, count: 25_000, form: 'string', lockEvery: 25 })
   await client.query('CREATE TABLE uuids (id uuid PRIMARY KEY, child int NOT NULL, position int NOT NULL)')
   // Last issued first, the children interleaved: the table's order is not the one to find.
   const ids = []
@@ -75,6 +75,14 @@ test('100,000 UUIDv7s of 4 processes: no duplicate key, ORDER BY id is each proc
     rows.map((row) => row.id),
     byBytes(ids, uuidBytes),
   )
+  // Across processes too, where the order is known: ids taken one after another under a lock.
+  const rank = new Map(rows.map((row, k) => [row.id.replaceAll('-', ''), k]))
+  assert.equal(log.length, 4000)
+  for (let k = 1; k < log.length; k++) {
+    if (rank.get(log[k - 1].id) >= rank.get(log[k].id)) {
+      assert.fail(`lock entry ${k}: child ${log[k].child}'s ${log[k].id} sorts before ${log[k - 1].id}`)
+    }
+  }
 })
 
 test('base62 Flake128 ids in a text COLLATE "C" column: ORDER BY is byte order', LIMIT, async (t) => {
