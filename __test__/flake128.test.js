@@ -104,6 +104,11 @@ test('a fake clock: overflow borrows within allowedFutureMs; a step back reuses 
     code: 'ERR_FLAKE_CLOCK_BACKWARDS',
     message: 'Clock moved backwards. Refusing to generate id for 3 milliseconds',
   })
+  // Past the 48 bits of ms the shared state counts: refused, never wrapped to a small id.
+  assert.throws(() => new Flake128({ worker: 1, clock: () => 2 ** 48 }).next(), {
+    name: 'RangeError',
+    code: 'ERR_FLAKE_TIMESTAMP_OVERFLOW',
+  })
 })
 
 test('the default worker is the MAC of the first non-internal interface by name, not all zeros', () => {
@@ -168,6 +173,15 @@ test('the worker option: a number, a bigint or a MAC string, all 48 bits', () =>
     assert.equal(generator.worker, expected, String(worker))
     assert.equal(flakeFields(generator.next()).worker, expected)
   }
+  let reads = 0
+  const generator = new Flake128({
+    get worker() {
+      reads++
+      return reads === 1 ? 5 : 'not a worker'
+    },
+    scope: 'process',
+  })
+  assert.deepEqual([generator.worker, generator.scope, reads], [5, 'process', 1])
 })
 
 test('bad options are refused, naming the option and the value', () => {

@@ -283,6 +283,11 @@ test('the clock stepping back reuses the last ms and counts on; further back tha
     code: 'ERR_FLAKE_CLOCK_BACKWARDS',
     message: 'Clock moved backwards. Refusing to generate id for 4 milliseconds',
   })
+  // Past the 48 bits of unix_ts_ms: refused, never wrapped to a small id.
+  assert.throws(() => uuidv7.create({ clock: () => 2 ** 48 })(), {
+    name: 'RangeError',
+    code: 'ERR_FLAKE_TIMESTAMP_OVERFLOW',
+  })
   const strict = uuidv7.create({ clock: () => now })
   now = T
   strict()
