@@ -50,12 +50,17 @@ function base62(value) {
 const fromBase62 = (text) => [...text].reduce((value, c) => value * 62n + BigInt(ALPHABET.indexOf(c)), 0n)
 const flake = (timestamp, worker, sequence) => (BigInt(timestamp) << 64n) | (BigInt(worker) << 16n) | BigInt(sequence)
 
-/** The expected parts of a printed UUIDv7, from its text: 48 bits of ms, 12 + 2 counter bits, 60 random. */
+/**
+ * The expected parts of a printed UUIDv7, from its text: 48 bits of ms, version 7, the counter's
+ * high 12 bits, variant 10, its low 3 bits, 59 random bits (src/uuid.rs).
+ */
 function uuidParts(text) {
   const hex = text.replaceAll('-', '')
   const timestamp = Number.parseInt(hex.slice(0, 12), 16)
-  const sequence = (Number.parseInt(hex.slice(13, 16), 16) << 2) | (Number.parseInt(hex[16], 16) & 3)
-  return { type: 'uuidv7', timestamp, date: new Date(timestamp).toISOString(), sequence, random: hex.slice(17) }
+  const low = BigInt(`0x${hex.slice(16)}`)
+  const sequence = (Number.parseInt(hex.slice(13, 16), 16) << 3) | Number((low >> 59n) & 7n)
+  const random = (low & ((1n << 59n) - 1n)).toString(16).padStart(15, '0')
+  return { type: 'uuidv7', timestamp, date: new Date(timestamp).toISOString(), sequence, random }
 }
 
 /** The expected parts of a Flake128 given as a bigint. */
@@ -232,7 +237,13 @@ test('decompose reads back what uuid and flake128 printed, from arguments and st
   for (const line of [...based, ...hex]) {
     const { timestamp, worker, sequence } = flakeParts(BigInt(line.startsWith('0x') ? line : fromBase62(line)))
     assert.equal(worker, 0x123456789abc)
-    assert.deepEqual(Flake128.decompose(line.startsWith('0x') ? BigInt(line) : line), { timestamp, worker, sequence })
+    const date = new Date(timestamp)
+    assert.deepEqual(Flake128.decompose(line.startsWith('0x') ? BigInt(line) : line), {
+      timestamp,
+      date,
+      worker,
+      sequence,
+    })
   }
   for (const line of uuids) {
     const { timestamp, sequence, random } = uuidv7.decompose(line)
@@ -245,14 +256,14 @@ test('decompose reads back what uuid and flake128 printed, from arguments and st
 })
 
 test('decompose: published and hand-made vectors, mixed with 64-bit ids on stdin', () => {
-  // RFC 9562 appendix A.6: 2022-02-22 14:22:22 EST; rand_a 0xCC3, then 0b01 after the variant.
+  // RFC 9562 appendix A.6: 2022-02-22 14:22:22 EST; rand_a 0xCC3, then 0b011 after the variant.
   const rfc = '017F22E2-79B0-7CC3-98C4-DC0C0C07398F'
   const rfcParts = {
     type: 'uuidv7',
     timestamp: 1645557742000,
     date: '2022-02-22T19:22:22.000Z',
-    sequence: (0xcc3 << 2) | 1,
-    random: '8c4dc0c0c07398f',
+    sequence: (0xcc3 << 3) | 0b011,
+    random: '0c4dc0c0c07398f',
   }
   const value = flake(1389534046279, 0xaabbccddeeff, 7)
   const flakeExpected = {
@@ -307,6 +318,10 @@ test('decompose: published and hand-made vectors, mixed with 64-bit ids on stdin
 test('bad arguments: status 2, one line on stderr naming the problem, nothing on stdout', () => {
   const someUuid = '017f22e2-79b0-7cc3-98c4-dc0c0c07398f'
   const someFlake = base62(flake(1389534046279, 1, 0))
+  const badWorker =
+    '--worker must be an integer from 0 to 2^48-1 (decimal, or 0x and hex digits) or a MAC address such as aa:bb:cc:dd:ee:ff'
+  const pastDate =
+    'The "id" argument must be a Flake128 whose time is a valid Date, at most 8640000000000000 ms since 1970'
   const cases = [
     [['uuid', '--format', 'hex'], '--format does not apply to uuid'],
     [['uuid', '--worker', '1'], '--worker does not apply to uuid'],
@@ -328,14 +343,14 @@ test('bad arguments: status 2, one line on stderr naming the problem, nothing on
     [['flake128', '--format', 'dec'], '--format must be base62 or hex, got "dec"'],
     [['flake128', '--format', 'base64'], '--format must be base62 or hex, got "base64"'],
     [['flake128', '--worker', '1', '--interface', 'eth0'], 'flake128 takes --worker or --interface, not both'],
-    [['flake128', '--worker', '281474976710656'], /^--worker must be [^\n]*, got "281474976710656"$/],
-    [['flake128', '--worker', '0x1000000000000'], /^--worker must be [^\n]*, got "0x1000000000000"$/],
-    [['flake128', '--worker', '9'.repeat(60)], /^--worker must be [^\n]*, got "9{40}…"$/],
-    [['flake128', '--worker', '-1'], /^--worker must be [^\n]*, got "-1"$/],
-    [['flake128', '--worker', '1.5'], /^--worker must be [^\n]*, got "1.5"$/],
-    [['flake128', '--worker', 'aa:bb:cc'], /^--worker must be [^\n]*, got "aa:bb:cc"$/],
-    [['flake128', '--worker', 'gg:bb:cc:dd:ee:ff'], /^--worker must be [^\n]*, got "gg:bb:cc:dd:ee:ff"$/],
-    [['flake128', '--worker', ''], /^--worker must be [^\n]*, got ""$/],
+    [['flake128', '--worker', '281474976710656'], `${badWorker}, got "281474976710656"`],
+    [['flake128', '--worker', '0x1000000000000'], `${badWorker}, got "0x1000000000000"`],
+    [['flake128', '--worker', '9'.repeat(60)], `${badWorker}, got "${'9'.repeat(40)}…"`],
+    [['flake128', '--worker', '-1'], `${badWorker}, got "-1"`],
+    [['flake128', '--worker', '1.5'], `${badWorker}, got "1.5"`],
+    [['flake128', '--worker', 'aa:bb:cc'], `${badWorker}, got "aa:bb:cc"`],
+    [['flake128', '--worker', 'gg:bb:cc:dd:ee:ff'], `${badWorker}, got "gg:bb:cc:dd:ee:ff"`],
+    [['flake128', '--worker', ''], `${badWorker}, got ""`],
     [['flake128', '--worker', '1', '--scope', 'world'], '--scope must be host or process, got "world"'],
     [['flake128', '--worker', '1', '--state-dir', 'relative'], '--state-dir must be an absolute path, got "relative"'],
     [['flake128', '--worker', '1', '-n', 'x'], '--count must be a positive integer, got "x"'],
@@ -365,11 +380,18 @@ test('bad arguments: status 2, one line on stderr naming the problem, nothing on
     [['decompose', '1'.repeat(21)], /^The "id" argument must be .* of 64 bits at most, got "1{21}"$/],
     [['decompose', `0x${'1'.repeat(31)}`], /^The "id" argument must be .* of 64 bits at most, got "0x1{31}"$/],
     // The right form, not an id: not version 7, not variant 10, past 128 bits, past a Date.
-    [['decompose', '017f22e2-79b0-4cc3-98c4-dc0c0c07398f'], /^[^\n]*"017f22e2-79b0-4cc3-98c4-dc0c0c07398f"/],
-    [['decompose', '017f22e2-79b0-7cc3-c8c4-dc0c0c07398f'], /^[^\n]*"017f22e2-79b0-7cc3-c8c4-dc0c0c07398f"/],
-    [['decompose', 'zzzzzzzzzzzzzzzzzzzzzz'], /^[^\n]*"zzzzzzzzzzzzzzzzzzzzzz"/],
-    [['decompose', '6zzzzzzzzzzzzzzzzzzzzz'], /^The "id" argument must be [^\n]*, got "6zzzzzzzzzzzzzzzzzzzzz"$/],
-    [['decompose', `0x${'f'.repeat(32)}`], /^The "id" argument must be [^\n]*, got "0xf{32}"$/],
+    [
+      ['decompose', '017f22e2-79b0-4cc3-98c4-dc0c0c07398f'],
+      /^The "id" argument must be a UUIDv7 [^\n]*, got "017f22e2-79b0-4cc3-98c4-dc0c0c07398f"$/,
+    ],
+    [
+      ['decompose', '017f22e2-79b0-7cc3-c8c4-dc0c0c07398f'],
+      /^The "id" argument must be a UUIDv7 [^\n]*, got "017f22e2-79b0-7cc3-c8c4-dc0c0c07398f"$/,
+    ],
+    [['decompose', 'zzzzzzzzzzzzzzzzzzzzzz'], /^The "id" argument must be [^\n]*, got "zzzzzzzzzzzzzzzzzzzzzz"$/],
+    [['decompose', '6zzzzzzzzzzzzzzzzzzzzz'], `${pastDate}, got "6zzzzzzzzzzzzzzzzzzzzz"`],
+    [['decompose', ` 0x${'f'.repeat(32)}`], `${pastDate}, got " 0x${'f'.repeat(32)}"`],
+    [['decompose', base62(flake(8_640_000_000_000_001, 0, 0))], /^The "id" argument must be a Flake128 whose time/],
   ]
   for (const [args, reason] of cases) {
     const { status, stdout, stderr } = run(args)

@@ -20,7 +20,28 @@ const FORMATS = {
  * number, as a bigint for the library to check; anything else is passed as it is, for the
  * library to read as a MAC address or refuse.
  */
-const readWorker = (text) => (text !== undefined && /^(?:[0-9]+|0x[0-9a-f]+)$/i.test(text) ? BigInt(text) : text)
+const readWorker = (text) => (/^(?:[0-9]+|0x[0-9a-f]+)$/i.test(text) ? BigInt(text) : text)
+
+const WORKER_EXPECTED =
+  'an integer from 0 to 2^48-1 (decimal, or 0x and hex digits) or a MAC address such as aa:bb:cc:dd:ee:ff'
+
+/** The generator `options` describe; a refusal names its flag, and the worker id as typed. */
+function generatorOf(options, values) {
+  try {
+    return new Flake128(options)
+  } catch (error) {
+    // The library's words for a worker id are a program's (a number, a bigint): here, the flag's.
+    if (error?.code === 'ERR_FLAKE_INVALID_OPTION' && error.message.startsWith('option `worker`'))
+      throw new UsageError(`--worker must be ${WORKER_EXPECTED}, got ${describe(values.worker)}`)
+    if (error?.code === 'ERR_FLAKE_NO_MAC_ADDRESS')
+      throw new CommandError(
+        'no network interface has a MAC address to be the worker id: give one with --worker W or --interface NAME',
+      )
+    return withFlags(() => {
+      throw error
+    })
+  }
+}
 
 /** Prints `--count` new Flake128 ids in `--format`, of the worker id `--worker` or `--interface` gives. */
 async function printFlakes(values) {
@@ -34,16 +55,7 @@ async function printFlakes(values) {
   if (values.interface !== undefined) options.interface = values.interface
   if (values.scope !== undefined) options.scope = values.scope
   if (values['state-dir'] !== undefined) options.stateDir = readStateDir(values['state-dir'])
-  let generator
-  try {
-    // A refused worker id is shown as the user typed it, not as the bigint it became.
-    generator = withFlags(() => new Flake128(options), { worker: ['--worker', values.worker] })
-  } catch (error) {
-    if (error?.code !== 'ERR_FLAKE_NO_MAC_ADDRESS') throw error
-    throw new CommandError(
-      'no network interface has a MAC address to be the worker id: give one with --worker W or --interface NAME',
-    )
-  }
+  const generator = generatorOf(options, values)
   const line = FORMATS[format]
   await writeIds(
     count,
