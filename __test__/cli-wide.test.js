@@ -408,7 +408,10 @@ test('bad arguments: status 2, one line on stderr naming the problem, nothing on
   const stdin = run(['decompose'], `${someUuid}\n\n017f22e2-79b0-4cc3-98c4-dc0c0c07398f\n`)
   assert.equal(stdin.status, 2)
   assert.equal(stdin.lines.length, 1)
-  assert.match(stdin.stderr, /^flake-idgen: line 3: [^\n]*"017f22e2-79b0-4cc3-98c4-dc0c0c07398f"/)
+  assert.match(stdin.stderr, /^flake-idgen: line 3: [^\n]*"017f22e2-79b0-4cc3-98c4-dc0c0c07398f"\n$/)
+  const epoch = run(['decompose', '--epoch', '1000'], `5828128208445124608\n${someFlake}\n`)
+  assert.deepEqual([epoch.status, epoch.lines.length], [2, 1])
+  assert.equal(epoch.stderr, `flake-idgen: line 2: --epoch applies to 64-bit ids only, got a Flake128 "${someFlake}"\n`)
 })
 
 test('--help names the commands, the formats and how decompose tells ids apart', () => {

@@ -41,7 +41,7 @@ Options:
                        decimal strings); flake128: base62 (default: 22 characters of
                        0-9A-Za-z, zero-padded, so that text order is time order) or hex
                        (0x and 32 lowercase hex digits)
-  --layout LAYOUT      the ids' bit layout, for new ids and decompose: a preset
+  --layout LAYOUT      64-bit ids' bit layout, for new ids and decompose: a preset
                        (flake-idgen (default), twitter, discord, instagram, snowcast,
                        hazelcast, sonyflake) or a custom layout as JSON, such as
                        '{"timeBits":41,"nodeBits":13,"sequenceBits":10}' (see the README)

@@ -33,7 +33,7 @@ const mac = (worker) =>
     .padStart(12, '0')
     .replace(/..(?!$)/g, '$&:')
 
-/** The parts of the UUIDv7 `text`. The 60 random bits are the last 15 hex digits of the UUID. */
+/** The parts of the UUIDv7 `text`; its 59 random bits as 15 hex digits. */
 function uuidParts(text) {
   const { timestamp, sequence, random } = uuidv7.decompose(text)
   const date = new Date(timestamp).toISOString()
@@ -104,7 +104,8 @@ async function decompose(values, ids) {
     try {
       return JSON.stringify(read(text))
     } catch (error) {
-      if (error instanceof TypeError || error instanceof RangeError) throw new UsageError(`${where}${error.message}`)
+      if (error instanceof TypeError || error instanceof RangeError || error instanceof UsageError)
+        throw new UsageError(`${where}${error.message}`)
       throw error
     }
   }
