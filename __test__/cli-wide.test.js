@@ -120,7 +120,7 @@ test('uuid: processes printing at once, from one state directory, never print th
   assert.equal(all.size, 90_000)
 })
 
-test('uuid --scope and --state-dir choose the state, as for 64-bit ids', () => {
+test('uuid and flake128: --scope and --state-dir choose the state, as for 64-bit ids', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'flake-idgen-uuid-'))
   try {
     const hosted = run(['uuid', '-n', '5', '--state-dir', dir])
@@ -131,6 +131,14 @@ test('uuid --scope and --state-dir choose the state, as for 64-bit ids', () => {
     assert.equal(processScope.status, 0, processScope.stderr)
     for (const line of processScope.lines) assert.ok(uuid.validate(line) && uuid.version(line) === 7, line)
     assertIncreasing(processScope.lines, 'uuid --scope process')
+    const flakesDir = path.join(dir, 'flakes')
+    fs.mkdirSync(flakesDir, { mode: 0o700 })
+    const flakes = run(['flake128', '--worker', '1', '-n', '5', '--state-dir', flakesDir])
+    assert.equal(flakes.status, 0, flakes.stderr)
+    assert.notDeepEqual(fs.readdirSync(flakesDir), [], 'the host state is a file in --state-dir')
+    const processFlakes = run(['flake128', '--worker', '1', '-n', '5', '--scope', 'process'])
+    assert.equal(processFlakes.status, 0, processFlakes.stderr)
+    assertIncreasing(processFlakes.lines, 'flake128 --scope process')
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })
   }
