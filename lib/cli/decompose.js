@@ -19,9 +19,6 @@ const FLAKE128_BASE62 = /^(?!0x)[0-9a-z]{22}$/i
 // A 64-bit id's form, whatever its size: the library says why one is too large.
 const DIGITS = /^(?:[0-9]+|0x[0-9a-f]+)$/i
 
-// The latest time a Date holds, in ms since 1970.
-const MAX_DATE_MS = 8_640_000_000_000_000
-
 const EXPECTED =
   'a 64-bit id (at most 20 decimal digits, or 0x and 16 hex digits), a UUIDv7, or a Flake128 ' +
   '(22 base62 characters, or 0x and 32 hex digits)'
@@ -40,29 +37,9 @@ function uuidParts(text) {
   return { type: 'uuidv7', timestamp, date, sequence, random: random.toString(16).padStart(15, '0') }
 }
 
-/** The 16 bytes of the base62 Flake128 `text`; refused as the "id" argument, as every id is here. */
-function parseBase62(text) {
-  try {
-    return Flake128.parse(text)
-  } catch (error) {
-    if (typeof error?.message === 'string')
-      error.message = error.message.replace(/^The "string" argument/, 'The "id" argument')
-    throw error
-  }
-}
-
-/**
- * The parts of the Flake128 `text`, 22 base62 digits or (`hex`) 0x and 32 hex digits; `typed`
- * (the text with the spaces around it) names it in an error.
- */
-function flakeParts(text, hex, typed) {
-  const bytes = hex ? Buffer.from(text.slice(2), 'hex') : parseBase62(text)
-  // As for 64-bit ids: a time no Date holds is no id's.
-  if (bytes.readBigUInt64BE(0) > BigInt(MAX_DATE_MS))
-    throw new RangeError(
-      `The "id" argument must be a Flake128 whose time is a valid Date, at most ${MAX_DATE_MS} ms since 1970, got ${describe(typed)}`,
-    )
-  const { timestamp, worker, sequence } = Flake128.decompose(bytes)
+/** The parts of the Flake128 `text`: 22 base62 digits, or (`hex`) 0x and 32 hex digits. */
+function flakeParts(text, hex) {
+  const { timestamp, worker, sequence } = Flake128.decompose(hex ? BigInt(text) : text)
   const date = new Date(timestamp).toISOString()
   return { type: 'flake128', timestamp, date, worker, workerMac: mac(worker), sequence }
 }
@@ -98,7 +75,7 @@ async function decompose(values, ids) {
         `${given.join(' and ')} ${given.length > 1 ? 'apply' : 'applies'} to 64-bit ids only, got a ${type} ${describe(text)}`,
       )
     if (type === 'UUIDv7') return uuidParts(trimmed)
-    return flakeParts(trimmed, hex, text)
+    return flakeParts(trimmed, hex)
   }
   const parts = (text, where) => {
     try {
