@@ -8,9 +8,9 @@ use napi_derive::napi;
 
 use super::error::thrown;
 use super::input::{bytes, describe};
+use crate::decompose::MAX_DATE_MS;
 use crate::error::FlakeError;
 use crate::input::Input;
-use crate::number::MAX_SAFE_INTEGER;
 use crate::{flake128, uuid};
 
 /// The canonical form (lowercase) of the UUIDv7 in the 16 bytes of `id` from `offset`.
@@ -85,13 +85,15 @@ pub fn flake_decompose(env: Env, id: Unknown) -> Result<Object<'static>> {
   let flake = flake_of(&env, &id)?;
   let parts = flake128::parts(flake);
   let mut object = Object::new(&env)?;
-  if parts.timestamp as f64 > MAX_SAFE_INTEGER {
+  if parts.timestamp > MAX_DATE_MS {
     let got = unsafe { describe(env.raw(), id.raw()) }?;
     return Err(thrown(
       &env,
       FlakeError::ArgumentRange {
         argument: "id".into(),
-        expected: "a flake whose time is at most 2^53 - 1 ms".into(),
+        expected: format!(
+          "a Flake128 whose time is a valid Date, at most {MAX_DATE_MS} ms since 1970"
+        ),
         got,
       },
     ));
