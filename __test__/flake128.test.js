@@ -294,9 +294,13 @@ test('parse, toBase62 and decompose refuse what is not a 128-bit id, naming it',
   for (const bad of [5, null, 5n, bytesOf(1n)]) {
     assertRefused(assert, () => Flake128.parse(bad), TypeError, 'ERR_INVALID_ARG_TYPE', ['"string"'])
   }
-  // A time past 2^53 - 1 ms would lose bits as a number: refused, not rounded.
-  assertRefused(assert, () => Flake128.decompose(MAX128), RangeError, 'ERR_OUT_OF_RANGE', ['"id"'])
-  assert.equal(Flake128.decompose(idOf(2 ** 53 - 1, 0, 0)).timestamp, 2 ** 53 - 1)
+  // A time no Date holds (past 8.64e15 ms) would be an Invalid Date, and past 2^53 - 1 ms a
+  // rounded number: refused.
+  const lastDate = 8_640_000_000_000_000
+  for (const time of [lastDate + 1, 2 ** 53, 2n ** 64n - 1n]) {
+    assertRefused(assert, () => Flake128.decompose(idOf(time, 0, 0)), RangeError, 'ERR_OUT_OF_RANGE', ['"id"'])
+  }
+  assert.deepEqual(Flake128.decompose(idOf(lastDate, 1, 2)), parts({ timestamp: lastDate, worker: 1, sequence: 2 }))
 })
 
 test('the system clock never throws on overflow: a batch of 200,000 spans at least 4 ms', () => {
