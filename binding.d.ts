@@ -9,6 +9,12 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
+/**
+ * A function argument of the right type out of range, as Node reports one (not thrown): "The
+ * "name" argument must be {expected}, got {value}", a `RangeError` with code `ERR_OUT_OF_RANGE`.
+ */
+export declare function argumentOutOfRange(argument: string, expected: string, got: unknown): RangeError
+
 /** Validates a batch size (an integer from 1 to 2^24) and returns it. */
 export declare function checkCount(count: unknown): number
 
@@ -49,6 +55,21 @@ export declare function defaultStateDir(): string
 
 /** `value` as error messages show it: `"text"` (cut to 40 characters), `5`, `an object`, … */
 export declare function describeValue(value: unknown): string
+
+/** Bits of the sequence of the 64-bit layout flakes are made from (it has no node id bits). */
+export declare const FLAKE_SEQUENCE_BITS: number
+
+/**
+ * The parts of a flake given as 16 bytes, a bigint or 22 base-62 digits: `timestamp` (ms since
+ * 1970), `worker` (48 bits) and `sequence`.
+ */
+export declare function flakeDecompose(id: unknown): { timestamp: number; date: Date; worker: number; sequence: number }
+
+/** Writes into `out` (16 bytes) the flake that `text` (22 base-62 digits) writes. */
+export declare function flakeParse(text: unknown, out: Uint8Array): void
+
+/** The flake in `id` (16 bytes, a bigint or 22 base-62 digits) in base 62. */
+export declare function flakeToBase62(id: unknown): string
 
 /**
  * The smallest id of the time unit of `time` (ms since 1970, or a `Date`) by the layout of
@@ -94,6 +115,12 @@ export declare function issueBatch(ids: Uint8Array, clock?: () => number): { err
 export declare function issueSlice(ids: Uint8Array, start: number, max: number, now?: unknown): number
 
 /**
+ * As `issueBatch`, for 128-bit ids: `kind` is `'uuid'` (UUIDv7s) or `'flake'` (flakes of the
+ * call's worker id), and `ids` a Buffer of a multiple of 16 bytes.
+ */
+export declare function issueWideBatch(ids: Uint8Array, kind: 'uuid' | 'flake', clock?: () => number): { error?: Error; overflows: number; clockBackwards: number; waits: number }
+
+/**
  * The time (ms since 1970) of the last id the private state of the call in the scratch issued
  * (where its time unit starts), or `undefined` if it issued none.
  */
@@ -131,7 +158,7 @@ export declare function rawArgument(fromEnd: number, expected: string): Buffer |
  * `SCRATCH_SLOT` and the other offsets): for the test that JS and Rust agree on the layout;
  * not on the per-id path.
  */
-export declare function readScratch(): { slot: number; settings: number; shape: number; epoch: number; privateState: bigint; ceiling: number }
+export declare function readScratch(): { slot: number; settings: number; shape: number; epoch: number; privateState: bigint; ceiling: number; worker?: number }
 
 /** A report's `count` (or `wait_ms`) is scaled by this; the remainder is `met`. */
 export declare const REPORT_UNIT: number
@@ -212,6 +239,12 @@ export declare const SCRATCH_SHAPE: number
 /** Byte offset in the scratch of the call's slot: a `u32`. */
 export declare const SCRATCH_SLOT: number
 
+/** Byte offset in the scratch of a 128-bit id issued: 16 bytes, big-endian. */
+export declare const SCRATCH_WIDE_ID: number
+
+/** Byte offset in the scratch of the call's flake worker id: an `f64`. */
+export declare const SCRATCH_WORKER: number
+
 /**
  * Sets up this thread with its scratch (a `Uint8Array` over a whole `SharedArrayBuffer` of
  * `SCRATCH_BYTES`, see `protocol`) and returns its id functions, for the generator the call
@@ -283,3 +316,21 @@ export interface StateReset {
   /** The file held no other id's state, and was removed. */
   removed: boolean
 }
+
+/** Bits of the counter of the 64-bit layout UUIDv7s are made from (it has no node id bits). */
+export declare const UUID_SEQUENCE_BITS: number
+
+/**
+ * The parts of a UUIDv7, given as its canonical form or as 16 bytes: `timestamp` (Unix ms),
+ * `sequence` (the 15-bit counter) and `random` (the 59 random bits).
+ */
+export declare function uuidDecompose(id: unknown): { timestamp: number; date: Date; sequence: number; random: bigint }
+
+/** Writes into `out` (16 bytes) the UUIDv7 whose canonical form (in either case) is `text`. */
+export declare function uuidParse(text: unknown, out: Uint8Array): void
+
+/** The canonical form (lowercase) of the UUIDv7 in the 16 bytes of `id` from `offset`. */
+export declare function uuidStringify(id: Uint8Array, offset: number): string
+
+/** Bits of the time of the 64-bit layouts 128-bit ids are made from (see `uuid`, `flake128`). */
+export declare const WIDE_TIME_BITS: number

@@ -103,6 +103,7 @@ test('the scratch layout: each field JS writes is the field the native side read
   fields.stateLow = 0x89abcdef
   fields.stateHigh = 0x01234567
   fields.ceiling = 1_700_000_000_123
+  fields.worker = 0x02fc_0000_0001
   native.lastIssuedAt(fields)
   assert.deepEqual(binding.readScratch(), {
     slot: native.PRIVATE_SLOT,
@@ -111,6 +112,7 @@ test('the scratch layout: each field JS writes is the field the native side read
     epoch: 1_234_567,
     privateState: 0x01234567_89abcdefn,
     ceiling: 1_700_000_000_123,
+    worker: 0x02fc_0000_0001,
   })
   // A shared generator's slot, and the id the native side wrote, read as both forms.
   const shared = native.configure({ id: 1007 }).fields
@@ -128,6 +130,8 @@ test('the scratch layout: each field JS writes is the field the native side read
     SCRATCH_PRIVATE_STATE: 8,
     SCRATCH_CEILING: 8,
     SCRATCH_SHAPE: 4,
+    SCRATCH_WORKER: 8,
+    SCRATCH_WIDE_ID: 16,
   }
   for (const [name, size] of Object.entries(sizes)) {
     const offset = binding[name]

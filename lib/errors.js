@@ -38,4 +38,15 @@ const invalidOptions = (value) => binding().invalidOptions(value)
 /** "The "argument" argument must be `expected`, got `value`", a TypeError coded as Node does. */
 const invalidArgument = (argument, expected, value) => binding().invalidArgument(argument, expected, value)
 
-module.exports = { AbortError, codedError, describe, invalidOption, invalidOptions, invalidArgument }
+/** "The "argument" argument must be `expected`, got `value`", a RangeError coded as Node does. */
+const argumentOutOfRange = (argument, expected, value) => binding().argumentOutOfRange(argument, expected, value)
+
+module.exports = {
+  AbortError,
+  codedError,
+  describe,
+  invalidOption,
+  invalidOptions,
+  invalidArgument,
+  argumentOutOfRange,
+}

@@ -1,6 +1,5 @@
 'use strict'
 
-const fs = require('node:fs')
 const binding = require('./load-binding.js')
 const native = require('./native.js')
 const Counts = require('./stats.js')
@@ -8,24 +7,10 @@ const Callbacks = require('./callbacks.js')
 const batchAsync = require('./batch-async.js')
 const { invalidArgument } = require('./errors.js')
 const { lease } = require('./lease/index.js')
+const warnHostScope = require('./warn.js')
 
 const { issue, issueBy, takeId, takeBigInt, PRIVATE_SLOT } = native
 const readOnly = (value) => ({ value, enumerable: true })
-
-/**
- * Says `message` on stderr now, synchronously, and emits it as a process warning. The warning
- * alone prints on a later tick: a process that issues its ids and exits before one would repeat
- * ids with others without a word.
- */
-function warn(message) {
-  const code = 'FLAKE_IDGEN_HOST_SCOPE_UNAVAILABLE'
-  try {
-    fs.writeSync(2, `(${process.release.name}:${process.pid}) [${code}] ${message}\n`)
-  } catch {
-    // A closed or non-blocking stderr: the emitted warning is still there.
-  }
-  process.emitWarning(message, { code })
-}
 
 // Set once, by FlakeId's static block: a leased generator's constructor reaches FlakeId's
 // private fields through it.
@@ -46,7 +31,7 @@ class FlakeId {
     if (new.target === LeasedFlakeId) return
     const configured = native.configure(options)
     // Set once per process per kind: host scope fell back to another directory, or to the process.
-    if (configured.warning !== undefined) warn(`flake-idgen-rs: ${configured.warning}`)
+    if (configured.warning !== undefined) warnHostScope(configured.warning)
     this.#fields = configured.fields
     this.#clock = configured.clock
     define(this, options, configured, readOnly(configured.id))

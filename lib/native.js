@@ -22,6 +22,8 @@ const scratch = new Uint8Array(memory)
 const words = new BigUint64Array(memory)
 const halves = new Uint32Array(memory)
 const doubles = new Float64Array(memory)
+// Big-endian reads of a 128-bit id, for a bigint: off the fast paths.
+const wideView = new DataView(memory)
 // Each field's index in the view of its type, from the byte offsets the native side exports.
 const ID_BE = binding.SCRATCH_ID_BE
 const ID_NE = binding.SCRATCH_ID_NE / 8
@@ -32,6 +34,8 @@ const EPOCH = binding.SCRATCH_EPOCH / 8
 const STATE_LOW = binding.SCRATCH_PRIVATE_STATE / 4
 const STATE_HIGH = STATE_LOW + 1
 const CEILING = binding.SCRATCH_CEILING / 8
+const WIDE_ID = binding.SCRATCH_WIDE_ID
+const WORKER = binding.SCRATCH_WORKER / 8
 
 // The id functions (see src/js/id_functions.rs). A generator's fields go through the scratch,
 // not as arguments: reading an argument costs the native side a `napi_get_value_*` each, a
@@ -43,6 +47,14 @@ const {
   tryIssue: nativeTryIssue,
   tryIssueAt: nativeTryIssueAt,
   issueRun: nativeIssueRun,
+  issueUuid: nativeIssueUuid,
+  issueUuidString: nativeIssueUuidString,
+  issueFlake: nativeIssueFlake,
+  issueFlakeBase62: nativeIssueFlakeBase62,
+  issueUuidAt: nativeIssueUuidAt,
+  issueUuidStringAt: nativeIssueUuidStringAt,
+  issueFlakeAt: nativeIssueFlakeAt,
+  issueFlakeBase62At: nativeIssueFlakeBase62At,
 } = thread
 
 // A private state before its first id: all ones (see src/sequencer.rs), in each half.
@@ -58,7 +70,7 @@ const CLOSED = 0
  * Only this module reads or writes them.
  */
 class GeneratorFields {
-  constructor(slot, configured) {
+  constructor(slot, configured, worker = 0) {
     this.slot = slot
     // Most slots say the settings themselves; the others' calls write them too.
     this.readsFields = (slot & SLOT_READS_FIELDS) !== 0
@@ -68,6 +80,8 @@ class GeneratorFields {
     // How far apart the ids of a run are (see IdRun).
     this.step = configured.step
     this.preset = configured.preset
+    // A flake generator's worker id (see flake128.js); 0 for every other.
+    this.worker = worker
     // A private state's word, as two 32-bit halves in the scratch's order, and its ceiling.
     this.stateLow = NOTHING_ISSUED
     this.stateHigh = NOTHING_ISSUED
@@ -101,6 +115,7 @@ function enter(fields) {
   halves[SETTINGS] = fields.settings
   halves[SHAPE] = fields.shape
   doubles[EPOCH] = fields.epoch
+  doubles[WORKER] = fields.worker
   if (fields.slot === PRIVATE_SLOT) {
     halves[STATE_LOW] = fields.stateLow
     halves[STATE_HIGH] = fields.stateHigh
@@ -116,19 +131,65 @@ function leave(fields) {
   }
 }
 
+/** Makes `fields` those of the next call by the system clock, from a shared state. */
+function select(fields) {
+  if (current === undefined) claim()
+  current = fields
+  halves[SLOT] = fields.slot
+  doubles[WORKER] = fields.worker
+  if (fields.readsFields) {
+    halves[SETTINGS] = fields.settings
+    halves[SHAPE] = fields.shape
+    doubles[EPOCH] = fields.epoch
+  }
+}
+
 /** One id into the scratch from a shared state by the system clock; returns the report, or throws. */
 function issue(fields) {
-  if (fields !== current) {
-    if (current === undefined) claim()
-    current = fields
-    halves[SLOT] = fields.slot
-    if (fields.readsFields) {
-      halves[SETTINGS] = fields.settings
-      halves[SHAPE] = fields.shape
-      doubles[EPOCH] = fields.epoch
-    }
-  }
+  if (fields !== current) select(fields)
   return nativeIssue()
+}
+
+// 128-bit ids from a shared state by the system clock (see src/js/wide_functions.rs): into the
+// scratch, for takeWide(), or as a string; or throws. One function each, so that each call site
+// sees one native function.
+
+const issueUuid = (fields) => {
+  if (fields !== current) select(fields)
+  nativeIssueUuid()
+}
+
+const issueUuidString = (fields) => {
+  if (fields !== current) select(fields)
+  return nativeIssueUuidString()
+}
+
+const issueFlake = (fields) => {
+  if (fields !== current) select(fields)
+  nativeIssueFlake()
+}
+
+const issueFlakeBase62 = (fields) => {
+  if (fields !== current) select(fields)
+  return nativeIssueFlakeBase62()
+}
+
+// Each of those by a clock of the generator's own, by its name: read once per id, before the
+// fields are written (it may call other generators).
+const wideBy = {
+  uuid: nativeIssueUuidAt,
+  uuidString: nativeIssueUuidStringAt,
+  flake: nativeIssueFlakeAt,
+  flakeBase62: nativeIssueFlakeBase62At,
+}
+
+/** A 128-bit id as `form` ('uuid', 'uuidString', 'flake' or 'flakeBase62') by `clock`. */
+function issueWideBy(fields, clock, form) {
+  const now = clock()
+  enter(fields)
+  const issued = wideBy[form](now)
+  leave(fields)
+  return issued
 }
 
 /**
@@ -187,6 +248,23 @@ function slice(fields, batchIds, start, max, clock) {
   return report
 }
 
+/**
+ * `count` 128-bit ids of `kind` ('uuid' or 'flake') in a Buffer of their own, synchronously
+ * (see issueWideBatch in src/js/batches.rs); throws why it failed, and what `clock` throws.
+ */
+function wideBatch(fields, count, kind, clock) {
+  const batchIds = Buffer.allocUnsafeSlow(binding.checkCount(count) * 16)
+  enter(fields)
+  let outcome
+  try {
+    outcome = binding.issueWideBatch(batchIds, kind, clock)
+  } finally {
+    leave(fields)
+  }
+  if (outcome.error !== undefined) throw outcome.error
+  return batchIds
+}
+
 /** A Buffer of its own (own 8-byte ArrayBuffer, as flake-idgen's are) holding the id just issued. */
 function takeId() {
   const id = Buffer.alloc(8)
@@ -204,6 +282,31 @@ function takeId() {
 
 /** The id just issued, as a bigint. */
 const takeBigInt = () => words[ID_NE]
+
+/** Copies the 128-bit id just issued into `target` (a Uint8Array) at `offset`, in bounds. */
+function takeWide(target, offset) {
+  // Byte by byte, as takeId() copies: the JIT's stores beat a call to set() for 16 bytes too.
+  target[offset] = scratch[WIDE_ID]
+  target[offset + 1] = scratch[WIDE_ID + 1]
+  target[offset + 2] = scratch[WIDE_ID + 2]
+  target[offset + 3] = scratch[WIDE_ID + 3]
+  target[offset + 4] = scratch[WIDE_ID + 4]
+  target[offset + 5] = scratch[WIDE_ID + 5]
+  target[offset + 6] = scratch[WIDE_ID + 6]
+  target[offset + 7] = scratch[WIDE_ID + 7]
+  target[offset + 8] = scratch[WIDE_ID + 8]
+  target[offset + 9] = scratch[WIDE_ID + 9]
+  target[offset + 10] = scratch[WIDE_ID + 10]
+  target[offset + 11] = scratch[WIDE_ID + 11]
+  target[offset + 12] = scratch[WIDE_ID + 12]
+  target[offset + 13] = scratch[WIDE_ID + 13]
+  target[offset + 14] = scratch[WIDE_ID + 14]
+  target[offset + 15] = scratch[WIDE_ID + 15]
+  return target
+}
+
+/** The 128-bit id just issued, as a bigint. */
+const takeWideBigInt = () => (wideView.getBigUint64(WIDE_ID) << 64n) | wideView.getBigUint64(WIDE_ID + 8)
 
 /**
  * The ids of a run just issued, as two numbers until each is handed out: a burst of a million
@@ -254,11 +357,11 @@ const decode = {
 
 /**
  * Validates `options` (each read once) and returns what they configure (see the native
- * `configure`), with the generator's `fields`.
+ * `configure`), with the generator's `fields` (`worker`: a flake generator's worker id).
  */
-function configure(options) {
+function configure(options, worker) {
   const configured = binding.configure(options)
-  configured.fields = new GeneratorFields(configured.slot, configured)
+  configured.fields = new GeneratorFields(configured.slot, configured, worker)
   return configured
 }
 
@@ -313,6 +416,14 @@ module.exports = {
   slice,
   takeId,
   takeBigInt,
+  issueUuid,
+  issueUuidString,
+  issueFlake,
+  issueFlakeBase62,
+  issueWideBy,
+  wideBatch,
+  takeWide,
+  takeWideBigInt,
   IdRun,
   GeneratorFields,
   decode,

@@ -134,6 +134,10 @@ pub enum FlakeError {
   )]
   StateLost { path: String, reason: String },
 
+  /// The OS's random source failed (UUIDv7's random bits come from it, and from nothing else).
+  #[error("the OS's random source failed: {reason}")]
+  Random { reason: String },
+
   /// A reset was asked for while a process has the state file open.
   #[error(
     "state file {} is in use by a running process; stop it first",
@@ -160,6 +164,7 @@ impl FlakeError {
       Self::StateLost { .. } => "ERR_FLAKE_STATE_LOST",
       Self::LeaseExpired { .. } => "ERR_FLAKE_LEASE_EXPIRED",
       Self::LeaseClosed => "ERR_FLAKE_LEASE_CLOSED",
+      Self::Random { .. } => "ERR_FLAKE_RANDOM",
       // Node's own codes for bad arguments.
       Self::ArgumentType { .. } => "ERR_INVALID_ARG_TYPE",
       Self::ArgumentValue { .. } => "ERR_INVALID_ARG_VALUE",
@@ -179,7 +184,8 @@ impl FlakeError {
       | Self::StateInUse { .. }
       | Self::StateLost { .. }
       | Self::LeaseExpired { .. }
-      | Self::LeaseClosed => ErrorKind::Error,
+      | Self::LeaseClosed
+      | Self::Random { .. } => ErrorKind::Error,
       Self::OptionsNotObject { .. }
       | Self::OptionType { .. }
       | Self::ClockType { .. }

@@ -96,6 +96,11 @@ pub struct Ids {
 }
 
 impl Ids {
+  /// The ids, in order.
+  pub fn ids(&self) -> impl Iterator<Item = u64> + '_ {
+    (0..u64::from(self.count)).map(|k| self.first + k * self.step)
+  }
+
   /// Writes the ids big-endian into the first `count * 8` bytes of `out`.
   pub fn write_be(&self, out: &mut [u8]) {
     let mut id = self.first;
@@ -203,6 +208,12 @@ impl<'s> Generator<'s> {
   /// How many ids it issues per time unit at most.
   pub const fn ids_per_unit(&self) -> u32 {
     self.shape.ids_per_unit()
+  }
+
+  /// The shape of its ids.
+  #[inline(always)]
+  pub const fn shape(&self) -> Shape {
+    self.shape
   }
 
   /// Its time unit, in ms.

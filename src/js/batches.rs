@@ -19,8 +19,10 @@ use crate::batch;
 use crate::clock;
 use crate::error::FlakeError;
 use crate::generator::{Generator, Ids};
+use crate::layout::Shape;
 use crate::sequencer::Sequencer;
 use crate::stats::Counts;
+use crate::{flake128, uuid};
 
 /// Issues ascending ids into the whole of `ids` (a Buffer of a multiple of 8 bytes),
 /// synchronously: a full millisecond waits (spinning, under a millisecond) for the next; a
@@ -33,8 +35,66 @@ use crate::stats::Counts;
   ts_return_type = "{ error?: Error; overflows: number; clockBackwards: number; waits: number }"
 )]
 pub fn issue_batch(env: Env, ids: Unknown, clock: Option<Unknown>) -> Result<Object<'static>> {
+  fill(env, ids, clock, None, |out, run| {
+    run.write_be(out);
+    Ok(())
+  })
+}
+
+/// As `issueBatch`, for 128-bit ids: `kind` is `'uuid'` (UUIDv7s) or `'flake'` (flakes of the
+/// call's worker id), and `ids` a Buffer of a multiple of 16 bytes.
+#[napi(
+  ts_args_type = "ids: Uint8Array, kind: 'uuid' | 'flake', clock?: () => number",
+  ts_return_type = "{ error?: Error; overflows: number; clockBackwards: number; waits: number }"
+)]
+pub fn issue_wide_batch(
+  env: Env,
+  ids: Unknown,
+  kind: String,
+  clock: Option<Unknown>,
+) -> Result<Object<'static>> {
+  match kind.as_str() {
+    "uuid" => {
+      let random = &Thread::of(&env)?.random;
+      fill(env, ids, clock, Some(uuid::SHAPE), |out, run| {
+        // Borrowed a run at a time: the user's clock, called between runs, may issue UUIDs.
+        let mut random = random.borrow_mut();
+        for (slot, id) in out.chunks_exact_mut(16).zip(run.ids()) {
+          slot.copy_from_slice(&uuid::bytes(id, random.next_u64()?));
+        }
+        Ok(())
+      })
+    }
+    "flake" => {
+      let worker = Thread::of(&env)?.scratch.worker().ok_or_else(unusable)?;
+      fill(env, ids, clock, Some(flake128::SHAPE), move |out, run| {
+        for (slot, id) in out.chunks_exact_mut(16).zip(run.ids()) {
+          slot.copy_from_slice(&flake128::value(id, worker).to_be_bytes());
+        }
+        Ok(())
+      })
+    }
+    _ => Err(unusable()),
+  }
+}
+
+/// Fills the whole of `ids` with ids written by `write_run` a run at a time (see
+/// `issueBatch`): 8 bytes each, or 16 for a generator that must have the 64-bit `shape` 128-bit
+/// ids are made from.
+fn fill(
+  env: Env,
+  ids: Unknown,
+  clock: Option<Unknown>,
+  shape: Option<Shape>,
+  write_run: impl Fn(&mut [u8], &Ids) -> std::result::Result<(), FlakeError>,
+) -> Result<Object<'static>> {
   let thread = Thread::of(&env)?;
-  let total = unsafe { bytes(&env, ids.raw()) }?.len() / 8;
+  let width = if shape.is_some() { 16 } else { 8 };
+  let length = unsafe { bytes(&env, ids.raw()) }?.len();
+  if !length.is_multiple_of(width) {
+    return Err(unusable());
+  }
+  let total = length / width;
   let scratch = &thread.scratch;
   let slot = scratch.slot();
   // A private state is worked on in a copy, put back whatever happens: the user's clock may
@@ -46,17 +106,19 @@ pub fn issue_batch(env: Env, ids: Unknown, clock: Option<Unknown>) -> Result<Obj
   } else {
     generator(scratch, &thread.slots.borrow()).ok_or_else(unusable)?
   };
+  if shape.is_some_and(|shape| shape != generator.shape()) {
+    return Err(unusable());
+  }
   // The Buffer is looked up again for each run: the user's clock could have detached it.
   let write = |index: usize, run: &Ids| -> std::result::Result<(), CallError> {
     let out = unsafe { bytes(&env, ids.raw()) }?;
-    if out.len() != total * 8 {
+    if out.len() != length {
       return Err(
         napi::Error::from_reason("flake-idgen-rs: the batch Buffer changed while it was filled")
           .into(),
       );
     }
-    run.write_be(&mut out[index * 8..]);
-    Ok(())
+    Ok(write_run(&mut out[index * width..], run)?)
   };
   let mut counts = Counts::default();
   let issued = match clock {

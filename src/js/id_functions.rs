@@ -22,6 +22,7 @@ use super::input::clock_reading;
 use super::protocol::{self, Scratch, PRIVATE_SLOT, SLOT_READS_FIELDS};
 use super::slots::Slots;
 use super::thread::Thread;
+use super::wide_functions::{Callback, WIDE_FUNCTIONS};
 use crate::clock;
 use crate::error::FlakeError;
 use crate::generator::{Generator, Ids};
@@ -32,7 +33,8 @@ use crate::generator::{Generator, Ids};
 /// - `issueAt(now)`: the same for `now`, a reading of the generator's own clock;
 /// - `tryIssue()`, `tryIssueAt(now)` do the same but, where waiting would help (overflow, clock
 ///   behind), report how long to wait instead of throwing;
-/// - `issueRun(max)`: as `tryIssue`, for up to `max` ids of one millisecond.
+/// - `issueRun(max)`: as `tryIssue`, for up to `max` ids of one millisecond;
+/// - and the functions of 128-bit ids (see `wide_functions`).
 pub(crate) fn id_functions(env: &Env) -> Result<Object<'static>> {
   let thread = Thread::of(env)?;
   let functions: [(&CStr, Callback); 5] = [
@@ -43,7 +45,7 @@ pub(crate) fn id_functions(env: &Env) -> Result<Object<'static>> {
     (c"issueRun", issue_run),
   ];
   let mut object = Object::new(env)?;
-  for (name, callback) in functions {
+  for (name, callback) in functions.into_iter().chain(WIDE_FUNCTIONS) {
     let mut function = ptr::null_mut();
     // The data is the thread's instance data, which outlives every function of the env: no
     // finalizer is needed.
@@ -63,8 +65,6 @@ pub(crate) fn id_functions(env: &Env) -> Result<Object<'static>> {
   }
   Ok(object)
 }
-
-type Callback = unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> sys::napi_value;
 
 /// `issue()`: see `id_functions`.
 ///
@@ -169,7 +169,7 @@ unsafe fn by_reading(
 /// # Safety
 /// As `issue`.
 #[inline(always)]
-unsafe fn arguments(
+pub(super) unsafe fn arguments(
   env: sys::napi_env,
   info: sys::napi_callback_info,
 ) -> Option<(&'static Thread, Option<sys::napi_value>)> {

@@ -67,6 +67,26 @@ pub fn invalid_argument<'env>(
   Ok(unsafe { error_object(env, &err) })
 }
 
+/// A function argument of the right type out of range, as Node reports one (not thrown): "The
+/// "name" argument must be {expected}, got {value}", a `RangeError` with code `ERR_OUT_OF_RANGE`.
+#[napi(
+  ts_args_type = "argument: string, expected: string, got: unknown",
+  ts_return_type = "RangeError"
+)]
+pub fn argument_out_of_range<'env>(
+  env: &'env Env,
+  argument: String,
+  expected: String,
+  got: Unknown<'env>,
+) -> Result<Unknown<'env>> {
+  let err = FlakeError::ArgumentRange {
+    argument: argument.into(),
+    expected,
+    got: unsafe { describe(env.raw(), got.raw()) }?,
+  };
+  Ok(unsafe { error_object(env, &err) })
+}
+
 /// An options argument that is not an object, as the constructor reports one (not thrown):
 /// "options must be an object, got {value}", a `TypeError` with code `ERR_FLAKE_INVALID_OPTION`.
 #[napi(ts_args_type = "got: unknown", ts_return_type = "TypeError")]

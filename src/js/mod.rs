@@ -16,3 +16,5 @@ mod setup;
 pub(crate) mod slots;
 mod state;
 mod thread;
+mod wide;
+mod wide_functions;

@@ -26,6 +26,10 @@
 //!   free. `SCRATCH_CEILING` (40, `f64`) its ceiling, ms since 1970 (`Infinity`: none; below 1,
 //!   or `NaN`: a closed lease).
 //!
+//! - `SCRATCH_WORKER` (56, `f64`) a flake generator's 48-bit worker id, written with the call's
+//!   fields (0 for every other generator); `SCRATCH_WIDE_ID` (64, 16 bytes) a 128-bit id (a
+//!   UUIDv7 or a flake) issued, big-endian, for JS to copy into a Buffer.
+//!
 //! JS writes the call's fields before a call, unless they are in the scratch already (the
 //! same generator as the call before). `readScratch` reads them back as the id functions do,
 //! for the test that both sides agree on the layout.
@@ -93,9 +97,15 @@ pub const SCRATCH_CEILING: u32 = 40;
 /// Byte offset in the scratch of the call's packed layout bits and `seqMask`: a `u32`.
 #[napi]
 pub const SCRATCH_SHAPE: u32 = 48;
+/// Byte offset in the scratch of the call's flake worker id: an `f64`.
+#[napi]
+pub const SCRATCH_WORKER: u32 = 56;
+/// Byte offset in the scratch of a 128-bit id issued: 16 bytes, big-endian.
+#[napi]
+pub const SCRATCH_WIDE_ID: u32 = 64;
 /// Bytes in the scratch.
 #[napi]
-pub const SCRATCH_BYTES: u32 = SCRATCH_SHAPE + 8;
+pub const SCRATCH_BYTES: u32 = SCRATCH_WIDE_ID + 16;
 
 // The fields in order, each aligned to its size (`Scratch::new` checks the block is 8-aligned)
 // as the atomics that read it require, none overlapping the next, the last in bounds.
@@ -109,6 +119,8 @@ const _: () = {
     (SCRATCH_PRIVATE_STATE, 8),
     (SCRATCH_CEILING, 8),
     (SCRATCH_SHAPE, 4),
+    (SCRATCH_WORKER, 8),
+    (SCRATCH_WIDE_ID, 16),
   ];
   let mut end = 0;
   let mut i = 0;
@@ -215,6 +227,24 @@ impl Scratch {
       .word(SCRATCH_ID_BE)
       .store(u64::from_ne_bytes(ids.first.to_be_bytes()), Relaxed);
     self.word(SCRATCH_ID_NE).store(ids.first, Relaxed);
+  }
+
+  /// Writes a 128-bit id, big-endian.
+  #[inline(always)]
+  pub fn write_wide(&self, id: &[u8; 16]) {
+    for (half, bytes) in id.chunks_exact(8).enumerate() {
+      let bytes = bytes.try_into().expect("8 bytes");
+      self
+        .word(SCRATCH_WIDE_ID + 8 * half as u32)
+        .store(u64::from_ne_bytes(bytes), Relaxed);
+    }
+  }
+
+  /// The flake worker id JS wrote for this call, if it is one (a whole number of 48 bits).
+  #[inline(always)]
+  pub fn worker(&self) -> Option<u64> {
+    whole(f64::from_bits(self.word(SCRATCH_WORKER).load(Relaxed)))
+      .filter(|&worker| worker <= crate::flake128::MAX_WORKER)
   }
 
   /// The slot JS wrote for this call.

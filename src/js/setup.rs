@@ -112,7 +112,7 @@ pub fn configure<'env>(env: &'env Env, options: Unknown<'env>) -> Result<Object<
 /// `SCRATCH_SLOT` and the other offsets): for the test that JS and Rust agree on the layout;
 /// not on the per-id path.
 #[napi(
-  ts_return_type = "{ slot: number; settings: number; shape: number; epoch: number; privateState: bigint; ceiling: number }"
+  ts_return_type = "{ slot: number; settings: number; shape: number; epoch: number; privateState: bigint; ceiling: number; worker?: number }"
 )]
 pub fn read_scratch(env: &Env) -> Result<Object<'_>> {
   // Through the accessors the id functions use, so the test checks what they read.
@@ -125,5 +125,8 @@ pub fn read_scratch(env: &Env) -> Result<Object<'_>> {
   fields.set("epoch", f64::from_bits(settings.epoch))?;
   fields.set("privateState", BigInt::from(scratch.private_state().word()))?;
   fields.set("ceiling", scratch.ceiling_field())?;
+  if let Some(worker) = scratch.worker() {
+    fields.set("worker", worker as f64)?;
+  }
   Ok(fields)
 }

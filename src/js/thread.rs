@@ -11,11 +11,14 @@ use napi::{check_status, sys, Env, Error, Result, Status};
 use super::protocol::Scratch;
 use super::slots::Slots;
 use crate::generator::Settings;
+use crate::random::Random;
 
 pub(crate) struct Thread {
   /// Borrowed only for the length of a native call that calls no JS.
   pub slots: RefCell<Slots>,
   pub scratch: Scratch,
+  /// The random bits of its UUIDv7s. Borrowed as `slots` is.
+  pub random: RefCell<Random>,
   /// What `setup` returned the first time, held for the env's life: every later copy of
   /// native.js in the thread gets it too, and so shares the scratch and the slots.
   set_up: OnceCell<sys::napi_ref>,
@@ -54,6 +57,7 @@ impl Thread {
     let thread = Thread {
       slots: RefCell::default(),
       scratch,
+      random: RefCell::default(),
       set_up: OnceCell::new(),
     };
     // The scratch's reference is released with the env itself.

@@ -17,6 +17,7 @@ mod protocol;
 mod slots;
 mod state_machine;
 mod vectors;
+mod wide;
 
 use crate::generator::Generator;
 use crate::input::Input;
@@ -106,4 +107,31 @@ fn temp_dir(name: &str) -> TempDir {
     "flake-idgen-test-{}-{n}-{name}",
     std::process::id()
   )))
+}
+
+/// A proptest runner of `cases` cases whose seed is printed (`what` says for which test), from
+/// `PROPTEST_RNG_SEED` if set: `PROPTEST_RNG_SEED=<seed> cargo test <test>` replays a run.
+fn seeded_runner(what: &str, cases: u32) -> proptest::test_runner::TestRunner {
+  use proptest::test_runner::{Config, RngSeed, TestRunner};
+  use std::io::Write;
+  let seed = std::env::var("PROPTEST_RNG_SEED")
+    .ok()
+    .and_then(|s| s.parse().ok())
+    .unwrap_or_else(|| {
+      std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64
+    });
+  // Straight to stderr: the test harness would capture `println!` and show it only on failure.
+  let _ = writeln!(
+    std::io::stderr(),
+    "{what} seed: {seed} (replay: PROPTEST_RNG_SEED={seed})"
+  );
+  TestRunner::new(Config {
+    cases,
+    rng_seed: RngSeed::Fixed(seed),
+    failure_persistence: None,
+    ..Config::default()
+  })
 }

@@ -7,11 +7,7 @@
 //!
 //! The seed is printed; `PROPTEST_RNG_SEED=<seed> cargo test state_machine` replays a run.
 
-use std::io::Write;
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use proptest::prelude::*;
-use proptest::test_runner::{Config, RngSeed, TestRunner};
 
 use super::FakeTime;
 use super::{config, private, temp_dir};
@@ -191,27 +187,7 @@ fn mapped_generator_follows_the_model() {
 }
 
 fn follows_the_model(what: &str, make: impl Fn(RawOptions) -> Generator<'static>) {
-  let seed = std::env::var("PROPTEST_RNG_SEED")
-    .ok()
-    .and_then(|s| s.parse().ok())
-    .unwrap_or_else(|| {
-      SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_nanos() as u64
-    });
-  // Straight to stderr: the test harness would capture `println!` and show it only on failure.
-  let _ = writeln!(
-    std::io::stderr(),
-    "state machine proptest ({what}) seed: {seed} (replay: PROPTEST_RNG_SEED={seed})"
-  );
-  let config = Config {
-    cases: 256,
-    rng_seed: RngSeed::Fixed(seed),
-    failure_persistence: None,
-    ..Config::default()
-  };
-  TestRunner::new(config)
+  super::seeded_runner(&format!("state machine proptest ({what})"), 256)
     .run(&scenario(), |(layout, node, seq_mask, allowed, steps)| {
       let (shape, epoch) = (layout.shape, layout.epoch);
       let number = |n: u64| Input::Number(n as f64);

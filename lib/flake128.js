@@ -1,0 +1,135 @@
+'use strict'
+
+// Flake128: Boundary's flake, 128-bit ids of 64 bits of ms | a 48-bit worker id (a MAC address
+// by default) | a 16-bit sequence. Each is made from an id of a 64-bit layout (48 bits of ms, a
+// 16-bit sequence) whose state the host's processes share, as FlakeId's ids are: so any number
+// of them can use one worker id. src/flake128.rs says which bits are which.
+
+const { Buffer } = require('node:buffer')
+const os = require('node:os')
+const binding = require('./load-binding.js')
+const native = require('./native.js')
+const { codedError, invalidOption } = require('./errors.js')
+const { COMMON, readOptions, configureWide } = require('./wide-options.js')
+
+const { issueFlake, issueFlakeBase62, issueWideBy, takeWide, takeWideBigInt } = native
+
+const OPTIONS = [...COMMON, 'worker', 'interface']
+const MAX_WORKER = 2 ** 48 - 1
+const WORKER_EXPECTED = 'an integer from 0 to 2^48 - 1 (a number, a bigint or a decimal string) or a MAC address'
+const MAC = /^[0-9a-f]{2}([:-])[0-9a-f]{2}(\1[0-9a-f]{2}){4}$/i
+const NO_MAC = '00:00:00:00:00:00'
+
+/** A MAC address as the 48-bit number it writes. */
+const macNumber = (mac) => Number.parseInt(mac.replace(/[:-]/g, ''), 16)
+
+/** The worker id the `worker` option gives. */
+function workerOf(worker) {
+  let number
+  if (typeof worker === 'number') number = worker
+  else if (typeof worker === 'bigint') number = worker <= BigInt(MAX_WORKER) && worker >= 0n ? Number(worker) : -1
+  else if (typeof worker === 'string' && MAC.test(worker)) return macNumber(worker)
+  else if (typeof worker === 'string' && /^\d{1,16}$/.test(worker)) number = Number(worker)
+  else throw invalidOption('worker', WORKER_EXPECTED, worker)
+  if (!Number.isInteger(number) || number < 0 || number > MAX_WORKER) {
+    throw invalidOption('worker', WORKER_EXPECTED, worker, true)
+  }
+  return number
+}
+
+/** The MAC of interface `name`, or of the first by name that is not internal and has one. */
+function macOf(name) {
+  const interfaces = os.networkInterfaces()
+  const names = name === undefined ? Object.keys(interfaces).sort() : [name]
+  for (const each of names) {
+    const address = interfaces[each]?.find((address) => !address.internal && address.mac !== NO_MAC)
+    if (address !== undefined) return macNumber(address.mac)
+  }
+  if (name !== undefined) {
+    throw invalidOption(
+      'interface',
+      'the name of a network interface with a MAC address (os.networkInterfaces())',
+      name,
+      true,
+    )
+  }
+  throw codedError(
+    Error,
+    'ERR_FLAKE_NO_MAC_ADDRESS',
+    'Flake128: no network interface has a MAC address (os.networkInterfaces() lists none that is not internal and not all zeros); give the 48-bit worker id with the `worker` option',
+  )
+}
+
+class Flake128 {
+  #fields
+  #clock
+
+  constructor(options) {
+    const read = readOptions(options, OPTIONS, 'Flake128')
+    if (read.worker !== undefined && read.interface !== undefined) {
+      throw invalidOption(
+        'interface',
+        'left out when `worker` is given (the worker id is one or the other)',
+        read.interface,
+      )
+    }
+    if (read.interface !== undefined && typeof read.interface !== 'string') {
+      throw invalidOption('interface', 'a string: the name of a network interface', read.interface)
+    }
+    const worker = read.worker === undefined ? macOf(read.interface) : workerOf(read.worker)
+    const configured = configureWide(read, binding.FLAKE_SEQUENCE_BITS, worker)
+    this.#fields = configured.fields
+    this.#clock = configured.clock
+    Object.defineProperties(this, {
+      worker: { value: worker, enumerable: true },
+      scope: { value: configured.scope, enumerable: true },
+    })
+  }
+
+  /** The next flake: a Buffer of 16 bytes of its own. */
+  next() {
+    this.#issue('flake')
+    return takeWide(Buffer.alloc(16), 0)
+  }
+
+  /** The next flake, as a bigint. */
+  nextBigInt() {
+    this.#issue('flake')
+    return takeWideBigInt()
+  }
+
+  /** The next flake in base 62: 22 characters, zero-padded, so that string order is time order. */
+  nextBase62() {
+    if (this.#clock === undefined) return issueFlakeBase62(this.#fields)
+    return issueWideBy(this.#fields, this.#clock, 'flakeBase62')
+  }
+
+  /** `count` flakes, 16 bytes each and increasing, in one Buffer. */
+  nextBatch(count) {
+    return native.wideBatch(this.#fields, count, 'flake', this.#clock)
+  }
+
+  /** The parts of a flake (16 bytes, a bigint or 22 base-62 digits): timestamp, date, worker, sequence. */
+  static decompose(id) {
+    return binding.flakeDecompose(id)
+  }
+
+  /** The 16 bytes of the flake that `string` (22 base-62 digits) writes. */
+  static parse(string) {
+    const bytes = Buffer.alloc(16)
+    binding.flakeParse(string, bytes)
+    return bytes
+  }
+
+  /** A flake (16 bytes or a bigint) in base 62. */
+  static toBase62(id) {
+    return binding.flakeToBase62(id)
+  }
+
+  #issue(form) {
+    if (this.#clock === undefined) issueFlake(this.#fields)
+    else issueWideBy(this.#fields, this.#clock, form)
+  }
+}
+
+module.exports = Flake128

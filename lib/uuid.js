@@ -1,0 +1,111 @@
+'use strict'
+
+// uuidv7: UUIDv7s (RFC 9562) strictly increasing across every process and thread of the host,
+// called as the uuid package's v7() is. Each is made from an id of a 64-bit layout (48 bits of
+// ms, a 15-bit counter) whose state the host's processes share, as FlakeId's ids are, plus 59
+// random bits; src/uuid.rs says which bits are which.
+
+const { Buffer } = require('node:buffer')
+const { isUint8Array } = require('node:util').types
+const binding = require('./load-binding.js')
+const native = require('./native.js')
+const { argumentOutOfRange, invalidArgument, invalidOption } = require('./errors.js')
+const { COMMON, readOptions, configureWide } = require('./wide-options.js')
+
+const { issueUuid, issueUuidString, issueWideBy, takeWide } = native
+
+/** A generator's fields and clock, for `options` (see create()). */
+function configure(options) {
+  const read = readOptions(options, COMMON, 'uuidv7.create()')
+  const configured = configureWide(read, binding.UUID_SEQUENCE_BITS)
+  return { fields: configured.fields, clock: configured.clock }
+}
+
+/**
+ * uuid's v7() options (`msecs`, `seq`, `random`, `rng`) would set bits that here come from the
+ * host's clock, its shared counter and the OS's random source: refused, never ignored.
+ */
+function refuseOptions(options) {
+  if (typeof options !== 'object') throw invalidArgument('options', 'undefined or null', options)
+  for (const name of Object.keys(options)) {
+    throw invalidOption(
+      `options.${name}`,
+      'left out: UUIDv7s here take their time, counter and random bits from the host',
+      options[name],
+    )
+  }
+}
+
+/** `offset`, checked for 16 bytes of `buf`: an integer from 0 to `buf.length - 16`. */
+function checkOffset(buf, offset) {
+  if (offset === undefined) offset = 0
+  if (typeof offset !== 'number') throw invalidArgument('offset', 'a number', offset)
+  if (!Number.isInteger(offset) || offset < 0 || offset > buf.length - 16) {
+    throw argumentOutOfRange('offset', `an integer from 0 to ${buf.length - 16} (16 bytes in buf)`, offset)
+  }
+  return offset
+}
+
+/**
+ * A uuidv7 function over the generator `setUp()` configures, at its first call: `(options?,
+ * buf?, offset?)` as uuid's v7(), and `batch(count)`.
+ */
+function generator(setUp) {
+  let fields
+  let clock
+
+  function uuidv7(options, buf, offset) {
+    if (options != null) refuseOptions(options)
+    if (fields === undefined) ({ fields, clock } = setUp())
+    if (buf === undefined)
+      return clock === undefined ? issueUuidString(fields) : issueWideBy(fields, clock, 'uuidString')
+    // instanceof first, for speed; isUint8Array for a Uint8Array of another realm.
+    if (!(buf instanceof Uint8Array || isUint8Array(buf)))
+      throw invalidArgument('buf', 'a Uint8Array (a Buffer is one)', buf)
+    const at = checkOffset(buf, offset)
+    if (clock === undefined) issueUuid(fields)
+    else issueWideBy(fields, clock, 'uuid')
+    return takeWide(buf, at)
+  }
+
+  /** `count` UUIDv7s, 16 bytes each and increasing, in one Buffer. */
+  uuidv7.batch = (count) => {
+    if (fields === undefined) ({ fields, clock } = setUp())
+    return native.wideBatch(fields, count, 'uuid', clock)
+  }
+
+  return uuidv7
+}
+
+/** The default generator: host scope, the system clock; set up at its first call. */
+const uuidv7 = generator(() => configure(undefined))
+
+/**
+ * A generator with options of its own (`scope`, `stateDir`, `allowedFutureMs`, `clock`),
+ * called as uuidv7 is. Its options are checked now.
+ */
+uuidv7.create = (options) => {
+  const configured = configure(options)
+  return generator(() => configured)
+}
+
+/** The canonical form of the UUIDv7 in the 16 bytes of `bytes` from `offset`. */
+uuidv7.stringify = (bytes, offset) => {
+  if (!isUint8Array(bytes)) throw invalidArgument('bytes', 'a Uint8Array (a Buffer is one)', bytes)
+  return binding.uuidStringify(bytes, checkOffset(bytes, offset))
+}
+
+/** The 16 bytes of the UUIDv7 whose canonical form (in either case) is `string`. */
+uuidv7.parse = (string) => {
+  const bytes = Buffer.alloc(16)
+  binding.uuidParse(string, bytes)
+  return bytes
+}
+
+/** The parts of a UUIDv7 (a string or 16 bytes): `timestamp`, `date`, `sequence`, `random`. */
+uuidv7.decompose = (id) => binding.uuidDecompose(id)
+
+/** The Unix ms of a UUIDv7 (a string or 16 bytes). */
+uuidv7.timestamp = (id) => binding.uuidDecompose(id).timestamp
+
+module.exports = uuidv7

@@ -1,0 +1,22 @@
+'use strict'
+
+const fs = require('node:fs')
+
+/**
+ * Says that host scope fell back to another directory, or to the process (`message`, from the
+ * native configure()), on stderr now, synchronously, and emits it as a process warning. The
+ * warning alone prints on a later tick: a process that issues its ids and exits before one
+ * would repeat ids with others without a word.
+ */
+function warnHostScope(warning) {
+  const code = 'FLAKE_IDGEN_HOST_SCOPE_UNAVAILABLE'
+  const message = `flake-idgen-rs: ${warning}`
+  try {
+    fs.writeSync(2, `(${process.release.name}:${process.pid}) [${code}] ${message}\n`)
+  } catch {
+    // A closed or non-blocking stderr: the emitted warning is still there.
+  }
+  process.emitWarning(message, { code })
+}
+
+module.exports = warnHostScope

@@ -1,0 +1,91 @@
+//! Boundary's flake: 128-bit ids of 64 bits of ms since 1970 | a 48-bit worker id (a MAC
+//! address, by default) | a 16-bit sequence, made from an id of `SHAPE` (ms | sequence), a
+//! 64-bit layout whose state every process of the host shares: so they share one worker id.
+//! Written as 16 big-endian bytes, or in base 62 with 22 digits (0-9, A-Z, a-z: ASCII order),
+//! zero-padded, so that string order is numeric order.
+
+use crate::layout::{Order, Shape};
+
+/// Bits of the sequence.
+const SEQUENCE_BITS: u8 = 16;
+/// The largest worker id: 48 bits.
+pub const MAX_WORKER: u64 = (1 << 48) - 1;
+
+/// The layout of the ids flakes are made from: ms since 1970 (48 bits, as far as a state word
+/// counts and further) | sequence.
+pub const SHAPE: Shape = Shape {
+  time_bits: 48,
+  unit_ms: 1,
+  node_bits: 0,
+  sequence_bits: SEQUENCE_BITS,
+  order: Order::NodeSequence,
+};
+
+/// Digits of the base-62 form: enough for 2^128 − 1 (62^22 > 2^128).
+pub const BASE62_DIGITS: usize = 22;
+const ALPHABET: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/// What the readers of base-62 flakes expect, as their errors say it.
+pub const BASE62_EXPECTED: &str = "22 base-62 digits (0-9, A-Z, a-z) of at most 2^128 - 1";
+
+/// The flake for `id` (an id of `SHAPE`) and `worker`, as a number.
+#[inline(always)]
+pub fn value(id: u64, worker: u64) -> u128 {
+  let (ms, sequence) = (id >> SEQUENCE_BITS, id & ((1 << SEQUENCE_BITS) - 1));
+  u128::from(ms) << 64 | u128::from(worker) << SEQUENCE_BITS | u128::from(sequence)
+}
+
+/// A flake's parts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Parts {
+  /// ms since 1970.
+  pub timestamp: u64,
+  pub worker: u64,
+  pub sequence: u16,
+}
+
+/// The parts of `flake`.
+pub fn parts(flake: u128) -> Parts {
+  Parts {
+    timestamp: (flake >> 64) as u64,
+    worker: (flake >> SEQUENCE_BITS) as u64 & MAX_WORKER,
+    sequence: flake as u16,
+  }
+}
+
+/// 62^10, the most digits of a chunk below 2^64.
+const CHUNK: u128 = 62u128.pow(10);
+
+/// `flake` in base 62, 22 digits.
+#[inline]
+pub fn base62(flake: u128) -> [u8; BASE62_DIGITS] {
+  // Two u128 divisions (each a library call) into chunks of 2, 10 and 10 digits, whose
+  // divisions by 62 are u64 ones, a multiplication each.
+  let (rest, low) = (flake / CHUNK, (flake % CHUNK) as u64);
+  let (top, middle) = ((rest / CHUNK) as u64, (rest % CHUNK) as u64);
+  let mut text = [b'0'; BASE62_DIGITS];
+  for (chunk, mut value) in text.rchunks_mut(10).zip([low, middle, top]) {
+    for digit in chunk.iter_mut().rev() {
+      *digit = ALPHABET[(value % 62) as usize];
+      value /= 62;
+    }
+  }
+  text
+}
+
+/// The flake `text` writes in base 62 (exactly 22 digits), if it is one.
+pub fn from_base62(text: &str) -> Option<u128> {
+  let text = text.as_bytes();
+  if text.len() != BASE62_DIGITS {
+    return None;
+  }
+  text.iter().try_fold(0u128, |value, &digit| {
+    let digit = match digit {
+      b'0'..=b'9' => digit - b'0',
+      b'A'..=b'Z' => digit - b'A' + 10,
+      b'a'..=b'z' => digit - b'a' + 36,
+      _ => return None,
+    };
+    value.checked_mul(62)?.checked_add(u128::from(digit))
+  })
+}
