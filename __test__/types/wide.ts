@@ -16,6 +16,9 @@ const parts: FlakeId.uuidv7.Parts = uuidv7.decompose(text)
 const random: bigint = uuidv7.decompose(bytes).random
 const sequence: number = parts.sequence
 const ms: number = uuidv7.timestamp(buffer)
+const date: Date = parts.date
+const alsoText: string = uuidv7({})
+const nullText: string = uuidv7(null)
 
 // A generator of its own options.
 const options: uuidv7.Options = { scope: 'process', allowedFutureMs: 10 }
@@ -51,14 +54,31 @@ const notNumber: number = parts.random
 // @ts-expect-error decompose takes a string or bytes
 uuidv7.decompose(42n)
 
-void [array, empty, viaClass, back, random, sequence, ms, ownText, ownBuffer, ownBatch, faked, notText, notBuffer]
+void [
+  date,
+  alsoText,
+  nullText,
+  array,
+  empty,
+  viaClass,
+  back,
+  random,
+  sequence,
+  ms,
+  ownText,
+  ownBuffer,
+  ownBatch,
+  faked,
+  notText,
+  notBuffer,
+]
 void notNumber
 
 // Flake128: Boundary's flake.
 const flake = new Flake128()
 const byWorker = new Flake128({ worker: 0xaabbccddeeffn, scope: 'host', allowedFutureMs: 5 })
 const byMac = new Flake128({ worker: 'aa:bb:cc:dd:ee:ff', stateDir: '/run/user/1000/ids' })
-const byInterface = new Flake128({ interface: 'eth0', worker: null })
+const byInterface = new Flake128({ interface: 'eth0', worker: undefined })
 const withClock = new Flake128({ worker: 1, clock: () => Date.now() })
 new Flake128(null)
 const flakeOptions: Flake128.Options = { worker: 42 }
@@ -74,11 +94,14 @@ const when: number = Flake128.decompose(base62).timestamp
 const fromBig: number = Flake128.decompose(big).worker
 const parsed: Buffer = Flake128.parse(base62)
 const encoded: string = Flake128.toBase62(big)
+const flakeDate: Date = flakeParts.date
 
 // @ts-expect-error worker and interface together are refused
 new Flake128({ worker: 1, interface: 'eth0' })
 // @ts-expect-error a worker id is a number, a bigint or a MAC string
 new Flake128({ worker: true })
+// @ts-expect-error null is no worker id (and no default)
+new Flake128({ worker: null })
 // @ts-expect-error no datacenter: the worker id is 48 bits
 new Flake128({ datacenter: 1 })
 // @ts-expect-error next() returns a Buffer
@@ -92,4 +115,4 @@ Flake128.decompose(id).random
 // @ts-expect-error toBase62 takes bytes or a bigint
 Flake128.toBase62(42)
 
-void [flakeOptions, sameClass, many, worker, scope, flakeParts, when, fromBig, parsed, encoded, notString]
+void [flakeDate, flakeOptions, sameClass, many, worker, scope, flakeParts, when, fromBig, parsed, encoded, notString]
