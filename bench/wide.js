@@ -3,10 +3,10 @@
 // monotonic factory and the 64-bit `next()`, per call in the same rounds; and their batches
 // against the host's limit.
 //
-// Our ids per millisecond are limited per host (16,384 UUIDv7s, 65,536 Flake128 ids; one
-// counter for every process), and a UUIDv7 call waits once they are used: every timed batch of
-// calls starts on a fresh millisecond (the wait is not timed) and stays well under the limit,
-// as in per-call.js, and every candidate gets the same batches.
+// Our ids per millisecond are limited per host (32,768 UUIDv7s, 65,536 Flake128 ids; one
+// counter for every process), and a call waits once they are used: every timed batch of calls
+// starts on a fresh millisecond (the wait is not timed) and stays well under the limit, as in
+// per-call.js, and every candidate gets the same batches.
 
 // Buffer from the module, as per-call.js's floor and lib/native.js take it: the global is an
 // accessor that costs a few ns per use.
@@ -15,11 +15,12 @@ const crypto = require('node:crypto')
 const uuid = require('uuid')
 const { monotonicFactory } = require('ulid')
 const FlakeId = require('..')
+const binding = require('../lib/load-binding.js')
 const freshMillisecond = require('./millisecond.js')
 
 const { uuidv7, Flake128 } = FlakeId
 
-// 1,000 calls per timed batch, each batch on a fresh millisecond: far under 16,384.
+// 1,000 calls per timed batch, each batch on a fresh millisecond: far under the limits.
 const BATCH = 1000
 const BATCHES = 200
 
@@ -191,14 +192,14 @@ function check(candidate) {
 
 // Batches, as the 64-bit batch rows are timed (bursts.js): each from a fresh millisecond, a
 // median over BENCH_BURST_ROUNDS. Sized to last about a quarter of the 64-bit burst (61 ms for
-// the default 1,000,000), so that Flake128's stays at 64 MB rather than 256.
+// the default 1,000,000): 2,000,000 UUIDv7s, 4,000,000 flakes, 64 MB rather than 256.
 const LIMIT_64 = 4096
 const batches = [
   {
     key: 'uuidv7Batch',
     pkg: 'flake-idgen-rs',
     call: '`uuidv7.batch(n)`',
-    perMs: 16384,
+    perMs: 2 ** binding.UUID_SEQUENCE_BITS,
     bytes: 16,
     take: (n) => uuidv7.batch(n),
   },
@@ -206,7 +207,7 @@ const batches = [
     key: 'flake128Batch',
     pkg: 'flake-idgen-rs',
     call: '`Flake128#nextBatch(n)`',
-    perMs: 65536,
+    perMs: 2 ** binding.FLAKE_SEQUENCE_BITS,
     bytes: 16,
     take: (n) => flake.nextBatch(n),
   },
