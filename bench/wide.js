@@ -59,6 +59,13 @@ const candidates = [
     fn: () => uuidv7(undefined, Buffer.allocUnsafe(16), 0),
     kind: 'uuid7Bytes',
   },
+  // What the fresh-Buffer row adds to the reused one: the caller's allocation.
+  {
+    key: 'allocUnsafe',
+    call: 'floor of the fresh Buffer: `Buffer.allocUnsafe(16)` alone',
+    fn: () => Buffer.allocUnsafe(16),
+    kind: 'bytes',
+  },
   { key: 'uuidPkg', pkg: 'uuid', call: '`v7()`', fn: () => uuid.v7(), kind: 'uuid7Theirs' },
   { key: 'randomUUID', call: '`crypto.randomUUID()` (v4, not ordered): reference', fn: randomUUID, kind: 'uuid4' },
   { key: 'ulid', pkg: 'ulid', call: '`monotonicFactory()()`', fn: () => ulid(), kind: 'ulid' },
@@ -164,6 +171,7 @@ const kinds = {
   ],
   flakeBigInt: ['a 128-bit bigint', (v) => (typeof v === 'bigint' && v > 0n && v < U128 ? v : undefined)],
   flakeBase62: ['22 base62 characters', (v) => (typeof v === 'string' && BASE62.test(v) ? v : undefined)],
+  bytes: ['a 16-byte Buffer', (v) => (Buffer.isBuffer(v) && v.length === 16 ? v : undefined)],
 }
 
 /** When an id was made, in ms since 1970, for the kinds that are ours. */
@@ -180,6 +188,7 @@ function check(candidate) {
   const ids = candidate.kept ? candidate.loop(candidate.fn, 2) : [copy(candidate.fn()), copy(candidate.fn())]
   const [first, second] = ids.map(read)
   if (first === undefined || second === undefined) return `does not return ${what}`
+  if (candidate.kind === 'bytes') return null
   if (candidate.kind === 'uuid4') return first === second ? 'returned the same id twice' : null
   if (!(second > first)) return 'returned ids out of order'
   const time = timeOf(candidate.kind, ids[1])
