@@ -489,7 +489,8 @@ declare namespace FlakeId {
      * of default options.
      *
      * @throws {TypeError | RangeError} code `ERR_FLAKE_INVALID_OPTION`, naming the option and the
-     *   value, for an option of the wrong type or out of range, or one that is not below.
+     *   value, for an option of the wrong type or out of range, or one of another name (such
+     *   as `uuid`'s `msecs`).
      */
     function create(options?: Options | null): Generator
     /**
