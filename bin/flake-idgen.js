@@ -10,9 +10,20 @@ const { UsageError, CommandError } = require('../lib/cli/command-errors.js')
 const { exitOnClosedPipe } = require('../lib/cli/output.js')
 
 const USAGE = `Usage:
-  flake-idgen [options]                print new ids, one per line
+  flake-idgen [options]                print new 64-bit ids, one per line
+  flake-idgen uuid [-n N] [--scope S] [--state-dir D]
+                                       print new UUIDv7s (RFC 9562), one per line, increasing
+                                       across the host's processes
+  flake-idgen flake128 [-n N] [--format base62|hex] [--worker W | --interface NAME]
+                       [--scope S] [--state-dir D]
+                                       print new 128-bit flake ids (ms since 1970, a 48-bit
+                                       worker id, a sequence), one per line
   flake-idgen decompose [ID...]        print the parts of each ID (or of each line of stdin)
-                                       as one JSON object per line
+                                       as one JSON object per line. An ID is a 64-bit id (at
+                                       most 20 decimal digits, or 0x and 16 hex digits), a
+                                       UUIDv7 (8-4-4-4-12 hex digits) or a 128-bit flake id (22
+                                       base62 characters, or 0x and 32 hex digits); a 128-bit
+                                       id's object starts with its "type": uuidv7 or flake128
   flake-idgen state [--state-dir D]    list the host's state file: the time and sequence of
                                        the last id each generator id issued
   flake-idgen state --reset ID [--state-dir D]
@@ -27,18 +38,24 @@ const USAGE = `Usage:
 Options:
   -n, --count N        how many ids to print (default 1)
   --format FORMAT      dec (default), hex (0x-prefixed), base64, or json (one array of
-                       decimal strings)
-  --layout LAYOUT      the ids' bit layout, for new ids and decompose: a preset
+                       decimal strings); flake128: base62 (default: 22 characters of
+                       0-9A-Za-z, zero-padded, so that text order is time order) or hex
+                       (0x and 32 lowercase hex digits)
+  --layout LAYOUT      64-bit ids' bit layout, for new ids and decompose: a preset
                        (flake-idgen (default), twitter, discord, instagram, snowcast,
                        hazelcast, sonyflake) or a custom layout as JSON, such as
                        '{"timeBits":41,"nodeBits":13,"sequenceBits":10}' (see the README)
   --id N               node id, 0 to 2^nodeBits-1 (0-1023 in the default layout); wins
                        over the parts below
   --datacenter N       datacenter id, 0-31 (default 0): flake-idgen and twitter layouts
-  --worker N           worker id, 0-31 (default 0): flake-idgen, twitter and discord
+  --worker N           worker id, 0-31 (default 0): flake-idgen, twitter and discord;
+                       flake128: 0 to 2^48-1 (decimal, or 0x and hex digits) or a MAC
+                       address aa:bb:cc:dd:ee:ff (default: the MAC address of the first
+                       non-internal network interface, by name)
+  --interface NAME     flake128: the worker id is network interface NAME's MAC address
   --process N          process id, 0-31 (default 0): discord layout
   --epoch TIME         ms since 1970, or a date such as 2020-01-01 (default: the layout's,
-                       0 for flake-idgen); decompose adds it back
+                       0 for flake-idgen); decompose adds it back to 64-bit ids
   --scope SCOPE        host (default: unique across the host's processes) or process
   --state-dir D        the state directory (default: $FLAKE_IDGEN_STATE_DIR, else
                        /tmp/flake-idgen-<uid> on Linux; see the README's scope)
@@ -57,6 +74,7 @@ const OPTIONS = {
   id: true,
   datacenter: true,
   worker: true,
+  interface: true,
   process: true,
   epoch: true,
   scope: true,
@@ -77,6 +95,16 @@ const PRINT = {
   run: (values) => require('../lib/cli/ids.js')(values),
 }
 const COMMANDS = {
+  uuid: {
+    name: 'uuid',
+    options: ['count', 'scope', 'state-dir'],
+    run: (values) => require('../lib/cli/uuid.js')(values),
+  },
+  flake128: {
+    name: 'flake128',
+    options: ['count', 'format', 'worker', 'interface', 'scope', 'state-dir'],
+    run: (values) => require('../lib/cli/flake128.js')(values),
+  },
   decompose: {
     name: 'decompose',
     options: ['layout', 'epoch'],

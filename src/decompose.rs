@@ -10,7 +10,7 @@ pub const ID_EXPECTED: &str =
   "a Buffer of 8 bytes, a bigint, a decimal string or a 0x-prefixed hex string of 64 bits at most";
 
 /// The latest time a JS `Date` holds, in ms since 1970.
-const MAX_DATE_MS: u64 = 8_640_000_000_000_000;
+pub const MAX_DATE_MS: u64 = 8_640_000_000_000_000;
 
 /// What `decompose` and `fromTime` take as their options argument, for error messages.
 pub const OPTIONS_EXPECTED: &str =

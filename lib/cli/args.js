@@ -74,6 +74,27 @@ function rawValue(argv, { values, places }, name) {
   return bytes === undefined || Buffer.from(value).equals(bytes) ? value : bytes
 }
 
+/** `--count`'s value: how many ids to print, 1 when not given. */
+function readCount(text) {
+  if (text === undefined) return 1
+  const count = /^[0-9]+$/.test(text) ? Number(text) : NaN
+  if (!(count >= 1 && count <= Number.MAX_SAFE_INTEGER))
+    throw new UsageError(`--count must be a positive integer, got ${describe(text)}`)
+  return count
+}
+
+/**
+ * `--state-dir`'s value as a generator's `stateDir` option takes it: a string. A name that is not
+ * UTF-8 (a Buffer, from `rawValue`) cannot be one, and must not become another directory's name.
+ */
+function readStateDir(value) {
+  if (Buffer.isBuffer(value))
+    throw new UsageError(
+      '--state-dir is not UTF-8, which the stateDir option cannot name: set FLAKE_IDGEN_STATE_DIR to it instead',
+    )
+  return value
+}
+
 /**
  * `--epoch`'s value as the library takes it: digits are ms since 1970 (passed as they are, for
  * the library to check), anything else must be a date `Date.parse` reads.
@@ -98,4 +119,4 @@ function readLayout(text) {
   }
 }
 
-module.exports = { parse, rawValue, readEpoch, readLayout }
+module.exports = { parse, rawValue, readCount, readStateDir, readEpoch, readLayout }

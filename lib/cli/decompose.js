@@ -1,23 +1,88 @@
 'use strict'
 
-// `flake-idgen decompose [ID...]`: the parts of each id, as one JSON object per line.
+// `flake-idgen decompose [ID...]`: the parts of each id, as one JSON object per line. An id is
+// told by its form: a UUIDv7 (8-4-4-4-12 hex digits), a Flake128 (22 base62 characters, or 0x
+// and 32 hex digits), else a 64-bit id (at most 20 decimal digits, or 0x and 16 hex digits).
 
 const { createInterface } = require('node:readline')
 const FlakeId = require('../flake-id.js')
+const { uuidv7, Flake128 } = require('../../index.js')
+const { describe } = require('../errors.js')
 const { readEpoch, readLayout } = require('./args.js')
 const { UsageError, withFlags } = require('./command-errors.js')
 const { write } = require('./output.js')
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+const FLAKE128_HEX = /^0x[0-9a-f]{32}$/i
+// 0x starts hex: as base62 it would be a Flake128 of a time millions of years away.
+const FLAKE128_BASE62 = /^(?!0x)[0-9a-z]{22}$/i
+// A 64-bit id's form, whatever its size: the library says why one is too large.
+const DIGITS = /^(?:[0-9]+|0x[0-9a-f]+)$/i
+
+const EXPECTED =
+  'a 64-bit id (at most 20 decimal digits, or 0x and 16 hex digits), a UUIDv7, or a Flake128 ' +
+  '(22 base62 characters, or 0x and 32 hex digits)'
+
+/** A worker id as a MAC address: six lowercase hex pairs, colon-separated. */
+const mac = (worker) =>
+  worker
+    .toString(16)
+    .padStart(12, '0')
+    .replace(/..(?!$)/g, '$&:')
+
+/** The parts of the UUIDv7 `text`; its 59 random bits as 15 hex digits. */
+function uuidParts(text) {
+  const { timestamp, sequence, random } = uuidv7.decompose(text)
+  const date = new Date(timestamp).toISOString()
+  return { type: 'uuidv7', timestamp, date, sequence, random: random.toString(16).padStart(15, '0') }
+}
+
+/** The parts of the Flake128 `text`: 22 base62 digits, or 0x and 32 hex digits. */
+function flakeParts(text) {
+  const { timestamp, worker, sequence } = Flake128.decompose(text)
+  const date = new Date(timestamp).toISOString()
+  return { type: 'flake128', timestamp, date, worker, workerMac: mac(worker), sequence }
+}
+
+/** The parts of the 64-bit id `text`; what is neither that nor a 128-bit id is refused as such. */
+function narrowParts(text, options) {
+  try {
+    return FlakeId.decompose(text, options)
+  } catch (error) {
+    // Digits are a 64-bit id's, too large or past a Date: the library's words say which.
+    if (error instanceof TypeError && !DIGITS.test(text.trim()))
+      throw new TypeError(`The "id" argument must be ${EXPECTED}, got ${describe(text)}`)
+    throw error
+  }
+}
 
 /** Prints the parts of each of `ids`, or of each line of stdin when there are none. */
 async function decompose(values, ids) {
   const options = { layout: readLayout(values.layout), epoch: readEpoch(values.epoch) }
   // A bad --layout or --epoch is the flag's fault, not the first id's.
   withFlags(() => FlakeId.decompose(0n, options))
+  const given = ['layout', 'epoch'].filter((name) => values[name] !== undefined).map((name) => `--${name}`)
+  const read = (text) => {
+    // A 128-bit id's forms are short: a longer line is a 64-bit id or none, as the library says.
+    const trimmed = text.length <= 64 ? text.trim() : ''
+    const hex = FLAKE128_HEX.test(trimmed)
+    const type = UUID.test(trimmed) ? 'UUIDv7' : hex || FLAKE128_BASE62.test(trimmed) ? 'Flake128' : undefined
+    if (type === undefined) return narrowParts(text, options)
+    // A 128-bit id's time is ms since 1970 and its parts are fixed: a flag for 64-bit ids typed
+    // with one is refused, not ignored.
+    if (given.length > 0)
+      throw new UsageError(
+        `${given.join(' and ')} ${given.length > 1 ? 'apply' : 'applies'} to 64-bit ids only, got a ${type} ${describe(text)}`,
+      )
+    if (type === 'UUIDv7') return uuidParts(trimmed)
+    return flakeParts(text)
+  }
   const parts = (text, where) => {
     try {
-      return JSON.stringify(FlakeId.decompose(text, options))
+      return JSON.stringify(read(text))
     } catch (error) {
-      if (error instanceof TypeError || error instanceof RangeError) throw new UsageError(`${where}${error.message}`)
+      if (error instanceof TypeError || error instanceof RangeError || error instanceof UsageError)
+        throw new UsageError(`${where}${error.message}`)
       throw error
     }
   }

@@ -3,10 +3,10 @@
 // `flake-idgen [options]`: new ids, one per line or as one JSON array.
 
 const FlakeId = require('../flake-id.js')
-const { readEpoch, readLayout } = require('./args.js')
+const { readCount, readStateDir, readEpoch, readLayout } = require('./args.js')
 const { describe } = require('../errors.js')
 const { UsageError, withFlags } = require('./command-errors.js')
-const { write } = require('./output.js')
+const { IDS_PER_WRITE, write } = require('./output.js')
 
 // Each format: the id at `offset` of a batch as its line (or JSON array element).
 const FORMATS = {
@@ -14,17 +14,6 @@ const FORMATS = {
   hex: (ids, offset) => `0x${ids.toString('hex', offset, offset + 8)}`,
   base64: (ids, offset) => ids.toString('base64', offset, offset + 8),
   json: (ids, offset) => `"${ids.readBigUInt64BE(offset)}"`,
-}
-
-// Enough ids per write to keep the pipe busy, few enough to keep memory flat for any count.
-const CHUNK = 65_536
-
-function readCount(text) {
-  if (text === undefined) return 1
-  const count = /^[0-9]+$/.test(text) ? Number(text) : NaN
-  if (!(count >= 1 && count <= Number.MAX_SAFE_INTEGER))
-    throw new UsageError(`--count must be a positive integer, got ${describe(text)}`)
-  return count
 }
 
 // The flags of the node id's parts; a layout takes those it names (`FlakeId.layout().parts`).
@@ -55,10 +44,7 @@ async function printIds(values) {
   const format = values.format ?? 'dec'
   if (!Object.hasOwn(FORMATS, format))
     throw new UsageError(`--format must be dec, hex, base64 or json, got ${describe(format)}`)
-  if (Buffer.isBuffer(values['state-dir']))
-    throw new UsageError(
-      '--state-dir is not UTF-8, which the stateDir option cannot name: set FLAKE_IDGEN_STATE_DIR to it instead',
-    )
+  const stateDir = readStateDir(values['state-dir'])
   // The library checks every option (as text, as the user typed it); a bad one names its flag.
   const generator = withFlags(
     () =>
@@ -70,14 +56,14 @@ async function printIds(values) {
         process: values.process,
         epoch,
         scope: values.scope,
-        stateDir: values['state-dir'],
+        stateDir,
       }),
   )
   const line = FORMATS[format]
   const json = format === 'json'
   let out = json ? '[' : ''
   for (let left = count; left > 0; ) {
-    const size = Math.min(left, CHUNK)
+    const size = Math.min(left, IDS_PER_WRITE)
     const ids = generator.nextBatch(size)
     left -= size
     const lines = []

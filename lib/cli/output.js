@@ -11,6 +11,23 @@ function write(text) {
   })
 }
 
+// Enough ids per write to keep the pipe busy, few enough to keep memory flat for any count.
+const IDS_PER_WRITE = 65_536
+
+/**
+ * Prints `count` ids, one per line, `IDS_PER_WRITE` at a time: `batch(n)` gives a Buffer of `n`
+ * ids of `size` bytes each, `line(ids, offset)` the line of the id at `offset`.
+ */
+async function writeIds(count, size, batch, line) {
+  for (let left = count; left > 0; ) {
+    const ids = batch(Math.min(left, IDS_PER_WRITE))
+    left -= ids.length / size
+    const lines = []
+    for (let offset = 0; offset < ids.length; offset += size) lines.push(line(ids, offset))
+    await write(`${lines.join('\n')}\n`)
+  }
+}
+
 /**
  * Ends the process, successfully, when stdout's reader goes away: `flake-idgen -n 1000000 |
  * head` is done once head has its lines, it is not an error.
@@ -44,4 +61,4 @@ const iso = (ms) => (Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(m
  */
 const cell = (text) => (/^[\x21-\x7e]+$/.test(text) ? text : JSON.stringify(text))
 
-module.exports = { write, exitOnClosedPipe, table, iso, cell }
+module.exports = { IDS_PER_WRITE, write, writeIds, exitOnClosedPipe, table, iso, cell }
