@@ -627,10 +627,11 @@ declare namespace FlakeId {
     nextBatch(count: number): Buffer
 
     /**
-     * The parts of an id: 16 bytes, a `bigint` or a 22-character base62 string.
+     * The parts of an id: 16 bytes, a `bigint`, a 22-character base62 string, or `0x` and 32
+     * hex digits.
      *
      * @throws {TypeError | RangeError} code `ERR_INVALID_ARG_TYPE`, `ERR_INVALID_ARG_VALUE` or
-     *   `ERR_OUT_OF_RANGE` for anything else, or an id whose time is past 2^53 − 1 ms.
+     *   `ERR_OUT_OF_RANGE` for anything else, or an id whose time no `Date` holds.
      */
     static decompose(id: Uint8Array | bigint | string): Flake128.Parts
     /**
@@ -640,7 +641,7 @@ declare namespace FlakeId {
      */
     static parse(base62: string): Buffer
     /**
-     * The 22-character base62 string of an id: 16 bytes, a `bigint` below 2^128, or a base62 string.
+     * The 22-character base62 string of an id in any of `decompose`'s forms.
      *
      * @throws {TypeError | RangeError} as `decompose` does.
      */
