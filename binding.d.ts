@@ -60,15 +60,15 @@ export declare function describeValue(value: unknown): string
 export declare const FLAKE_SEQUENCE_BITS: number
 
 /**
- * The parts of a flake given as 16 bytes, a bigint or 22 base-62 digits: `timestamp` (ms since
- * 1970), `worker` (48 bits) and `sequence`.
+ * The parts of a flake given as 16 bytes, a bigint, 22 base-62 digits or 0x and 32 hex digits:
+ * `timestamp` (ms since 1970), `worker` (48 bits) and `sequence`.
  */
 export declare function flakeDecompose(id: unknown): { timestamp: number; date: Date; worker: number; sequence: number }
 
 /** Writes into `out` (16 bytes) the flake that `text` (22 base-62 digits) writes. */
 export declare function flakeParse(text: unknown, out: Uint8Array): void
 
-/** The flake in `id` (16 bytes, a bigint or 22 base-62 digits) in base 62. */
+/** The flake in `id` (16 bytes, a bigint, 22 base-62 digits or 0x and 32 hex digits) in base 62. */
 export declare function flakeToBase62(id: unknown): string
 
 /**

@@ -442,6 +442,249 @@ declare namespace FlakeId {
       | 'ERR_FLAKE_LEASE_MISMATCH'
       | 'ERR_FLAKE_NO_FREE_ID'
       | 'ERR_FLAKE_CLOCK_SKEW'
+      | 'ERR_FLAKE_NO_MAC_ADDRESS'
+      | 'ERR_FLAKE_RANDOM'
+  }
+
+  /** The first argument of `uuidv7(options, buf, offset)`: kept for `uuid`'s signature, and refused unless empty. */
+  export type UuidV7CallOptions = undefined | null | Record<string, never>
+
+  /**
+   * A UUIDv7 (RFC 9562 §5.7) of the host: 48-bit Unix ms | version 7 | a 15-bit counter (its
+   * high 12 bits as `rand_a`, then the variant `10`, then its low 3 bits) | 59 random bits from
+   * a CSPRNG per thread (ChaCha12) keyed by the OS's. The counter (RFC 9562 §6.2, method 1)
+   * starts from 0 at each millisecond and is shared by every process and thread of the host
+   * that uses the same state directory, so their ids are strictly increasing in the order they
+   * were issued and never repeat: up to 32,768 per millisecond per host, past which a call
+   * waits for the next millisecond.
+   *
+   * `uuidv7()` (or `uuidv7(undefined)`, `uuidv7(null)`, `uuidv7({})`) returns the canonical
+   * lowercase 36-character string, as `uuid`'s `v7()` does.
+   *
+   * @throws {TypeError} code `ERR_FLAKE_INVALID_OPTION` naming `options.<key>` for any option
+   *   (`uuid`'s `msecs`, `seq`, `random`, `rng` would break the host's order), `ERR_INVALID_ARG_TYPE`
+   *   for `options` that are not an object.
+   * @throws {Error} code `ERR_FLAKE_CLOCK_BACKWARDS` when the clock is behind the last id's
+   *   millisecond by more than the generator allows; a step back within it reuses that
+   *   millisecond and counts on, so an id is never smaller than the one before.
+   * @throws {Error} code `ERR_FLAKE_STATE_DIR`, `ERR_FLAKE_STATE_FILE` or `ERR_FLAKE_STATE_LOST`
+   *   when the host's state cannot be used, as for `FlakeId`; `ERR_FLAKE_RANDOM` when the OS
+   *   gives no random bytes.
+   */
+  export function uuidv7(options?: UuidV7CallOptions): string
+  /**
+   * `uuidv7()`, written as 16 bytes into `buf` at `offset` (default 0); returns `buf`, as
+   * `uuid`'s `v7(options, buf, offset)` does. `options` must be `undefined`, `null` or `{}`:
+   * `uuid`'s `msecs`, `seq`, `random` and `rng` would break the host's order.
+   *
+   * @throws {TypeError} code `ERR_FLAKE_INVALID_OPTION` naming `options.<key>` for any option;
+   *   `ERR_INVALID_ARG_TYPE` when `buf` is not a Uint8Array or `offset` not a number.
+   * @throws {RangeError} code `ERR_OUT_OF_RANGE` unless `offset` is an integer from 0 to
+   *   `buf.length - 16`.
+   */
+  export function uuidv7<T extends Uint8Array>(options: UuidV7CallOptions, buf: T, offset?: number): T
+  export namespace uuidv7 {
+    /**
+     * A generator with its own options, called as `uuidv7` is. The exported `uuidv7` is the one
+     * of default options.
+     *
+     * @throws {TypeError | RangeError} code `ERR_FLAKE_INVALID_OPTION`, naming the option and the
+     *   value, for an option of the wrong type or out of range, or one of another name (such
+     *   as `uuid`'s `msecs`).
+     */
+    function create(options?: Options | null): Generator
+    /**
+     * `count` UUIDv7s, strictly increasing as bytes, in one Buffer of `count * 16` bytes.
+     * Synchronous: it takes up to the host's 32,768 ids of each millisecond and waits (spinning)
+     * for the next.
+     *
+     * @throws {TypeError | RangeError} code `ERR_INVALID_ARG_TYPE` / `ERR_OUT_OF_RANGE` unless
+     *   `count` is an integer from 1 to 2^24.
+     */
+    function batch(count: number): Buffer
+    /**
+     * The canonical lowercase 36-character string of the 16 bytes at `offset` (default 0).
+     *
+     * @throws {TypeError | RangeError} code `ERR_INVALID_ARG_TYPE` when `bytes` is not a
+     *   Uint8Array, `ERR_OUT_OF_RANGE` when it holds no 16 bytes at `offset`, and
+     *   `ERR_INVALID_ARG_VALUE` when they are not a UUIDv7.
+     */
+    function stringify(bytes: Uint8Array, offset?: number): string
+    /**
+     * The 16 bytes of a UUIDv7 string (8-4-4-4-12 hex digits, either case).
+     *
+     * @throws {TypeError} code `ERR_INVALID_ARG_VALUE` for any other string, or a UUID that is
+     *   not version 7 with the variant `10`; `ERR_INVALID_ARG_TYPE` for a value not a string.
+     */
+    function parse(id: string): Buffer
+    /**
+     * The parts of a UUIDv7: a string, or a Uint8Array whose first 16 bytes are one.
+     *
+     * @throws {TypeError | RangeError} code `ERR_INVALID_ARG_TYPE`, `ERR_INVALID_ARG_VALUE` or
+     *   `ERR_OUT_OF_RANGE` for anything else.
+     */
+    function decompose(id: string | Uint8Array): Parts
+    /**
+     * The millisecond of a UUIDv7 (a string, or 16 bytes), in ms since 1970.
+     *
+     * @throws {TypeError | RangeError} as `decompose` does.
+     */
+    function timestamp(id: string | Uint8Array): number
+
+    /** A UUIDv7 generator of `uuidv7.create(options)`: `uuidv7`'s two signatures, and `batch`. */
+    interface Generator {
+      /** A new UUIDv7 as its canonical lowercase 36-character string. */
+      (options?: UuidV7CallOptions): string
+      /** A new UUIDv7 written into `buf` at `offset` (default 0); returns `buf`. */
+      <T extends Uint8Array>(options: UuidV7CallOptions, buf: T, offset?: number): T
+      /** `count` UUIDv7s, strictly increasing, in one Buffer of `count * 16` bytes. */
+      batch(count: number): Buffer
+    }
+
+    /** Options of `uuidv7.create`; each checked as `FlakeId`'s option of the same name. */
+    interface Options {
+      /**
+       * `'host'` (default on the system clock): one counter for every process of the host that
+       * uses the same state directory. `'process'`: this process's threads only. Refused with a
+       * `clock` option.
+       */
+      scope?: 'host' | 'process' | null
+      /** An absolute path: the directory of the state file (implies `scope: 'host'`). Default as `FlakeId`'s. */
+      stateDir?: string | null
+      /**
+       * 0 to 126: how far ahead of the clock, in ms, ids may be borrowed when a millisecond's
+       * 32,768 are used up or the clock stepped back. Default 0.
+       */
+      allowedFutureMs?: number | null
+      /**
+       * Returns milliseconds since 1970; read once per id instead of the system clock (fake time
+       * in tests). The generator then keeps a state of its own, and throws
+       * `ERR_FLAKE_SEQUENCE_OVERFLOW` past 32,768 ids in one of its milliseconds instead of
+       * waiting.
+       */
+      clock?: (() => number) | null
+    }
+
+    /** What `uuidv7.decompose` reads from a UUIDv7. */
+    interface Parts {
+      /** The 48-bit Unix time, in ms since 1970. */
+      timestamp: number
+      /** `timestamp` as a Date. */
+      date: Date
+      /** The 15-bit counter within the millisecond (0 to 32,767). */
+      sequence: number
+      /** The 59 random bits. */
+      random: bigint
+    }
+  }
+
+  /**
+   * Boundary's flake: 128-bit k-ordered ids with no coordination, 64-bit ms since 1970 | 48-bit
+   * worker id (by default the MAC address of a network interface) | 16-bit counter, as 16-byte
+   * big-endian Buffers, `bigint`s or 22-character base62 strings. Nothing in them is random.
+   *
+   * Every process and thread of the host that uses the same state directory shares one counter
+   * (`scope: 'host'`, the default), so its ids never repeat whatever the worker ids: up to 65,536
+   * per millisecond per host.
+   */
+  export class Flake128 {
+    /**
+     * @throws {TypeError | RangeError} code `ERR_FLAKE_INVALID_OPTION`, naming the option and the
+     *   value, for an option of the wrong type or out of range, an unknown one, an `interface`
+     *   with no MAC address, or `worker` and `interface` together.
+     * @throws {Error} code `ERR_FLAKE_NO_MAC_ADDRESS` when neither `worker` nor `interface` was
+     *   given and no interface has a MAC address.
+     */
+    constructor(options?: Flake128.Options | null)
+    /** The 48-bit worker id, 0 to 2^48 − 1. */
+    readonly worker: number
+    /** Whose counter it issues from: the host's processes', or this process's (also with a `clock`). */
+    readonly scope: 'host' | 'process'
+
+    /**
+     * A new id: a Buffer of 16 bytes with its own ArrayBuffer.
+     *
+     * @throws {Error} code `ERR_FLAKE_CLOCK_BACKWARDS` when the clock is behind the last id's
+     *   millisecond by more than `allowedFutureMs`; with a `clock` option,
+     *   `ERR_FLAKE_SEQUENCE_OVERFLOW` past 65,536 ids in one of its milliseconds (on the system
+     *   clock it waits for the next).
+     */
+    next(): Buffer
+    /** `next()` as a 128-bit `bigint`. Same state and errors. */
+    nextBigInt(): bigint
+    /**
+     * `next()` in base62 (`0-9A-Za-z`), zero-padded to 22 characters: string order (bytewise, or
+     * a binary collation such as PostgreSQL's `COLLATE "C"`) is id order. Same state and errors.
+     */
+    nextBase62(): string
+    /**
+     * `count` ids, ascending, in one Buffer of `count * 16` bytes. Synchronous: it waits
+     * (spinning) when a millisecond's 65,536 are used up.
+     *
+     * @throws {TypeError | RangeError} code `ERR_INVALID_ARG_TYPE` / `ERR_OUT_OF_RANGE` unless
+     *   `count` is an integer from 1 to 2^24.
+     */
+    nextBatch(count: number): Buffer
+
+    /**
+     * The parts of an id: 16 bytes, a `bigint`, a 22-character base62 string, or `0x` and 32
+     * hex digits.
+     *
+     * @throws {TypeError | RangeError} code `ERR_INVALID_ARG_TYPE`, `ERR_INVALID_ARG_VALUE` or
+     *   `ERR_OUT_OF_RANGE` for anything else, or an id whose time no `Date` holds.
+     */
+    static decompose(id: Uint8Array | bigint | string): Flake128.Parts
+    /**
+     * The 16 bytes of a 22-character base62 id.
+     *
+     * @throws {TypeError} code `ERR_INVALID_ARG_TYPE` / `ERR_INVALID_ARG_VALUE` for anything else.
+     */
+    static parse(base62: string): Buffer
+    /**
+     * The 22-character base62 string of an id in any of `decompose`'s forms.
+     *
+     * @throws {TypeError | RangeError} as `decompose` does.
+     */
+    static toBase62(id: Uint8Array | bigint | string): string
+  }
+
+  export namespace Flake128 {
+    /** Options of `new Flake128`; at most one of `worker` and `interface`. */
+    type Options = WorkerOption & {
+      /** As `FlakeId`'s: `'host'` (default on the system clock) or `'process'`. Refused with a `clock` option. */
+      scope?: 'host' | 'process' | null
+      /** An absolute path: the directory of the state file (implies `scope: 'host'`). Default as `FlakeId`'s. */
+      stateDir?: string | null
+      /** 0 to 62: how far ahead of the clock, in ms, ids may be borrowed when a millisecond's 65,536 are used up or the clock stepped back. Default 0. */
+      allowedFutureMs?: number | null
+      /** Returns milliseconds since 1970; read once per id instead of the system clock. The instance then keeps a state of its own. */
+      clock?: (() => number) | null
+    }
+
+    /** Where the worker id comes from: given, or a named interface's MAC address; default, the first non-internal interface's (by name). */
+    type WorkerOption =
+      | {
+          /** The 48-bit worker id: an integer from 0 to 2^48 − 1 (a number, a bigint or a decimal string), or a MAC address such as `'aa:bb:cc:dd:ee:ff'` (or `-`-separated). */
+          worker?: number | bigint | string
+          interface?: undefined
+        }
+      | {
+          worker?: undefined
+          /** A name from `os.networkInterfaces()`, such as `'eth0'`: its MAC address is the worker id. */
+          interface?: string
+        }
+
+    /** What `Flake128.decompose` reads from an id. */
+    interface Parts {
+      /** Milliseconds since 1970 (the high 64 bits). */
+      timestamp: number
+      /** `timestamp` as a Date. */
+      date: Date
+      /** The 48-bit worker id. */
+      worker: number
+      /** The 16-bit counter within the millisecond. */
+      sequence: number
+    }
   }
 
   export { FlakeId, FlakeId as default }

@@ -6,6 +6,8 @@
 // the layouts' batches), BENCH_BURST (ids per burst, default 1,000,000), BENCH_LAYOUT_ROUNDS
 // (the layouts' next() rounds, default 21). BENCH_BEFORE=<checkout>: that build's next() rows
 // beside these, for a change's cost against the build before it (see per-call.js).
+// BENCH_ONLY=<parts>: some of the parts only, comma-separated: 64-bit (per call and bursts),
+// layouts, 128-bit (uuidv7 and Flake128, issue 24); all by default.
 
 const fs = require('node:fs')
 const os = require('node:os')
@@ -19,6 +21,14 @@ const BURST_ROUNDS = setting('BENCH_BURST_ROUNDS', 7)
 const BURST = setting('BENCH_BURST', 1_000_000)
 const LAYOUT_ROUNDS = setting('BENCH_LAYOUT_ROUNDS', 21)
 const LIMIT_PER_MS = 4096 // the 12-bit counter's ids per millisecond
+const PARTS = ['64-bit', 'layouts', '128-bit']
+const ONLY = (process.env.BENCH_ONLY || PARTS.join(',')).split(',')
+for (const part of ONLY) {
+  if (!PARTS.includes(part)) throw new RangeError(`BENCH_ONLY must name parts of ${PARTS.join(', ')}, got ${part}`)
+}
+const runs = (part) => ONLY.includes(part)
+// Loaded only when run: its module makes generators of its own as it loads.
+const wide = runs('128-bit') ? require('./wide.js') : undefined
 
 function setting(name, fallback) {
   const value = Number(process.env[name] || fallback)
@@ -67,10 +77,18 @@ const ratio = (samples, a, b) => median(samples[a].map((x, round) => x / samples
 async function main() {
   // Timing garbage is worse than no bench: check every candidate's ids once, first.
   const checks = []
-  for (const candidate of perCall.candidates) checks.push([candidate, perCall.check(candidate)])
-  for (const candidate of bursts.candidates) checks.push([candidate, await bursts.check(candidate)])
-  for (const candidate of [...layouts.perCall, ...layouts.batches]) {
-    checks.push([candidate, await layouts.check(candidate)])
+  if (runs('64-bit')) {
+    for (const candidate of perCall.candidates) checks.push([candidate, perCall.check(candidate)])
+    for (const candidate of bursts.candidates) checks.push([candidate, await bursts.check(candidate)])
+  }
+  if (runs('layouts')) {
+    for (const candidate of [...layouts.perCall, ...layouts.batches]) {
+      checks.push([candidate, await layouts.check(candidate)])
+    }
+  }
+  if (runs('128-bit')) {
+    for (const candidate of wide.candidates) checks.push([candidate, wide.check(candidate)])
+    for (const batch of wide.batches) checks.push([batch, wide.checkBatch(batch)])
   }
   const failed = checks.filter(([, why]) => why !== null)
   for (const [candidate, why] of failed) console.error(`sanity check failed: ${label(candidate)}: ${why}`)
@@ -79,21 +97,32 @@ async function main() {
     return
   }
 
-  const sample = perCall.sample
   const run = (count) => (candidate) => candidate.run(candidate.make(), Math.ceil(count * candidate.share))
-  // One round untimed, so that no candidate's first round pays for compiling it.
-  await rounds(perCall.candidates, 1, sample)
-  const calls = await rounds(perCall.candidates, ROUNDS, sample)
-  await rounds(bursts.candidates, 1, run(Math.ceil(BURST / 10)))
-  const ms = await rounds(bursts.candidates, BURST_ROUNDS, run(BURST))
-  const layoutCalls = {}
-  for (const group of layouts.groups) {
-    await rounds(group, 1, layouts.sample)
-    Object.assign(layoutCalls, await rounds(group, LAYOUT_ROUNDS, layouts.sample))
+  let calls, ms, layoutCalls, layoutMs, wideCalls, wideMs
+  if (runs('64-bit')) {
+    // One round untimed, so that no candidate's first round pays for compiling it.
+    await rounds(perCall.candidates, 1, perCall.sample)
+    calls = await rounds(perCall.candidates, ROUNDS, perCall.sample)
+    await rounds(bursts.candidates, 1, run(Math.ceil(BURST / 10)))
+    ms = await rounds(bursts.candidates, BURST_ROUNDS, run(BURST))
   }
-  const runLayout = (count) => (candidate) => candidate.run(candidate.make(), candidate.size(count))
-  await rounds(layouts.batches, 1, runLayout(Math.ceil(BURST / 10)))
-  const layoutMs = await rounds(layouts.batches, BURST_ROUNDS, runLayout(BURST))
+  if (runs('layouts')) {
+    layoutCalls = {}
+    for (const group of layouts.groups) {
+      await rounds(group, 1, layouts.sample)
+      Object.assign(layoutCalls, await rounds(group, LAYOUT_ROUNDS, layouts.sample))
+    }
+    const runLayout = (count) => (candidate) => candidate.run(candidate.make(), candidate.size(count))
+    await rounds(layouts.batches, 1, runLayout(Math.ceil(BURST / 10)))
+    layoutMs = await rounds(layouts.batches, BURST_ROUNDS, runLayout(BURST))
+  }
+  if (runs('128-bit')) {
+    await rounds(wide.candidates, 1, wide.sample)
+    wideCalls = await rounds(wide.candidates, ROUNDS, wide.sample)
+    const runBatch = (count) => (batch) => wide.runBatch(batch, batch.size(count))
+    await rounds(wide.batches, 1, runBatch(Math.ceil(BURST / 10)))
+    wideMs = await rounds(wide.batches, BURST_ROUNDS, runBatch(BURST))
+  }
   if (process.stderr.isTTY) process.stderr.write('\n')
 
   const cpus = os.cpus()
@@ -104,16 +133,27 @@ async function main() {
     cpus[0].model,
     `${cpus.length} cores`,
     new Date().toISOString(),
-    `per call: ${plural(ROUNDS, 'round')} of ${perCall.BATCHES} × ${format(perCall.BATCH)} calls`,
-    `bursts: ${plural(BURST_ROUNDS, 'round')} of n = ${format(BURST)} ids`,
-    `layouts: ${plural(LAYOUT_ROUNDS, 'round')} per call, ${plural(BURST_ROUNDS, 'round')} of batches`,
+    runs('64-bit') && `per call: ${plural(ROUNDS, 'round')} of ${perCall.BATCHES} × ${format(perCall.BATCH)} calls`,
+    runs('64-bit') && `bursts: ${plural(BURST_ROUNDS, 'round')} of n = ${format(BURST)} ids`,
+    runs('layouts') &&
+      `layouts: ${plural(LAYOUT_ROUNDS, 'round')} per call, ${plural(BURST_ROUNDS, 'round')} of batches`,
+    runs('128-bit') &&
+      `128-bit: ${plural(ROUNDS, 'round')} of ${wide.BATCHES} × ${format(wide.BATCH)} calls, ${plural(BURST_ROUNDS, 'round')} of batches`,
     'medians, ratios taken within each round',
   ]
-  console.log(`${header.join(', ')}\n`)
+  console.log(`${header.filter(Boolean).join(', ')}\n`)
+  if (runs('64-bit')) print64(calls, ms)
+  if (runs('layouts')) printLayouts(layoutCalls, layoutMs)
+  if (runs('128-bit')) printWide(wideCalls, wideMs)
+}
 
+const percent = (x) => `${(x * 100).toFixed(0)} %`
+const perMs = (n) => (n >= 100 ? format(Math.round(n)) : n.toFixed(1))
+
+/** The table of per-call candidates and bursts, and their targets. */
+function print64(calls, ms) {
   const shareOf = Object.fromEntries(bursts.candidates.map((c) => [c.key, c.share]))
   const share = (key) => (BURST * shareOf[key]) / median(ms[key]) / LIMIT_PER_MS
-  const percent = (x) => `${(x * 100).toFixed(0)} %`
   const rows = [
     ['what', 'ns/call or ms', '× flake-idgen', '× floor or share of 4.096 M ids/s'],
     ...perCall.candidates.map((c) => [
@@ -152,14 +192,16 @@ async function main() {
     console.log(`target: ${what}: ${shown} ${met ? 'met' : 'MISSED'}`)
   }
   console.log(`floor of the fresh-closure burst: ${percent(share('closuresFloor'))} of 4.096 M ids/s`)
+}
 
+/** The layouts' table and targets. */
+function printLayouts(layoutCalls, layoutMs) {
   // Layouts: each preset's next() against the default layout's in batches of the same shape,
   // and its batches against its own limit (2^sequenceBits ids per time unit).
   // A batch that starts as a unit starts has that unit's ids at once: n ids take at least the
   // units after the first, (ceil(n / idsPerUnit) - 1) units, the time the limit allows them.
   const allowedMs = (c) => (Math.ceil(c.size(BURST) / c.layout.idsPerUnit) - 1) * c.layout.timeUnitMs
   const layoutShare = (c) => allowedMs(c) / median(layoutMs[c.key])
-  const perMs = (n) => (n >= 100 ? format(Math.round(n)) : n.toFixed(1))
   console.log()
   printTable([
     ['layouts', 'ns/call or ms', '× default layout', 'ids/ms (limit): share'],
@@ -186,6 +228,66 @@ async function main() {
   for (const c of layouts.batches) {
     const value = layoutShare(c)
     console.log(`target: ${c.call} ≥ 95 % of the layout's limit: ${percent(value)} ${value >= 0.95 ? 'met' : 'MISSED'}`)
+  }
+}
+
+/** 128-bit ids (issue 24): uuidv7 and Flake128 per call and in batches, and their targets. */
+function printWide(calls, ms) {
+  const share = (b) => b.allowedMs(b.size(BURST)) / median(ms[b.key])
+  console.log()
+  printTable([
+    ['128-bit ids', 'ns/call or ms', '× crypto.randomUUID()', '× 64-bit `next()`', 'ids/ms (limit): share'],
+    ...wide.candidates.map((c) => [
+      label(c),
+      `${median(calls[c.key]).toFixed(1)} ns`,
+      ratio(calls, c.key, c.of).toFixed(2),
+      ratio(calls, c.key, 'next64').toFixed(2),
+      '',
+    ]),
+    ...wide.batches.map((b) => [
+      `${label(b)}, n = ${format(b.size(BURST))}`,
+      `${median(ms[b.key]).toFixed(0)} ms`,
+      '',
+      '',
+      `${perMs(b.size(BURST) / median(ms[b.key]))} (${perMs(b.perMs)}): ${percent(share(b))}`,
+    ]),
+  ])
+  const targets = [
+    ['`uuidv7()` ≤ 1.0 × `crypto.randomUUID()`', ratio(calls, 'uuidv7', 'randomUUID'), 1, 'max'],
+    [
+      '`uuidv7()` ≤ 1.0 × `crypto.randomUUID()`, as users call it (every id kept)',
+      ratio(calls, 'uuidv7Kept', 'randomUUIDKept'),
+      1,
+      'max',
+    ],
+    ["`uuidv7()` ≥ 10 × faster than uuid's `v7()`", ratio(calls, 'uuidPkg', 'uuidv7'), 10, 'times'],
+    [
+      "`uuidv7()` ≥ 10 × faster than uuid's `v7()`, as users call it (every id kept)",
+      ratio(calls, 'uuidPkgKept', 'uuidv7Kept'),
+      10,
+      'times',
+    ],
+    [
+      '`uuidv7(undefined, Buffer.allocUnsafe(16), 0)` ≤ 1.25 × the 64-bit `next()` (a fresh Buffer each, as `next()`)',
+      ratio(calls, 'uuidv7Fresh', 'next64'),
+      1.25,
+      'max',
+    ],
+    [
+      '`uuidv7(undefined, buf, 0)`, one buf reused, ≤ 1.25 × the 64-bit `next()`',
+      ratio(calls, 'uuidv7Reused', 'next64'),
+      1.25,
+      'max',
+    ],
+    ...wide.batches
+      .filter((b) => b.perMs !== LIMIT_PER_MS)
+      .map((b) => [`${b.call} ≥ 95 % of the host's ${format(b.perMs)} ids per ms`, share(b), 0.95, 'min']),
+  ]
+  console.log()
+  for (const [what, value, target, kind] of targets) {
+    const met = kind === 'max' ? value <= target : value >= target
+    const shown = kind === 'min' ? percent(value) : `${value.toFixed(2)}${kind === 'times' ? ' ×' : ''}`
+    console.log(`target: ${what}: ${shown} ${met ? 'met' : 'MISSED'}`)
   }
 }
 

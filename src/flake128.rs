@@ -89,3 +89,16 @@ pub fn from_base62(text: &str) -> Option<u128> {
     value.checked_mul(62)?.checked_add(u128::from(digit))
   })
 }
+
+/// The flake `text` writes, spaces around it aside: 22 base-62 digits, or `0x` and 32 hex digits
+/// (as `FlakeId.decompose` reads 64-bit ids).
+pub fn from_text(text: &str) -> Option<u128> {
+  let text = text.trim();
+  match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+    Some(hex) if hex.len() == 32 && hex.bytes().all(|digit| digit.is_ascii_hexdigit()) => {
+      u128::from_str_radix(hex, 16).ok()
+    }
+    Some(_) => None,
+    None => from_base62(text),
+  }
+}

@@ -37,9 +37,9 @@ function uuidParts(text) {
   return { type: 'uuidv7', timestamp, date, sequence, random: random.toString(16).padStart(15, '0') }
 }
 
-/** The parts of the Flake128 `text`: 22 base62 digits, or (`hex`) 0x and 32 hex digits. */
-function flakeParts(text, hex) {
-  const { timestamp, worker, sequence } = Flake128.decompose(hex ? BigInt(text) : text)
+/** The parts of the Flake128 `text`: 22 base62 digits, or 0x and 32 hex digits. */
+function flakeParts(text) {
+  const { timestamp, worker, sequence } = Flake128.decompose(text)
   const date = new Date(timestamp).toISOString()
   return { type: 'flake128', timestamp, date, worker, workerMac: mac(worker), sequence }
 }
@@ -75,7 +75,7 @@ async function decompose(values, ids) {
         `${given.join(' and ')} ${given.length > 1 ? 'apply' : 'applies'} to 64-bit ids only, got a ${type} ${describe(text)}`,
       )
     if (type === 'UUIDv7') return uuidParts(trimmed)
-    return flakeParts(trimmed, hex)
+    return flakeParts(text)
   }
   const parts = (text, where) => {
     try {

@@ -48,7 +48,7 @@ pub fn uuid_decompose(env: Env, id: Unknown) -> Result<Object<'static>> {
   Ok(object)
 }
 
-/// The flake in `id` (16 bytes, a bigint or 22 base-62 digits) in base 62.
+/// The flake in `id` (16 bytes, a bigint, 22 base-62 digits or 0x and 32 hex digits) in base 62.
 #[napi(ts_args_type = "id: unknown")]
 pub fn flake_to_base62(env: Env, id: Unknown) -> Result<String> {
   let flake = flake_of(&env, &id)?;
@@ -75,8 +75,8 @@ pub fn flake_parse(env: Env, text: Unknown, out: Unknown) -> Result<()> {
   write_out(&env, &out, &flake.to_be_bytes())
 }
 
-/// The parts of a flake given as 16 bytes, a bigint or 22 base-62 digits: `timestamp` (ms since
-/// 1970), `worker` (48 bits) and `sequence`.
+/// The parts of a flake given as 16 bytes, a bigint, 22 base-62 digits or 0x and 32 hex digits:
+/// `timestamp` (ms since 1970), `worker` (48 bits) and `sequence`.
 #[napi(
   ts_args_type = "id: unknown",
   ts_return_type = "{ timestamp: number; date: Date; worker: number; sequence: number }"
@@ -105,9 +105,10 @@ pub fn flake_decompose(env: Env, id: Unknown) -> Result<Object<'static>> {
   Ok(object)
 }
 
-const FLAKE_EXPECTED: &str = "a flake: 16 bytes, a bigint below 2^128, or 22 base-62 digits";
+const FLAKE_EXPECTED: &str =
+  "a Flake128: 16 bytes, a bigint below 2^128, 22 base-62 digits or 0x and 32 hex digits";
 
-/// The flake `id` is, given as 16 bytes, a bigint or 22 base-62 digits.
+/// The flake `id` is, given as 16 bytes, a bigint, 22 base-62 digits or 0x and 32 hex digits.
 fn flake_of(env: &Env, id: &Unknown) -> Result<u128> {
   let got = unsafe { describe(env.raw(), id.raw()) }?;
   let range = |got: &Input| FlakeError::ArgumentRange {
@@ -124,7 +125,7 @@ fn flake_of(env: &Env, id: &Unknown) -> Result<u128> {
     }
     Input::Bytes(_) => Err(range(&got)),
     Input::BigInt(digits) => digits.parse::<u128>().map_err(|_| range(&got)),
-    Input::String(text) => flake128::from_base62(text).ok_or_else(|| FlakeError::ArgumentValue {
+    Input::String(text) => flake128::from_text(text).ok_or_else(|| FlakeError::ArgumentValue {
       argument: "id".into(),
       expected: FLAKE_EXPECTED.into(),
       got: got.clone(),

@@ -169,6 +169,29 @@ fn base62_is_fixed_width_and_sorts_as_numbers() {
 }
 
 #[test]
+fn a_flake_as_text_is_base62_or_hex() {
+  let value = 0x0000_0193_a0c4_7e1f_02fc_0000_0001_beef_u128;
+  let base62 = flake128::base62(value);
+  let base62 = std::str::from_utf8(&base62).unwrap();
+  assert_eq!(flake128::from_text(&format!(" {base62}\n")), Some(value));
+  assert_eq!(
+    flake128::from_text("0x00000193a0c47e1f02fc00000001BEEF"),
+    Some(value)
+  );
+  assert_eq!(
+    flake128::from_text("0X00000193a0c47e1f02fc00000001beef"),
+    Some(value)
+  );
+  for bad in [
+    "0x0193a0c47e1f02fc00000001beef",
+    "0x+0000193a0c47e1f02fc00000001beef",
+    "0x00000193a0c47e1f02fc00000001beeg",
+  ] {
+    assert_eq!(flake128::from_text(bad), None, "{bad}");
+  }
+}
+
+#[test]
 fn base62_refuses_what_is_not_a_flake() {
   for bad in [
     "",
