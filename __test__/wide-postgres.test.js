@@ -85,7 +85,7 @@ test('100,000 UUIDv7s of 4 processes: no duplicate key, ORDER BY id is issue ord
   }
 })
 
-test('base62 Flake128 ids in a text COLLATE "C" column: ORDER BY is byte order', LIMIT, async (t) => {
+test('base62 Flake128 ids in a text COLLATE "C" column (and as bytea): ORDER BY is byte order', LIMIT, async (t) => {
   const dir = stateDir('pg-flake128')
   const { lists } = await race(assert, {
     dir,
@@ -99,8 +99,9 @@ test('base62 Flake128 ids in a text COLLATE "C" column: ORDER BY is byte order',
   // Ids whose digits differ only in case or across the digit/letter boundaries, and the edges.
   const extra = new Set([toBase62(MAX128)])
   const sample = ids[0]
-  for (const char of '09AZaz')
+  for (const char of '09AZaz') {
     extra.add(`${sample.slice(0, 21)}${char}`).add(`${sample.slice(0, 15)}${char}${sample.slice(16)}`)
+  }
   for (let k = 0n; 62n ** k <= MAX128; k++) extra.add(toBase62(62n ** k)).add(toBase62(62n ** k - 1n))
   for (const id of ids) extra.delete(id)
   ids.push(...extra)
@@ -120,6 +121,15 @@ test('base62 Flake128 ids in a text COLLATE "C" column: ORDER BY is byte order',
     )
   assert.deepEqual(await ordered(), expected)
   assert.deepEqual(await ordered('C'), expected)
+  // The same ids as their 16 bytes in a bytea column sort the same.
+  await client.query('CREATE TABLE flake_bytes (id bytea PRIMARY KEY, base62 text NOT NULL)')
+  const raw = ids.map((id) => bytesOf(fromBase62(id)))
+  await insert('flake_bytes', ['id', 'base62'], ['bytea', 'text'], [raw, ids])
+  const { rows: byBytea } = await client.query('SELECT base62 FROM flake_bytes ORDER BY id')
+  assert.deepEqual(
+    byBytea.map((row) => row.base62),
+    expected,
+  )
 
   const { rows } = await client.query('SELECT datcollate FROM pg_database WHERE datname = current_database()')
   const { datcollate } = rows[0]
