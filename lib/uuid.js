@@ -36,12 +36,16 @@ function refuseOptions(options) {
   }
 }
 
-/** `offset`, checked for 16 bytes of `buf`: an integer from 0 to `buf.length - 16`. */
-function checkOffset(buf, offset) {
+/**
+ * `offset`, checked for 16 bytes of `bytes` (the argument `name`): an integer from 0 to
+ * `bytes.length - 16`.
+ */
+function checkOffset(bytes, name, offset) {
+  if (bytes.length < 16) throw argumentOutOfRange(name, 'a Uint8Array of 16 bytes at least', bytes)
   if (offset === undefined) offset = 0
   if (typeof offset !== 'number') throw invalidArgument('offset', 'a number', offset)
-  if (!Number.isInteger(offset) || offset < 0 || offset > buf.length - 16) {
-    throw argumentOutOfRange('offset', `an integer from 0 to ${buf.length - 16} (16 bytes in buf)`, offset)
+  if (!Number.isInteger(offset) || offset < 0 || offset > bytes.length - 16) {
+    throw argumentOutOfRange('offset', `an integer from 0 to ${bytes.length - 16} (16 bytes in ${name})`, offset)
   }
   return offset
 }
@@ -62,7 +66,7 @@ function generator(setUp) {
     // instanceof first, for speed; isUint8Array for a Uint8Array of another realm.
     if (!(buf instanceof Uint8Array || isUint8Array(buf)))
       throw invalidArgument('buf', 'a Uint8Array (a Buffer is one)', buf)
-    const at = checkOffset(buf, offset)
+    const at = checkOffset(buf, 'buf', offset)
     if (clock === undefined) issueUuid(fields)
     else issueWideBy(fields, clock, 'uuid')
     return takeWide(buf, at)
@@ -92,7 +96,7 @@ uuidv7.create = (options) => {
 /** The canonical form of the UUIDv7 in the 16 bytes of `bytes` from `offset`. */
 uuidv7.stringify = (bytes, offset) => {
   if (!isUint8Array(bytes)) throw invalidArgument('bytes', 'a Uint8Array (a Buffer is one)', bytes)
-  return binding.uuidStringify(bytes, checkOffset(bytes, offset))
+  return binding.uuidStringify(bytes, checkOffset(bytes, 'bytes', offset))
 }
 
 /** The 16 bytes of the UUIDv7 whose canonical form (in either case) is `string`. */

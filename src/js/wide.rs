@@ -36,7 +36,17 @@ pub fn uuid_parse(env: Env, text: Unknown, out: Unknown) -> Result<()> {
 pub fn uuid_decompose(env: Env, id: Unknown) -> Result<Object<'static>> {
   let got = unsafe { describe(env.raw(), id.raw()) }?;
   let uuid = match got {
-    Input::Bytes(_) => uuid_bytes(&env, &id, 0)?,
+    Input::Bytes(16) => uuid_bytes(&env, &id, 0)?,
+    Input::Bytes(_) => {
+      return Err(thrown(
+        &env,
+        FlakeError::ArgumentRange {
+          argument: "id".into(),
+          expected: uuid::BYTES_EXPECTED.into(),
+          got,
+        },
+      ))
+    }
     _ => uuid_of(&env, &id, "id")?,
   };
   let parts = uuid::parts(&uuid).expect("checked");
