@@ -268,7 +268,7 @@ function printWide(calls, ms) {
       'times',
     ],
     [
-      '`uuidv7(undefined, Buffer.allocUnsafe(16), 0)` ≤ 1.25 × the 64-bit `next()` (a fresh Buffer each, as `next()`)',
+      '`uuidv7(undefined, Buffer.alloc(16), 0)` ≤ 1.25 × the 64-bit `next()` (a fresh Buffer of its own each call, as `next()` makes)',
       ratio(calls, 'uuidv7Fresh', 'next64'),
       1.25,
       'max',

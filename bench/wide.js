@@ -52,17 +52,33 @@ const candidates = [
     fn: () => uuidv7(undefined, reused, 0),
     kind: 'uuid7Bytes',
   },
+  // A fresh Buffer each call, made as next() makes its own (Buffer.alloc: an ArrayBuffer of its
+  // own); the target compares this one with next().
   {
     key: 'uuidv7Fresh',
+    pkg: 'flake-idgen-rs',
+    call: '`uuidv7(undefined, Buffer.alloc(16), 0)`',
+    fn: () => uuidv7(undefined, Buffer.alloc(16), 0),
+    kind: 'uuid7Bytes',
+  },
+  // The same into a slice of Node's shared pool, which costs the caller more (no target).
+  {
+    key: 'uuidv7Pooled',
     pkg: 'flake-idgen-rs',
     call: '`uuidv7(undefined, Buffer.allocUnsafe(16), 0)`',
     fn: () => uuidv7(undefined, Buffer.allocUnsafe(16), 0),
     kind: 'uuid7Bytes',
   },
-  // What the fresh-Buffer row adds to the reused one: the caller's allocation.
+  // What the fresh-Buffer rows add to the reused one: the caller's allocation.
+  {
+    key: 'alloc',
+    call: 'floor of the fresh Buffer: `Buffer.alloc(16)` alone',
+    fn: () => Buffer.alloc(16),
+    kind: 'bytes',
+  },
   {
     key: 'allocUnsafe',
-    call: 'floor of the fresh Buffer: `Buffer.allocUnsafe(16)` alone',
+    call: 'floor of the pooled Buffer: `Buffer.allocUnsafe(16)` alone',
     fn: () => Buffer.allocUnsafe(16),
     kind: 'bytes',
   },
