@@ -518,7 +518,7 @@ declare namespace FlakeId {
      */
     function parse(id: string): Buffer
     /**
-     * The parts of a UUIDv7: a string, or a Uint8Array whose first 16 bytes are one.
+     * The parts of a UUIDv7: a string, or a Uint8Array of its 16 bytes.
      *
      * @throws {TypeError | RangeError} code `ERR_INVALID_ARG_TYPE`, `ERR_INVALID_ARG_VALUE` or
      *   `ERR_OUT_OF_RANGE` for anything else.
