@@ -3,6 +3,7 @@
 
 const { test, after } = require('node:test')
 const assert = require('node:assert/strict')
+const { assertUsageErrors } = require('./helpers.js')
 const { spawn, spawnSync } = require('node:child_process')
 const { once } = require('node:events')
 const fs = require('node:fs')
@@ -401,17 +402,7 @@ test('bad arguments: status 2, one line on stderr naming the problem, nothing on
     [['decompose', ` 0x${'f'.repeat(32)}`], `${pastDate}, got " 0x${'f'.repeat(32)}"`],
     [['decompose', base62(flake(8_640_000_000_000_001, 0, 0))], /^The "id" argument must be a Flake128 whose time/],
   ]
-  for (const [args, reason] of cases) {
-    const { status, stdout, stderr } = run(args)
-    assert.equal(status, 2, `${args.join(' ')}: ${stderr}`)
-    assert.equal(stdout, '', args.join(' '))
-    assert.match(stderr, /^flake-idgen: [^\n]*\n$/, `one line: ${stderr}`)
-    assert.ok(stderr.length < 300, stderr)
-    const line = stderr.slice('flake-idgen: '.length, -1)
-    if (typeof reason === 'string') assert.equal(line, reason)
-    else assert.match(line, reason)
-    assert.doesNotMatch(line, /'/, line)
-  }
+  assertUsageErrors(run, cases)
   // On stdin, the line is named, and the lines before it are printed.
   const stdin = run(['decompose'], `${someUuid}\n\n017f22e2-79b0-4cc3-98c4-dc0c0c07398f\n`)
   assert.equal(stdin.status, 2)

@@ -6,6 +6,7 @@ const assert = require('node:assert/strict')
 const { spawnSync } = require('node:child_process')
 const path = require('node:path')
 const FlakeId = require('..')
+const { assertUsageErrors } = require('./helpers.js')
 
 const BIN = path.join(__dirname, '..', 'bin', 'flake-idgen.js')
 
@@ -248,18 +249,7 @@ test('bad arguments: status 2, one line on stderr naming the problem in our word
     [['state', '--layout', 'discord'], '--layout does not apply to state'],
     [['decompose', '--process', '1', '1'], '--process does not apply to decompose'],
   ]
-  for (const [args, reason] of cases) {
-    const { status, stdout, stderr } = run(args)
-    assert.equal(status, 2, `${args.join(' ')}: ${stderr}`)
-    assert.equal(stdout, '', args.join(' '))
-    assert.match(stderr, /^flake-idgen: [^\n]*\n$/, `one line: ${stderr}`)
-    assert.ok(stderr.length < 300, stderr)
-    const line = stderr.slice('flake-idgen: '.length, -1)
-    if (typeof reason === 'string') assert.equal(line, reason)
-    else assert.match(line, reason)
-    // One quoting style: values in double quotes, never single ones.
-    assert.doesNotMatch(line, /'/, line)
-  }
+  assertUsageErrors(run, cases)
   const stdin = run(['decompose'], '1\nnot an id\n')
   assert.equal(stdin.status, 2)
   assert.match(stdin.stderr, /^flake-idgen: line 2: The "id" argument/)

@@ -1,5 +1,7 @@
 'use strict'
 
+const assert = require('node:assert/strict')
+
 /** Splits an id into its fields (time is ms after the epoch). */
 function decode(id) {
   const n = id.readBigUInt64BE(0)
@@ -38,4 +40,24 @@ function fcSeed(name) {
   return seed
 }
 
-module.exports = { decode, scriptedClock, outcome, fcSeed }
+/**
+ * Asserts that each of `cases`, `[args, reason]`, makes the command (`run(args)`, a spawnSync
+ * result) fail as a usage error: status 2, nothing on stdout, one line on stderr saying
+ * `reason` (a string, or a RegExp it matches).
+ */
+function assertUsageErrors(run, cases) {
+  for (const [args, reason] of cases) {
+    const { status, stdout, stderr } = run(args)
+    assert.equal(status, 2, `${args.join(' ')}: ${stderr}`)
+    assert.equal(stdout, '', args.join(' '))
+    assert.match(stderr, /^flake-idgen: [^\n]*\n$/, `one line: ${stderr}`)
+    assert.ok(stderr.length < 300, stderr)
+    const line = stderr.slice('flake-idgen: '.length, -1)
+    if (typeof reason === 'string') assert.equal(line, reason)
+    else assert.match(line, reason)
+    // One quoting style: values in double quotes, never single ones.
+    assert.doesNotMatch(line, /'/, line)
+  }
+}
+
+module.exports = { decode, scriptedClock, outcome, fcSeed, assertUsageErrors }
