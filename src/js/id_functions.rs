@@ -126,12 +126,8 @@ unsafe fn by_system_clock(
   info: sys::napi_callback_info,
   refused: impl FnOnce(FlakeError) -> sys::napi_value,
 ) -> sys::napi_value {
-  let thread = match Thread::current(env) {
-    Some(thread) => thread,
-    None => match unsafe { arguments(env, info) } {
-      Some((thread, _)) => thread,
-      None => return unsafe { throw_unusable(env) },
-    },
+  let Some(thread) = (unsafe { thread_of(env, info) }) else {
+    return unsafe { throw_unusable(env) };
   };
   let generator = generator(&thread.scratch, &thread.slots.borrow());
   // A match, not `with_generator` or `Option::map`: their closure, big once `take_by` is
@@ -162,6 +158,22 @@ unsafe fn by_reading(
     Err(err) => Some(Err(err)),
   };
   unsafe { answer(env, thread, issued, refused) }
+}
+
+/// The thread of a call that reads no argument: the OS thread's last (a memory read), else the
+/// function's data.
+///
+/// # Safety
+/// As `issue`.
+#[inline(always)]
+pub(super) unsafe fn thread_of(
+  env: sys::napi_env,
+  info: sys::napi_callback_info,
+) -> Option<&'static Thread> {
+  match Thread::current(env) {
+    Some(thread) => Some(thread),
+    None => unsafe { arguments(env, info) }.map(|(thread, _)| thread),
+  }
 }
 
 /// The thread of a call and its one argument, if given.

@@ -21,7 +21,7 @@ use std::ptr;
 use napi::sys;
 
 use super::error::{throw, throw_unusable};
-use super::id_functions::{arguments, with_generator};
+use super::id_functions::{arguments, thread_of, with_generator};
 use super::input::clock_reading;
 use super::thread::Thread;
 use crate::batch;
@@ -60,12 +60,8 @@ unsafe extern "C" fn by_system_clock<const FORM: Form>(
   env: sys::napi_env,
   info: sys::napi_callback_info,
 ) -> sys::napi_value {
-  let thread = match Thread::current(env) {
-    Some(thread) => thread,
-    None => match unsafe { arguments(env, info) } {
-      Some((thread, _)) => thread,
-      None => return unsafe { throw_unusable(env) },
-    },
+  let Some(thread) = (unsafe { thread_of(env, info) }) else {
+    return unsafe { throw_unusable(env) };
   };
   let issued = with_generator(thread, |generator| {
     // Fields of another kind of generator: only a caller other than native.js writes those.
