@@ -109,17 +109,21 @@ test('uuid prints one UUIDv7 of now; -n/--count that many, strictly increasing, 
   }
 })
 
-test('uuid: processes printing at once, from one state directory, never print the same id', async () => {
-  const runs = await Promise.all([1, 2, 3].map(() => runAsync(['uuid', '-n', '30000'])))
+/** Three processes print 30,000 ids each with `args` at once: each increasing, none repeated. */
+async function printAtOnce(args, kind) {
+  const runs = await Promise.all([1, 2, 3].map(() => runAsync([...args, '-n', '30000'])))
   const all = new Set()
   for (const { status, stderr, lines } of runs) {
     assert.equal(status, 0, stderr)
     assert.equal(lines.length, 30_000)
-    assertIncreasing(lines, 'uuid')
+    assertIncreasing(lines, kind)
     for (const line of lines) all.add(line)
   }
   assert.equal(all.size, 90_000)
-})
+}
+
+test('uuid: processes printing at once, from one state directory, never print the same id', () =>
+  printAtOnce(['uuid'], 'uuid'))
 
 test('uuid and flake128: --scope and --state-dir choose the state, as for 64-bit ids', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'flake-idgen-uuid-'))
@@ -182,17 +186,8 @@ test('flake128 --worker: base62 (default) and 0x-hex of that worker, strictly in
   assert.equal(Flake128.decompose(BigInt(zero.lines[0])).worker, 0)
 })
 
-test('flake128: processes printing at once, of one worker id, never print the same id', async () => {
-  const runs = await Promise.all([1, 2, 3].map(() => runAsync(['flake128', '--worker', '7', '-n', '30000'])))
-  const all = new Set()
-  for (const { status, stderr, lines } of runs) {
-    assert.equal(status, 0, stderr)
-    assert.equal(lines.length, 30_000)
-    assertIncreasing(lines, 'flake128')
-    for (const line of lines) all.add(line)
-  }
-  assert.equal(all.size, 90_000)
-})
+test('flake128: processes printing at once, of one worker id, never print the same id', () =>
+  printAtOnce(['flake128', '--worker', '7'], 'flake128'))
 
 test('flake128: the worker id is a network interface MAC address, by default or by --interface', () => {
   const node = interfacesPreload({
