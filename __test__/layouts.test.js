@@ -767,6 +767,12 @@ const workerSource = `
   const ids = new BigUint64Array(workerData.count)
   parentPort.postMessage('ready')
   parentPort.once('message', () => {
+    // Both threads in this loop before either issues: on a loaded machine, 'go' can reach one
+    // thread only after the other has issued all its ids, and then no millisecond is shared.
+    const started = new Int32Array(workerData.started)
+    Atomics.add(started, 0, 1)
+    Atomics.notify(started, 0)
+    for (let seen; (seen = Atomics.load(started, 0)) < 2; ) Atomics.wait(started, 0, seen, 10)
     for (let i = 0; i < workerData.count; ) {
       try {
         ids[i] = generator.nextBigInt()
@@ -779,10 +785,10 @@ const workerSource = `
   })
 `
 
-function startWorker(options, count) {
+function startWorker(options, count, started) {
   const worker = new Worker(workerSource, {
     eval: true,
-    workerData: { entry: path.join(__dirname, '..'), options, count },
+    workerData: { entry: path.join(__dirname, '..'), options, count, started },
   })
   const next = () =>
     new Promise((resolve, reject) => {
@@ -795,7 +801,8 @@ function startWorker(options, count) {
 
 test('hazelcast id 65535 in 2 worker threads: 20,000 ids each, none repeated', async () => {
   const options = { layout: 'hazelcast', id: 65535 }
-  const workers = [startWorker(options, 20_000), startWorker(options, 20_000)]
+  const started = new SharedArrayBuffer(4)
+  const workers = [startWorker(options, 20_000, started), startWorker(options, 20_000, started)]
   await Promise.all(workers.map((w) => w.ready))
   for (const { worker } of workers) worker.postMessage('go')
   const lists = await Promise.all(workers.map((w) => w.ids))
