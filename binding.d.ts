@@ -19,21 +19,53 @@ export declare function argumentOutOfRange(argument: string, expected: string, g
 export declare function checkCount(count: unknown): number
 
 /**
- * Validates `options`, each read once, and returns what a call for the generator they
- * configure writes into the scratch: `slot` (the shared state it issues from: one per
- * layout shape and node id, on the host or in the process, whatever the other options;
- * `PRIVATE_SLOT` with a `clock`, whose state the instance keeps), `settings` (its id and
- * `allowedFutureMs`, packed) and `shape` (its layout's bits and `seqMask`, packed; with
- * `epoch`); `step`, how far apart the ids of a run are; and the properties of the instance
- * (`preset`, the layout's preset for `layoutOf`; the node id's parts by the layout's names), the `scope` it
- * ended up with, the `clock` function, if given, and `warning`, the reason why host scope was
- * unavailable, the first time in the process a generator falls back to process scope. Throws a
+ * Validates `options` of a generator of `kind` (`'flakeId'`, `'uuidv7'` or `'flake128'`),
+ * each read once, and returns what they configure (see `Configured`). Throws a
  * `TypeError`/`RangeError` with code `ERR_FLAKE_INVALID_OPTION` that names the option and the
  * value, or an `Error` with code `ERR_FLAKE_STATE_DIR`/`ERR_FLAKE_STATE_FILE` when host scope
  * was asked for and cannot be had. Nothing is kept per configuration: there is nothing to
  * release.
  */
-export declare function configure(options?: unknown): { slot: number; settings: number; shape: number; step: number; preset: number; id: number; datacenter?: number; worker?: number; process?: number; epoch: number; seqMask: number; allowedFutureMs: number; scope: 'host' | 'process'; clock?: () => number; warning?: string }
+export declare function configure(kind: 'flakeId' | 'uuidv7' | 'flake128', options?: unknown): Configured
+
+/**
+ * What `configure` resolved: what a call for the generator writes into the scratch and the
+ * properties of the instance.
+ */
+export interface Configured {
+  /** The kind it issues, by name: `'flakeId'`, `'uuidv7'` or `'flake128'`. */
+  kind: string
+  /**
+   * The shared state it issues from: one per layout shape and node id, on the host or in the
+   * process, whatever the other options; `PRIVATE_SLOT` with a `clock`, whose state the
+   * instance keeps.
+   */
+  slot: number
+  /** Its node id and `allowedFutureMs`, packed (see `protocol`). */
+  settings: number
+  /** Its layout's bits and `seqMask`, packed (see `protocol`). */
+  shape: number
+  /** How far apart the ids of a run are. */
+  step: number
+  /** Its layout's preset, by index, for `layoutOf`; one past the last for none. */
+  preset: number
+  /** The node id. */
+  id: number
+  /** The node id's two parts (high first), for a layout that names them (`layoutOf`'s `parts`). */
+  parts?: Array<number>
+  epoch: number
+  seqMask: number
+  allowedFutureMs: number
+  /** The scope it ended up with. */
+  scope: 'host' | 'process'
+  /** The `clock` option, if given. */
+  clock?: () => number
+  /**
+   * Why host scope was unavailable, the first time in the process a generator falls back to
+   * process scope.
+   */
+  warning?: string
+}
 
 /**
  * The parts of an id given as a Buffer of 8 bytes, a bigint, a decimal string or a
@@ -53,29 +85,33 @@ export declare function decompose(id: unknown, options?: unknown): { timestamp: 
  */
 export declare function defaultStateDir(): string
 
+/** The kind named `name` (see `kinds::KINDS`). */
+export declare function describeKind(name: 'flakeId' | 'uuidv7' | 'flake128'): KindDescription
+
 /** `value` as error messages show it: `"text"` (cut to 40 characters), `5`, `an object`, … */
 export declare function describeValue(value: unknown): string
-
-/** Bits of the sequence of the 64-bit layout flakes are made from (it has no node id bits). */
-export declare const FLAKE_SEQUENCE_BITS: number
-
-/**
- * The parts of a flake given as 16 bytes, a bigint, 22 base-62 digits or 0x and 32 hex digits:
- * `timestamp` (ms since 1970), `worker` (48 bits) and `sequence`.
- */
-export declare function flakeDecompose(id: unknown): { timestamp: number; date: Date; worker: number; sequence: number }
-
-/** Writes into `out` (16 bytes) the flake that `text` (22 base-62 digits) writes. */
-export declare function flakeParse(text: unknown, out: Uint8Array): void
-
-/** The flake in `id` (16 bytes, a bigint, 22 base-62 digits or 0x and 32 hex digits) in base 62. */
-export declare function flakeToBase62(id: unknown): string
 
 /**
  * The smallest id of the time unit of `time` (ms since 1970, or a `Date`) by the layout of
  * `options`, as a bigint: for `WHERE id >= ...` range queries.
  */
 export declare function fromTime(time: unknown, options?: unknown): bigint
+
+/**
+ * The parts of an id of the 128-bit `kind`, in any form its readers take: `timestamp` (ms since
+ * 1970), `date`, and the kind's own by their names (a UUIDv7's `sequence` and `random`, a
+ * flake's `worker` and `sequence`).
+ */
+export declare function idDecompose(kind: 'uuidv7' | 'flake128', id: unknown): { timestamp: number; date: Date; sequence: number; random?: bigint; worker?: number }
+
+/** Writes into `out` (16 bytes) the id of the 128-bit `kind` whose text is `text`. */
+export declare function idParse(kind: 'uuidv7' | 'flake128', text: unknown, out: Uint8Array): void
+
+/**
+ * The text of the id of the 128-bit `kind` in `id`: its 16 bytes from `offset`, each checked
+ * as the kind's; without `offset`, in any form the kind's readers take (see `idDecompose`).
+ */
+export declare function idText(kind: 'uuidv7' | 'flake128', id: unknown, offset?: number): string
 
 /**
  * A bad function argument, as Node reports one (not thrown): "The "name" argument must be
@@ -115,10 +151,25 @@ export declare function issueBatch(ids: Uint8Array, clock?: () => number): { err
 export declare function issueSlice(ids: Uint8Array, start: number, max: number, now?: unknown): number
 
 /**
- * As `issueBatch`, for 128-bit ids: `kind` is `'uuid'` (UUIDv7s) or `'flake'` (flakes of the
- * call's worker id), and `ids` a Buffer of a multiple of 16 bytes.
+ * As `issueBatch`, for 128-bit ids of the kind the generator's layout makes (a UUIDv7 or a
+ * flake of the call's worker id): `ids` is a Buffer of a multiple of 16 bytes.
  */
-export declare function issueWideBatch(ids: Uint8Array, kind: 'uuid' | 'flake', clock?: () => number): { error?: Error; overflows: number; clockBackwards: number; waits: number }
+export declare function issueWideBatch(ids: Uint8Array, clock?: () => number): { error?: Error; overflows: number; clockBackwards: number; waits: number }
+
+/** A kind of id as JS sees it: its row of `kinds::KINDS`. */
+export interface KindDescription {
+  /** `'flakeId'`, `'uuidv7'` or `'flake128'`. */
+  name: string
+  /** Bytes of one id. */
+  bytes: number
+  /**
+   * How many ids the host's processes share a millisecond of; none for 64-bit ids, whose
+   * layout says.
+   */
+  idsPerMs?: number
+  /** Its parts after `timestamp` and `date`, in `decompose`'s order. */
+  parts: Array<string>
+}
 
 /**
  * The time (ms since 1970) of the last id the private state of the call in the scratch issued
@@ -248,13 +299,15 @@ export declare const SCRATCH_WORKER: number
 /**
  * Sets up this thread with its scratch (a `Uint8Array` over a whole `SharedArrayBuffer` of
  * `SCRATCH_BYTES`, see `protocol`) and returns its id functions, for the generator the call
- * fields in the scratch describe (see `id_functions`): `issue`, `issueAt`, `tryIssue`,
- * `tryIssueAt` and `issueRun`, with `scratch`, the one they write into. A thread already set
+ * fields in the scratch describe: those of 64-bit ids (`issue`, `issueAt`, `tryIssue`,
+ * `tryIssueAt` and `issueRun`, see `id_functions`) and of 128-bit ids (`issueWide`,
+ * `issueWideText`, `issueWideAt`, `issueWideTextAt`, see `wide_functions`), with `scratch`,
+ * the one they write into. A thread already set
  * up (by another copy of native.js: a fresh module registry, `require.cache` cleared, a vm
  * context, the package under two names) checks `scratch` and returns the object it returned
  * first: every copy shares one scratch and one table of slots.
  */
-export declare function setup(scratch: Uint8Array): { scratch: Uint8Array; issue: () => number | undefined; issueAt: (now: unknown) => number | undefined; tryIssue: () => number | undefined; tryIssueAt: (now: unknown) => number | undefined; issueRun: (max: number) => number }
+export declare function setup(scratch: Uint8Array): { scratch: Uint8Array; issue: () => number | undefined; issueAt: (now: unknown) => number | undefined; tryIssue: () => number | undefined; tryIssueAt: (now: unknown) => number | undefined; issueRun: (max: number) => number; issueWide: () => void; issueWideText: () => string; issueWideAt: (now: unknown) => void; issueWideTextAt: (now: unknown) => string }
 
 /**
  * Set in the slots whose calls must write their settings too (see `slots`): private ones, and
@@ -316,21 +369,3 @@ export interface StateReset {
   /** The file held no other id's state, and was removed. */
   removed: boolean
 }
-
-/** Bits of the counter of the 64-bit layout UUIDv7s are made from (it has no node id bits). */
-export declare const UUID_SEQUENCE_BITS: number
-
-/**
- * The parts of a UUIDv7, given as its canonical form or as 16 bytes: `timestamp` (Unix ms),
- * `sequence` (the 15-bit counter) and `random` (the 59 random bits).
- */
-export declare function uuidDecompose(id: unknown): { timestamp: number; date: Date; sequence: number; random: bigint }
-
-/** Writes into `out` (16 bytes) the UUIDv7 whose canonical form (in either case) is `text`. */
-export declare function uuidParse(text: unknown, out: Uint8Array): void
-
-/** The canonical form (lowercase) of the UUIDv7 in the 16 bytes of `id` from `offset`. */
-export declare function uuidStringify(id: Uint8Array, offset: number): string
-
-/** Bits of the time of the 64-bit layouts 128-bit ids are made from (see `uuid`, `flake128`). */
-export declare const WIDE_TIME_BITS: number

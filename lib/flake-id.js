@@ -7,7 +7,6 @@ const Callbacks = require('./callbacks.js')
 const batchAsync = require('./batch-async.js')
 const { invalidArgument } = require('./errors.js')
 const { lease } = require('./lease/index.js')
-const warnHostScope = require('./warn.js')
 
 const { issue, issueBy, takeId, takeBigInt, PRIVATE_SLOT } = native
 const readOnly = (value) => ({ value, enumerable: true })
@@ -30,8 +29,6 @@ class FlakeId {
     // A leased generator is set up by its own constructor, on the fields its lease drives.
     if (new.target === LeasedFlakeId) return
     const configured = native.configure(options)
-    // Set once per process per kind: host scope fell back to another directory, or to the process.
-    if (configured.warning !== undefined) warnHostScope(configured.warning)
     this.#fields = configured.fields
     this.#clock = configured.clock
     define(this, options, configured, readOnly(configured.id))
@@ -172,13 +169,14 @@ const partNames = []
  * of its id by its layout's names (flake-idgen's `datacenter` and `worker`).
  */
 function define(generator, options, configured, id) {
-  const { preset } = configured
+  // No parts when `id` was given: flake-idgen's properties are then undefined.
+  const { preset, parts } = configured
   partNames[preset] ??= binding.layoutOf(configured.shape, 0, preset).parts
   const [high, low] = partNames[preset]
   Object.defineProperties(generator, {
     options: readOnly(options == null ? {} : options),
     id,
-    ...(high === undefined ? {} : { [high]: readOnly(configured[high]), [low]: readOnly(configured[low]) }),
+    ...(high === undefined ? {} : { [high]: readOnly(parts?.[0]), [low]: readOnly(parts?.[1]) }),
     epoch: readOnly(configured.epoch),
     seqMask: readOnly(configured.seqMask),
     allowedFutureMs: readOnly(configured.allowedFutureMs),

@@ -3,18 +3,20 @@
 // Flake128: Boundary's flake, 128-bit ids of 64 bits of ms | a 48-bit worker id (a MAC address
 // by default) | a 16-bit sequence. Each is made from an id of a 64-bit layout (48 bits of ms, a
 // 16-bit sequence) whose state the host's processes share, as FlakeId's ids are: so any number
-// of them can use one worker id. src/flake128.rs says which bits are which.
+// of them can use one worker id. src/kinds/flake128.rs says which bits are which.
 
 const { Buffer } = require('node:buffer')
 const os = require('node:os')
 const binding = require('./load-binding.js')
 const native = require('./native.js')
 const { codedError, invalidOption } = require('./errors.js')
-const { COMMON, readOptions, configureWide } = require('./wide-options.js')
+const { STATE_OPTIONS, readOptions, stateOptions } = require('./options.js')
 
-const { issueFlake, issueFlakeBase62, issueWideBy, takeWide, takeWideBigInt } = native
+const { issueWide, issueWideText, issueWideBy, takeWide, takeWideBigInt } = native
 
-const OPTIONS = [...COMMON, 'worker', 'interface']
+// This kind's name in src/kinds/ (KINDS).
+const KIND = 'flake128'
+const OPTIONS = [...STATE_OPTIONS, 'worker', 'interface']
 const MAX_WORKER = 2 ** 48 - 1
 const WORKER_EXPECTED = 'an integer from 0 to 2^48 - 1 (a number, a bigint or a decimal string) or a MAC address'
 const MAC = /^[0-9a-f]{2}([:-])[0-9a-f]{2}(\1[0-9a-f]{2}){4}$/i
@@ -77,7 +79,7 @@ class Flake128 {
       throw invalidOption('interface', 'a string: the name of a network interface', read.interface)
     }
     const worker = read.worker === undefined ? macOf(read.interface) : workerOf(read.worker)
-    const configured = configureWide(read, binding.FLAKE_SEQUENCE_BITS, worker)
+    const configured = native.configure(stateOptions(read), KIND, worker)
     this.#fields = configured.fields
     this.#clock = configured.clock
     Object.defineProperties(this, {
@@ -88,47 +90,47 @@ class Flake128 {
 
   /** The next flake: a Buffer of 16 bytes of its own. */
   next() {
-    this.#issue('flake')
+    this.#issue()
     return takeWide(Buffer.alloc(16), 0)
   }
 
   /** The next flake, as a bigint. */
   nextBigInt() {
-    this.#issue('flake')
+    this.#issue()
     return takeWideBigInt()
   }
 
   /** The next flake in base 62: 22 characters, zero-padded, so that string order is time order. */
   nextBase62() {
-    if (this.#clock === undefined) return issueFlakeBase62(this.#fields)
-    return issueWideBy(this.#fields, this.#clock, 'flakeBase62')
+    if (this.#clock === undefined) return issueWideText(this.#fields)
+    return issueWideBy(this.#fields, this.#clock, true)
   }
 
   /** `count` flakes, 16 bytes each and increasing, in one Buffer. */
   nextBatch(count) {
-    return native.wideBatch(this.#fields, count, 'flake', this.#clock)
+    return native.wideBatch(this.#fields, count, this.#clock)
   }
 
   /** The parts of a flake (16 bytes, a bigint or 22 base-62 digits): timestamp, date, worker, sequence. */
   static decompose(id) {
-    return binding.flakeDecompose(id)
+    return binding.idDecompose(KIND, id)
   }
 
   /** The 16 bytes of the flake that `string` (22 base-62 digits) writes. */
   static parse(string) {
     const bytes = Buffer.alloc(16)
-    binding.flakeParse(string, bytes)
+    binding.idParse(KIND, string, bytes)
     return bytes
   }
 
   /** A flake (16 bytes or a bigint) in base 62. */
   static toBase62(id) {
-    return binding.flakeToBase62(id)
+    return binding.idText(KIND, id)
   }
 
-  #issue(form) {
-    if (this.#clock === undefined) issueFlake(this.#fields)
-    else issueWideBy(this.#fields, this.#clock, form)
+  #issue() {
+    if (this.#clock === undefined) issueWide(this.#fields)
+    else issueWideBy(this.#fields, this.#clock, false)
   }
 }
 

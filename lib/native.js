@@ -6,6 +6,7 @@
 
 const { Buffer } = require('node:buffer')
 const binding = require('./load-binding.js')
+const warnHostScope = require('./warn.js')
 
 const { REPORT_UNIT, MET_OVERFLOW, MET_CLOCK_BEHIND, SCRATCH_BYTES, PRIVATE_SLOT, SLOT_READS_FIELDS } = binding
 
@@ -47,14 +48,10 @@ const {
   tryIssue: nativeTryIssue,
   tryIssueAt: nativeTryIssueAt,
   issueRun: nativeIssueRun,
-  issueUuid: nativeIssueUuid,
-  issueUuidString: nativeIssueUuidString,
-  issueFlake: nativeIssueFlake,
-  issueFlakeBase62: nativeIssueFlakeBase62,
-  issueUuidAt: nativeIssueUuidAt,
-  issueUuidStringAt: nativeIssueUuidStringAt,
-  issueFlakeAt: nativeIssueFlakeAt,
-  issueFlakeBase62At: nativeIssueFlakeBase62At,
+  issueWide: nativeIssueWide,
+  issueWideText: nativeIssueWideText,
+  issueWideAt: nativeIssueWideAt,
+  issueWideTextAt: nativeIssueWideTextAt,
 } = thread
 
 // A private state before its first id: all ones (see src/sequencer.rs), in each half.
@@ -150,44 +147,27 @@ function issue(fields) {
   return nativeIssue()
 }
 
-// 128-bit ids from a shared state by the system clock (see src/js/wide_functions.rs): into the
-// scratch, for takeWide(), or as a string; or throws. One function each, so that each call site
-// sees one native function.
+// 128-bit ids from a shared state by the system clock (see src/js/wide_functions.rs), of the
+// kind the generator's fields say: into the scratch, for takeWide(), or as text; or throws.
 
-const issueUuid = (fields) => {
+const issueWide = (fields) => {
   if (fields !== current) select(fields)
-  nativeIssueUuid()
+  nativeIssueWide()
 }
 
-const issueUuidString = (fields) => {
+const issueWideText = (fields) => {
   if (fields !== current) select(fields)
-  return nativeIssueUuidString()
+  return nativeIssueWideText()
 }
 
-const issueFlake = (fields) => {
-  if (fields !== current) select(fields)
-  nativeIssueFlake()
-}
-
-const issueFlakeBase62 = (fields) => {
-  if (fields !== current) select(fields)
-  return nativeIssueFlakeBase62()
-}
-
-// Each of those by a clock of the generator's own, by its name: read once per id, before the
-// fields are written (it may call other generators).
-const wideBy = {
-  uuid: nativeIssueUuidAt,
-  uuidString: nativeIssueUuidStringAt,
-  flake: nativeIssueFlakeAt,
-  flakeBase62: nativeIssueFlakeBase62At,
-}
-
-/** A 128-bit id as `form` ('uuid', 'uuidString', 'flake' or 'flakeBase62') by `clock`. */
-function issueWideBy(fields, clock, form) {
+/**
+ * A 128-bit id by a clock of the generator's own, into the scratch or, if `text`, as text: the
+ * clock is read once per id, before the fields are written (it may call other generators).
+ */
+function issueWideBy(fields, clock, text) {
   const now = clock()
   enter(fields)
-  const issued = wideBy[form](now)
+  const issued = text ? nativeIssueWideTextAt(now) : nativeIssueWideAt(now)
   leave(fields)
   return issued
 }
@@ -249,15 +229,15 @@ function slice(fields, batchIds, start, max, clock) {
 }
 
 /**
- * `count` 128-bit ids of `kind` ('uuid' or 'flake') in a Buffer of their own, synchronously
- * (see issueWideBatch in src/js/batches.rs); throws why it failed, and what `clock` throws.
+ * `count` 128-bit ids of the generator's kind in a Buffer of their own, synchronously (see
+ * issueWideBatch in src/js/batches.rs); throws why it failed, and what `clock` throws.
  */
-function wideBatch(fields, count, kind, clock) {
+function wideBatch(fields, count, clock) {
   const batchIds = Buffer.allocUnsafeSlow(binding.checkCount(count) * 16)
   enter(fields)
   let outcome
   try {
-    outcome = binding.issueWideBatch(batchIds, kind, clock)
+    outcome = binding.issueWideBatch(batchIds, clock)
   } finally {
     leave(fields)
   }
@@ -356,11 +336,13 @@ const decode = {
 }
 
 /**
- * Validates `options` (each read once) and returns what they configure (see the native
- * `configure`), with the generator's `fields` (`worker`: a flake generator's worker id).
+ * Validates the `options` of a generator of `kind` (each read once) and returns what they
+ * configure (see the native `configure`), with the generator's `fields` (`worker`: a flake
+ * generator's worker id). Says so when host scope fell back (once per process per reason).
  */
-function configure(options, worker) {
-  const configured = binding.configure(options)
+function configure(options, kind = 'flakeId', worker = 0) {
+  const configured = binding.configure(kind, options)
+  if (configured.warning !== undefined) warnHostScope(configured.warning)
   configured.fields = new GeneratorFields(configured.slot, configured, worker)
   return configured
 }
@@ -370,7 +352,7 @@ function configure(options, worker) {
  * private state that issues nothing until installLease() gives it a lease.
  */
 function leasedFields(options) {
-  const configured = binding.configure({ ...options, id: 0, scope: 'process' })
+  const configured = binding.configure('flakeId', { ...options, id: 0, scope: 'process' })
   const fields = new GeneratorFields(PRIVATE_SLOT, configured)
   fields.ceiling = CLOSED
   return { configured, fields }
@@ -381,7 +363,7 @@ function leasedFields(options) {
  * `floor` (ms since 1970), none past `ceiling`.
  */
 function installLease(fields, options, id, floor, ceiling) {
-  const configured = binding.configure({ ...options, id, scope: 'process' })
+  const configured = binding.configure('flakeId', { ...options, id, scope: 'process' })
   fields.settings = configured.settings
   fields.shape = configured.shape
   enter(fields)
@@ -416,10 +398,8 @@ module.exports = {
   slice,
   takeId,
   takeBigInt,
-  issueUuid,
-  issueUuidString,
-  issueFlake,
-  issueFlakeBase62,
+  issueWide,
+  issueWideText,
   issueWideBy,
   wideBatch,
   takeWide,

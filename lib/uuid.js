@@ -3,21 +3,24 @@
 // uuidv7: UUIDv7s (RFC 9562) strictly increasing across every process and thread of the host,
 // called as the uuid package's v7() is. Each is made from an id of a 64-bit layout (48 bits of
 // ms, a 15-bit counter) whose state the host's processes share, as FlakeId's ids are, plus 59
-// random bits; src/uuid.rs says which bits are which.
+// random bits; src/kinds/uuid.rs says which bits are which.
 
 const { Buffer } = require('node:buffer')
 const { isUint8Array } = require('node:util').types
 const binding = require('./load-binding.js')
 const native = require('./native.js')
 const { argumentOutOfRange, invalidArgument, invalidOption } = require('./errors.js')
-const { COMMON, readOptions, configureWide } = require('./wide-options.js')
+const { STATE_OPTIONS, readOptions, stateOptions } = require('./options.js')
 
-const { issueUuid, issueUuidString, issueWideBy, takeWide } = native
+const { issueWide, issueWideText, issueWideBy, takeWide } = native
+
+// This kind's name in src/kinds/ (KINDS).
+const KIND = 'uuidv7'
 
 /** A generator's fields and clock, for `options` (see create()). */
 function configure(options) {
-  const read = readOptions(options, COMMON, 'uuidv7.create()')
-  const configured = configureWide(read, binding.UUID_SEQUENCE_BITS)
+  const read = readOptions(options, STATE_OPTIONS, 'uuidv7.create()')
+  const configured = native.configure(stateOptions(read), KIND)
   return { fields: configured.fields, clock: configured.clock }
 }
 
@@ -61,21 +64,20 @@ function generator(setUp) {
   function uuidv7(options, buf, offset) {
     if (options != null) refuseOptions(options)
     if (fields === undefined) ({ fields, clock } = setUp())
-    if (buf === undefined)
-      return clock === undefined ? issueUuidString(fields) : issueWideBy(fields, clock, 'uuidString')
+    if (buf === undefined) return clock === undefined ? issueWideText(fields) : issueWideBy(fields, clock, true)
     // instanceof first, for speed; isUint8Array for a Uint8Array of another realm.
     if (!(buf instanceof Uint8Array || isUint8Array(buf)))
       throw invalidArgument('buf', 'a Uint8Array (a Buffer is one)', buf)
     const at = checkOffset(buf, 'buf', offset)
-    if (clock === undefined) issueUuid(fields)
-    else issueWideBy(fields, clock, 'uuid')
+    if (clock === undefined) issueWide(fields)
+    else issueWideBy(fields, clock, false)
     return takeWide(buf, at)
   }
 
   /** `count` UUIDv7s, 16 bytes each and increasing, in one Buffer. */
   uuidv7.batch = (count) => {
     if (fields === undefined) ({ fields, clock } = setUp())
-    return native.wideBatch(fields, count, 'uuid', clock)
+    return native.wideBatch(fields, count, clock)
   }
 
   return uuidv7
@@ -96,20 +98,20 @@ uuidv7.create = (options) => {
 /** The canonical form of the UUIDv7 in the 16 bytes of `bytes` from `offset`. */
 uuidv7.stringify = (bytes, offset) => {
   if (!isUint8Array(bytes)) throw invalidArgument('bytes', 'a Uint8Array (a Buffer is one)', bytes)
-  return binding.uuidStringify(bytes, checkOffset(bytes, 'bytes', offset))
+  return binding.idText(KIND, bytes, checkOffset(bytes, 'bytes', offset))
 }
 
 /** The 16 bytes of the UUIDv7 whose canonical form (in either case) is `string`. */
 uuidv7.parse = (string) => {
   const bytes = Buffer.alloc(16)
-  binding.uuidParse(string, bytes)
+  binding.idParse(KIND, string, bytes)
   return bytes
 }
 
 /** The parts of a UUIDv7 (a string or 16 bytes): `timestamp`, `date`, `sequence`, `random`. */
-uuidv7.decompose = (id) => binding.uuidDecompose(id)
+uuidv7.decompose = (id) => binding.idDecompose(KIND, id)
 
 /** The Unix ms of a UUIDv7 (a string or 16 bytes). */
-uuidv7.timestamp = (id) => binding.uuidDecompose(id).timestamp
+uuidv7.timestamp = (id) => binding.idDecompose(KIND, id).timestamp
 
 module.exports = uuidv7

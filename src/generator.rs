@@ -3,9 +3,9 @@
 use crate::error::FlakeError;
 use crate::host::file::HORIZON_MS;
 use crate::host::HostFile;
-use crate::layout::{Layout, Shape};
-use crate::options::{Config, Scope};
-use crate::registry::{self, Warning};
+use crate::kinds::layout::{Layout, Shape};
+use crate::options::Config;
+use crate::registry::SharedState;
 use crate::sequencer::{Met, Refusal, Sequencer, Taken};
 
 /// A generator: its configuration and the state it issues from. Cheap to make and to copy: the
@@ -28,14 +28,6 @@ pub struct Generator<'s> {
 
 /// The ceiling of a closed lease: nothing at all may be issued.
 pub const CLOSED: u64 = 0;
-
-/// A generator id's shared state: a word of the process's, or of a mapped state file (host
-/// scope), which says how long it may be issued from (see `host::file`).
-#[derive(Debug, Clone, Copy)]
-pub struct SharedState {
-  pub sequencer: &'static Sequencer,
-  pub file: Option<&'static HostFile>,
-}
 
 /// What a generator is, besides its state: all a call needs to say (see `js::protocol`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -111,57 +103,6 @@ impl Ids {
   }
 }
 
-/// The shared state a system-clock configuration issues from: the host's (in a state file) or
-/// the process's. When its directory cannot be used, the default directory's next candidates
-/// are tried in order (a warning noted if one is used); when none can, a host scope that was
-/// not asked for falls back to the process's state (a warning noted), one that was asked for
-/// fails with the first directory's error.
-pub fn shared_state(config: &Config) -> Result<(SharedState, bool), FlakeError> {
-  match &config.scope {
-    Scope::Process => Ok((registry::process(config.layout.shape, config.id), false)),
-    Scope::Host {
-      dir,
-      alternatives,
-      required,
-    } => match registry::host(dir, config.layout.shape, config.id) {
-      Ok(sequencer) => Ok((sequencer, true)),
-      // Another directory, or process scope, would be a second state for the id.
-      Err(err @ FlakeError::StateDirTaken { .. }) => Err(err),
-      Err(err) => fall_back(config, alternatives, *required, err),
-    },
-  }
-}
-
-/// `shared_state` once the first directory failed with `err`. A directory's failure is kept by
-/// the registry, so every generator of the process lands in the same place.
-#[cold]
-fn fall_back(
-  config: &Config,
-  alternatives: &[std::path::PathBuf],
-  required: bool,
-  err: FlakeError,
-) -> Result<(SharedState, bool), FlakeError> {
-  let mut reasons = vec![err];
-  for dir in alternatives {
-    match registry::host(dir, config.layout.shape, config.id) {
-      Ok(sequencer) => {
-        registry::warn(Warning::OtherDirectory {
-          dir: dir.clone(),
-          reasons,
-        });
-        return Ok((sequencer, true));
-      }
-      Err(err @ FlakeError::StateDirTaken { .. }) => return Err(err),
-      Err(err) => reasons.push(err),
-    }
-  }
-  if required {
-    return Err(reasons.swap_remove(0));
-  }
-  registry::warn(Warning::ProcessScope { reasons });
-  Ok((registry::process(config.layout.shape, config.id), false))
-}
-
 #[cfg(test)]
 impl Generator<'static> {
   /// The generator `config` configures, on the state a call for it would use: the shared one
@@ -172,7 +113,10 @@ impl Generator<'static> {
       let state = Box::leak(Box::new(Sequencer::new()));
       return Ok(Self::private(&settings, state, u64::MAX));
     }
-    Ok(Self::shared(&settings, shared_state(config)?.0))
+    Ok(Self::shared(
+      &settings,
+      crate::registry::shared_state(config)?.0,
+    ))
   }
 }
 

@@ -14,22 +14,18 @@
 
 mod batch;
 mod clock;
-mod decompose;
 mod error;
-mod flake128;
 mod generator;
 mod host;
 mod input;
 mod js;
-mod layout;
-mod layout_option;
+mod kinds;
 mod number;
 mod options;
 mod random;
 mod registry;
 mod sequencer;
 mod stats;
-mod uuid;
 
 #[cfg(test)]
 mod tests;

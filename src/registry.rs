@@ -16,10 +16,18 @@ use std::sync::{LazyLock, Mutex, MutexGuard};
 
 use crate::clock::SystemClock;
 use crate::error::FlakeError;
-use crate::generator::SharedState;
 use crate::host::HostFile;
-use crate::layout::Shape;
+use crate::kinds::layout::Shape;
+use crate::options::{Config, Scope};
 use crate::sequencer::Sequencer;
+
+/// A generator id's shared state: a word of the process's, or of a mapped state file (host
+/// scope), which says how long it may be issued from (see `host::file`).
+#[derive(Debug, Clone, Copy)]
+pub struct SharedState {
+  pub sequencer: &'static Sequencer,
+  pub file: Option<&'static HostFile>,
+}
 
 /// A state word on a cache line of its own: threads busy on different ids do not contend.
 #[repr(align(64))]
@@ -166,4 +174,55 @@ pub fn warn(warning: Warning) {
 pub fn take_fallback() -> Option<Warning> {
   let mut warnings = lock(&WARNINGS);
   (!warnings.is_empty()).then(|| warnings.remove(0))
+}
+
+/// The shared state a system-clock configuration issues from: the host's (in a state file) or
+/// the process's. When its directory cannot be used, the default directory's next candidates
+/// are tried in order (a warning noted if one is used); when none can, a host scope that was
+/// not asked for falls back to the process's state (a warning noted), one that was asked for
+/// fails with the first directory's error.
+pub fn shared_state(config: &Config) -> Result<(SharedState, bool), FlakeError> {
+  match &config.scope {
+    Scope::Process => Ok((process(config.layout.shape, config.id), false)),
+    Scope::Host {
+      dir,
+      alternatives,
+      required,
+    } => match host(dir, config.layout.shape, config.id) {
+      Ok(sequencer) => Ok((sequencer, true)),
+      // Another directory, or process scope, would be a second state for the id.
+      Err(err @ FlakeError::StateDirTaken { .. }) => Err(err),
+      Err(err) => fall_back(config, alternatives, *required, err),
+    },
+  }
+}
+
+/// `shared_state` once the first directory failed with `err`. A directory's failure is kept by
+/// the registry, so every generator of the process lands in the same place.
+#[cold]
+fn fall_back(
+  config: &Config,
+  alternatives: &[std::path::PathBuf],
+  required: bool,
+  err: FlakeError,
+) -> Result<(SharedState, bool), FlakeError> {
+  let mut reasons = vec![err];
+  for dir in alternatives {
+    match host(dir, config.layout.shape, config.id) {
+      Ok(sequencer) => {
+        warn(Warning::OtherDirectory {
+          dir: dir.clone(),
+          reasons,
+        });
+        return Ok((sequencer, true));
+      }
+      Err(err @ FlakeError::StateDirTaken { .. }) => return Err(err),
+      Err(err) => reasons.push(err),
+    }
+  }
+  if required {
+    return Err(reasons.swap_remove(0));
+  }
+  warn(Warning::ProcessScope { reasons });
+  Ok((process(config.layout.shape, config.id), false))
 }

@@ -3,7 +3,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::layout::Word;
+use crate::kinds::layout::Word;
 
 /// Before the first id; also what a fresh state file holds in every word.
 pub const NOTHING_ISSUED: u64 = u64::MAX;

@@ -44,6 +44,17 @@ function flakeParts(text) {
   return { type: 'flake128', timestamp, date, worker, workerMac: mac(worker), sequence }
 }
 
+// The 128-bit kinds, each told by the forms of its text; a text of none is a 64-bit id's.
+// `parts` gets the text trimmed, and as given (the library reads a flake's spaces itself).
+const WIDE_KINDS = [
+  { title: 'UUIDv7', matches: (trimmed) => UUID.test(trimmed), parts: (trimmed) => uuidParts(trimmed) },
+  {
+    title: 'Flake128',
+    matches: (trimmed) => FLAKE128_HEX.test(trimmed) || FLAKE128_BASE62.test(trimmed),
+    parts: (_, text) => flakeParts(text),
+  },
+]
+
 /** The parts of the 64-bit id `text`; what is neither that nor a 128-bit id is refused as such. */
 function narrowParts(text, options) {
   try {
@@ -65,17 +76,15 @@ async function decompose(values, ids) {
   const read = (text) => {
     // A 128-bit id's forms are short: a longer line is a 64-bit id or none, as the library says.
     const trimmed = text.length <= 64 ? text.trim() : ''
-    const hex = FLAKE128_HEX.test(trimmed)
-    const type = UUID.test(trimmed) ? 'UUIDv7' : hex || FLAKE128_BASE62.test(trimmed) ? 'Flake128' : undefined
-    if (type === undefined) return narrowParts(text, options)
+    const kind = WIDE_KINDS.find((kind) => kind.matches(trimmed))
+    if (kind === undefined) return narrowParts(text, options)
     // A 128-bit id's time is ms since 1970 and its parts are fixed: a flag for 64-bit ids typed
     // with one is refused, not ignored.
     if (given.length > 0)
       throw new UsageError(
-        `${given.join(' and ')} ${given.length > 1 ? 'apply' : 'applies'} to 64-bit ids only, got a ${type} ${describe(text)}`,
+        `${given.join(' and ')} ${given.length > 1 ? 'apply' : 'applies'} to 64-bit ids only, got a ${kind.title} ${describe(text)}`,
       )
-    if (type === 'UUIDv7') return uuidParts(trimmed)
-    return flakeParts(text)
+    return kind.parts(trimmed, text)
   }
   const parts = (text, where) => {
     try {

@@ -31,7 +31,7 @@ use super::dir;
 use super::format::{word_offset, Format, HEADER_CHECKED, START_OFFSET};
 use crate::clock::Time;
 use crate::error::FlakeError;
-use crate::layout::Shape;
+use crate::kinds::layout::Shape;
 use crate::sequencer::Sequencer;
 
 /// How long (ms of the clock) a process issues from a mapped state file after it last saw the

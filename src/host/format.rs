@@ -18,7 +18,7 @@
 
 use std::io::{self, Write};
 
-use crate::layout::Shape;
+use crate::kinds::layout::Shape;
 use crate::sequencer::NOTHING_ISSUED;
 
 /// The first 8 bytes of every state file.

@@ -10,8 +10,8 @@ use napi::bindgen_prelude::{Object, Unknown};
 use napi::{sys, Env, JsValue, Result, Status};
 use napi_derive::napi;
 
+use super::calls::{generator, with_generator};
 use super::error::{error_value, thrown, unusable, CallError};
-use super::id_functions::{generator, with_generator};
 use super::input::{clock_reading, describe, typed_array};
 use super::protocol::{self, PRIVATE_SLOT};
 use super::thread::Thread;
@@ -19,10 +19,9 @@ use crate::batch;
 use crate::clock;
 use crate::error::FlakeError;
 use crate::generator::{Generator, Ids};
-use crate::layout::Shape;
+use crate::kinds::Kind;
 use crate::sequencer::Sequencer;
 use crate::stats::Counts;
-use crate::{flake128, uuid};
 
 /// Issues ascending ids into the whole of `ids` (a Buffer of a multiple of 8 bytes),
 /// synchronously: a full millisecond waits (spinning, under a millisecond) for the next; a
@@ -35,66 +34,57 @@ use crate::{flake128, uuid};
   ts_return_type = "{ error?: Error; overflows: number; clockBackwards: number; waits: number }"
 )]
 pub fn issue_batch(env: Env, ids: Unknown, clock: Option<Unknown>) -> Result<Object<'static>> {
-  fill(env, ids, clock, None, |out, run| {
+  fill(env, ids, clock, Width::Narrow, |_, out, run| {
     run.write_be(out);
     Ok(())
   })
 }
 
-/// As `issueBatch`, for 128-bit ids: `kind` is `'uuid'` (UUIDv7s) or `'flake'` (flakes of the
-/// call's worker id), and `ids` a Buffer of a multiple of 16 bytes.
+/// As `issueBatch`, for 128-bit ids of the kind the generator's layout makes (a UUIDv7 or a
+/// flake of the call's worker id): `ids` is a Buffer of a multiple of 16 bytes.
 #[napi(
-  ts_args_type = "ids: Uint8Array, kind: 'uuid' | 'flake', clock?: () => number",
+  ts_args_type = "ids: Uint8Array, clock?: () => number",
   ts_return_type = "{ error?: Error; overflows: number; clockBackwards: number; waits: number }"
 )]
-pub fn issue_wide_batch(
-  env: Env,
-  ids: Unknown,
-  kind: String,
-  clock: Option<Unknown>,
-) -> Result<Object<'static>> {
-  match kind.as_str() {
-    "uuid" => {
-      let random = &Thread::of(&env)?.random;
-      fill(env, ids, clock, Some(uuid::SHAPE), |out, run| {
-        // Borrowed a run at a time: the user's clock, called between runs, may issue UUIDs.
-        let mut random = random.borrow_mut();
-        for (slot, id) in out.chunks_exact_mut(16).zip(run.ids()) {
-          slot.copy_from_slice(&uuid::bytes(id, random.next_u64()?));
-        }
-        Ok(())
-      })
+pub fn issue_wide_batch(env: Env, ids: Unknown, clock: Option<Unknown>) -> Result<Object<'static>> {
+  let thread = Thread::of(&env)?;
+  let worker = thread.scratch.worker().ok_or_else(unusable)?;
+  fill(env, ids, clock, Width::Wide, |kind, out, run| {
+    // Borrowed a run at a time: the user's clock, called between runs, may issue UUIDs.
+    let mut random = thread.random.borrow_mut();
+    for (slot, id) in out.chunks_exact_mut(16).zip(run.ids()) {
+      slot.copy_from_slice(&kind.make(id, worker, || random.next_u64())?);
     }
-    "flake" => {
-      let worker = Thread::of(&env)?.scratch.worker().ok_or_else(unusable)?;
-      fill(env, ids, clock, Some(flake128::SHAPE), move |out, run| {
-        for (slot, id) in out.chunks_exact_mut(16).zip(run.ids()) {
-          slot.copy_from_slice(&flake128::value(id, worker).to_be_bytes());
-        }
-        Ok(())
-      })
-    }
-    _ => Err(unusable()),
-  }
+    Ok(())
+  })
+}
+
+/// Bytes of each id a batch writes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Width {
+  /// 8: 64-bit ids.
+  Narrow = 8,
+  /// 16: ids of a 128-bit kind, made from the generator's.
+  Wide = 16,
 }
 
 /// Fills the whole of `ids` with ids written by `write_run` a run at a time (see
-/// `issueBatch`): 8 bytes each, or 16 for a generator that must have the 64-bit `shape` 128-bit
-/// ids are made from.
+/// `issueBatch`), `width` bytes each; a wide batch's generator must have a layout a 128-bit
+/// kind is made from, and `write_run` is told that kind.
 fn fill(
   env: Env,
   ids: Unknown,
   clock: Option<Unknown>,
-  shape: Option<Shape>,
-  write_run: impl Fn(&mut [u8], &Ids) -> std::result::Result<(), FlakeError>,
+  width: Width,
+  write_run: impl Fn(Kind, &mut [u8], &Ids) -> std::result::Result<(), FlakeError>,
 ) -> Result<Object<'static>> {
   let thread = Thread::of(&env)?;
-  let width = if shape.is_some() { 16 } else { 8 };
+  let width_bytes = width as usize;
   let length = unsafe { bytes(&env, ids.raw()) }?.len();
-  if !length.is_multiple_of(width) {
+  if !length.is_multiple_of(width_bytes) {
     return Err(unusable());
   }
-  let total = length / width;
+  let total = length / width_bytes;
   let scratch = &thread.scratch;
   let slot = scratch.slot();
   // A private state is worked on in a copy, put back whatever happens: the user's clock may
@@ -106,9 +96,10 @@ fn fill(
   } else {
     generator(scratch, &thread.slots.borrow()).ok_or_else(unusable)?
   };
-  if shape.is_some_and(|shape| shape != generator.shape()) {
-    return Err(unusable());
-  }
+  let kind = match width {
+    Width::Narrow => Kind::FlakeId,
+    Width::Wide => Kind::wide_of(generator.shape()).ok_or_else(unusable)?,
+  };
   // The Buffer is looked up again for each run: the user's clock could have detached it.
   let write = |index: usize, run: &Ids| -> std::result::Result<(), CallError> {
     let out = unsafe { bytes(&env, ids.raw()) }?;
@@ -118,7 +109,7 @@ fn fill(
           .into(),
       );
     }
-    Ok(write_run(&mut out[index * width..], run)?)
+    Ok(write_run(kind, &mut out[index * width_bytes..], run)?)
   };
   let mut counts = Counts::default();
   let issued = match clock {

@@ -6,11 +6,11 @@ use napi_derive::napi;
 
 use super::error::thrown;
 use super::input::{bytes, describe, property, property_value, read_layout};
-use crate::decompose::{self, ID_EXPECTED, OPTIONS_EXPECTED};
 use crate::error::FlakeError;
 use crate::input::Input;
-use crate::layout::{Layout, Preset};
-use crate::layout_option;
+use crate::kinds::layout::decompose::{self, ID_EXPECTED, OPTIONS_EXPECTED};
+use crate::kinds::layout::{Layout, Preset};
+use crate::options;
 
 /// The parts of an id given as a Buffer of 8 bytes, a bigint, a decimal string or a
 /// `0x`-prefixed hex string, by the layout of `options` (flake-idgen's by default): `timestamp`
@@ -131,7 +131,7 @@ fn layout_option(env: &Env, options: Option<Unknown>) -> Result<Layout> {
     }
   };
   let checked = || {
-    let layout = layout_option::layout(&layout, &fields)?;
+    let layout = options::layout::layout(&layout, &fields)?;
     let epoch = match &epoch {
       unset if unset.is_unset() => decompose::epoch(&Input::Number(layout.epoch as f64))?,
       value => decompose::epoch(value)?,

@@ -10,71 +10,44 @@
 //! generators from one place pays nothing for their number; and fields in the scratch cost a
 //! memory read each, where arguments cost a `napi_get_value_*` each (~2 ns, 5 % of `next()`).
 
-use std::ffi::{c_void, CStr};
+use std::ffi::CStr;
 use std::ptr;
 
-use napi::bindgen_prelude::{Object, Unknown};
 use napi::sys;
-use napi::{check_status, Env, Result};
 
-use super::error::{throw, throw_unusable};
+use super::calls::{arguments, generator, number, thread_of, thrown, with_generator, Callback};
+use super::error::throw_unusable;
 use super::input::clock_reading;
-use super::protocol::{self, Scratch, PRIVATE_SLOT, SLOT_READS_FIELDS};
-use super::slots::Slots;
+use super::protocol;
 use super::thread::Thread;
-use super::wide_functions::{Callback, WIDE_FUNCTIONS};
 use crate::clock;
 use crate::error::FlakeError;
-use crate::generator::{Generator, Ids};
+use crate::generator::Ids;
 
-/// The thread's id functions, as an object. Each serves the generator whose call fields JS wrote
-/// into the scratch just before the call (see `protocol`), and returns a report:
+/// The id functions of 64-bit ids, by name. Each serves the generator whose call fields JS
+/// wrote into the scratch just before the call (see `protocol`), and returns a report:
 /// - `issue()` writes the next id by the system clock into the scratch, or throws;
 /// - `issueAt(now)`: the same for `now`, a reading of the generator's own clock;
 /// - `tryIssue()`, `tryIssueAt(now)` do the same but, where waiting would help (overflow, clock
 ///   behind), report how long to wait instead of throwing;
-/// - `issueRun(max)`: as `tryIssue`, for up to `max` ids of one millisecond;
-/// - and the functions of 128-bit ids (see `wide_functions`).
-pub(crate) fn id_functions(env: &Env) -> Result<Object<'static>> {
-  let thread = Thread::of(env)?;
-  let functions: [(&CStr, Callback); 5] = [
-    (c"issue", issue),
-    (c"issueAt", issue_at),
-    (c"tryIssue", try_issue),
-    (c"tryIssueAt", try_issue_at),
-    (c"issueRun", issue_run),
-  ];
-  let mut object = Object::new(env)?;
-  for (name, callback) in functions.into_iter().chain(WIDE_FUNCTIONS) {
-    let mut function = ptr::null_mut();
-    // The data is the thread's instance data, which outlives every function of the env: no
-    // finalizer is needed.
-    check_status!(unsafe {
-      sys::napi_create_function(
-        env.raw(),
-        name.as_ptr(),
-        name.to_bytes().len() as isize,
-        Some(callback),
-        ptr::from_ref(thread).cast_mut().cast::<c_void>(),
-        &mut function,
-      )
-    })?;
-    object.set(name.to_str().expect("ASCII names"), unsafe {
-      Unknown::from_raw_unchecked(env.raw(), function)
-    })?;
-  }
-  Ok(object)
-}
+/// - `issueRun(max)`: as `tryIssue`, for up to `max` ids of one millisecond.
+pub(super) const ID_FUNCTIONS: [(&CStr, Callback); 5] = [
+  (c"issue", issue),
+  (c"issueAt", issue_at),
+  (c"tryIssue", try_issue),
+  (c"tryIssueAt", try_issue_at),
+  (c"issueRun", issue_run),
+];
 
-/// `issue()`: see `id_functions`.
+/// `issue()`: see `ID_FUNCTIONS`.
 ///
 /// # Safety
-/// Called by N-API only, as the callback of a function made by `id_functions`.
+/// Called by N-API only, as the callback of a function made from `ID_FUNCTIONS`.
 unsafe extern "C" fn issue(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
   unsafe { by_system_clock(env, info, |err| throw_error(env, err)) }
 }
 
-/// `issueAt(now)`: see `id_functions`.
+/// `issueAt(now)`: see `ID_FUNCTIONS`.
 ///
 /// # Safety
 /// As `issue`.
@@ -85,7 +58,7 @@ unsafe extern "C" fn issue_at(
   unsafe { by_reading(env, info, |err| throw_error(env, err)) }
 }
 
-/// `tryIssue()`: see `id_functions`.
+/// `tryIssue()`: see `ID_FUNCTIONS`.
 ///
 /// # Safety
 /// As `issue`.
@@ -96,7 +69,7 @@ unsafe extern "C" fn try_issue(
   unsafe { by_system_clock(env, info, |err| wait_or_throw(env, err)) }
 }
 
-/// `tryIssueAt(now)`: see `id_functions`.
+/// `tryIssueAt(now)`: see `ID_FUNCTIONS`.
 ///
 /// # Safety
 /// As `issue`.
@@ -112,8 +85,7 @@ unsafe extern "C" fn try_issue_at(
 /// # Safety
 /// `env` must be the env of the current call.
 unsafe fn throw_error(env: sys::napi_env, err: FlakeError) -> sys::napi_value {
-  unsafe { throw(env, &err) };
-  ptr::null_mut()
+  unsafe { thrown(env, &err) }
 }
 
 /// The next id by the system clock: see `answer`.
@@ -160,79 +132,6 @@ unsafe fn by_reading(
   unsafe { answer(env, thread, issued, refused) }
 }
 
-/// The thread of a call that reads no argument: the OS thread's last (a memory read), else the
-/// function's data.
-///
-/// # Safety
-/// As `issue`.
-#[inline(always)]
-pub(super) unsafe fn thread_of(
-  env: sys::napi_env,
-  info: sys::napi_callback_info,
-) -> Option<&'static Thread> {
-  match Thread::current(env) {
-    Some(thread) => Some(thread),
-    None => unsafe { arguments(env, info) }.map(|(thread, _)| thread),
-  }
-}
-
-/// The thread of a call and its one argument, if given.
-///
-/// # Safety
-/// As `issue`.
-#[inline(always)]
-pub(super) unsafe fn arguments(
-  env: sys::napi_env,
-  info: sys::napi_callback_info,
-) -> Option<(&'static Thread, Option<sys::napi_value>)> {
-  let (mut argc, mut argument, mut data) = (1, ptr::null_mut(), ptr::null_mut());
-  let status = unsafe {
-    sys::napi_get_cb_info(
-      env,
-      info,
-      &mut argc,
-      &mut argument,
-      ptr::null_mut(),
-      &mut data,
-    )
-  };
-  if status != sys::Status::napi_ok || data.is_null() {
-    return None;
-  }
-  // `id_functions` made the function with the thread as its data.
-  let thread = unsafe { &*data.cast::<Thread>() };
-  Some((thread, (argc >= 1).then_some(argument)))
-}
-
-/// The generator the call fields in the scratch describe, its shared state from `slots` (the
-/// thread's, borrowed by the caller for as long as it uses the generator, which calls no JS);
-/// `None` if they describe none.
-#[inline(always)]
-pub(crate) fn generator<'a>(scratch: &'a Scratch, slots: &Slots) -> Option<Generator<'a>> {
-  let slot = scratch.slot();
-  if slot & SLOT_READS_FIELDS == 0 {
-    let (state, settings) = slots.configuration(slot)?;
-    return Some(Generator::shared(settings, *state));
-  }
-  if slot == PRIVATE_SLOT {
-    let settings = slots.private_settings(scratch.settings_fields())?;
-    return Some(Generator::private(
-      &settings,
-      scratch.private_state(),
-      scratch.ceiling(),
-    ));
-  }
-  let shared = slots.state(slot)?;
-  let settings = shared.decoded.settings(scratch.settings_fields())?;
-  Some(Generator::shared(&settings, shared.state))
-}
-
-/// Runs `take` on the generator the call fields in the scratch describe (see `generator`).
-pub(crate) fn with_generator<T>(thread: &Thread, take: impl FnOnce(&Generator) -> T) -> Option<T> {
-  let slots = thread.slots.borrow();
-  generator(&thread.scratch, &slots).map(|generator| take(&generator))
-}
-
 /// Writes the id `issued` into the scratch and returns its report; or hands the error to
 /// `refused`. `None`: the slot held no generator.
 ///
@@ -258,7 +157,7 @@ unsafe fn answer(
   }
 }
 
-/// `issueRun(max)`: see `id_functions`.
+/// `issueRun(max)`: see `ID_FUNCTIONS`.
 ///
 /// # Safety
 /// As `issue`.
@@ -298,19 +197,6 @@ unsafe extern "C" fn issue_run(
 unsafe fn wait_or_throw(env: sys::napi_env, err: FlakeError) -> sys::napi_value {
   match err.wait_ms() {
     Some(ms) => unsafe { number(env, protocol::waits(&err, ms)) },
-    None => {
-      unsafe { throw(env, &err) };
-      ptr::null_mut()
-    }
+    None => unsafe { thrown(env, &err) },
   }
-}
-
-/// # Safety
-/// `env` must be the env of the current call.
-unsafe fn number(env: sys::napi_env, value: f64) -> sys::napi_value {
-  let mut number = ptr::null_mut();
-  if unsafe { sys::napi_create_double(env, value, &mut number) } != sys::Status::napi_ok {
-    return unsafe { throw_unusable(env) };
-  }
-  number
 }

@@ -11,7 +11,7 @@ use super::error::thrown;
 use crate::clock;
 use crate::error::FlakeError;
 use crate::input::Input;
-use crate::layout_option::RawLayout;
+use crate::options::layout::RawLayout;
 use crate::options::RawOptions;
 
 /// # Safety

@@ -6,8 +6,8 @@ use napi_derive::napi;
 
 use super::error::thrown;
 use super::input::read_layout;
-use crate::layout::{Layout, Order, Preset, Shape};
-use crate::layout_option::layout;
+use crate::kinds::layout::{Layout, Order, Preset, Shape};
+use crate::options::layout::layout;
 
 /// A layout, resolved: its bits, its epoch and its limits.
 #[napi(object)]

@@ -4,10 +4,12 @@
 //! the exported ones.
 
 mod batches;
+mod calls;
 mod decompose;
 mod error;
 mod id_functions;
 mod input;
+mod kinds;
 pub(crate) mod layout;
 mod messages;
 mod private_state;
@@ -16,5 +18,4 @@ mod setup;
 pub(crate) mod slots;
 mod state;
 mod thread;
-mod wide;
 mod wide_functions;

@@ -56,7 +56,7 @@ use napi_derive::napi;
 use super::input::typed_array;
 use crate::error::FlakeError;
 use crate::generator::{Ids, Settings, CLOSED};
-use crate::layout::Shape;
+use crate::kinds::layout::Shape;
 use crate::number::{whole, MAX_SAFE_INTEGER};
 use crate::sequencer::{Met, Sequencer};
 
@@ -244,7 +244,7 @@ impl Scratch {
   #[inline(always)]
   pub fn worker(&self) -> Option<u64> {
     whole(f64::from_bits(self.word(SCRATCH_WORKER).load(Relaxed)))
-      .filter(|&worker| worker <= crate::flake128::MAX_WORKER)
+      .filter(|&worker| worker <= crate::kinds::flake128::MAX_WORKER)
   }
 
   /// The slot JS wrote for this call.

@@ -6,27 +6,32 @@ use napi::bindgen_prelude::{BigInt, FromNapiValue, Object, Unknown};
 use napi::{Env, JsValue, Result};
 use napi_derive::napi;
 
-use super::error::thrown;
-use super::id_functions;
+use super::calls;
+use super::error::{thrown, unusable};
+use super::id_functions::ID_FUNCTIONS;
 use super::input::read_options;
 use super::protocol::{encode_settings, Scratch, PRIVATE_SLOT};
 use super::thread::Thread;
+use super::wide_functions::WIDE_FUNCTIONS;
 use crate::clock;
-use crate::generator::{shared_state, Settings};
-use crate::layout::Preset;
+use crate::generator::Settings;
+use crate::kinds::layout::Preset;
+use crate::kinds::Kind;
 use crate::options;
-use crate::registry;
+use crate::registry::{self, shared_state};
 
 /// Sets up this thread with its scratch (a `Uint8Array` over a whole `SharedArrayBuffer` of
 /// `SCRATCH_BYTES`, see `protocol`) and returns its id functions, for the generator the call
-/// fields in the scratch describe (see `id_functions`): `issue`, `issueAt`, `tryIssue`,
-/// `tryIssueAt` and `issueRun`, with `scratch`, the one they write into. A thread already set
+/// fields in the scratch describe: those of 64-bit ids (`issue`, `issueAt`, `tryIssue`,
+/// `tryIssueAt` and `issueRun`, see `id_functions`) and of 128-bit ids (`issueWide`,
+/// `issueWideText`, `issueWideAt`, `issueWideTextAt`, see `wide_functions`), with `scratch`,
+/// the one they write into. A thread already set
 /// up (by another copy of native.js: a fresh module registry, `require.cache` cleared, a vm
 /// context, the package under two names) checks `scratch` and returns the object it returned
 /// first: every copy shares one scratch and one table of slots.
 #[napi(
   ts_args_type = "scratch: Uint8Array",
-  ts_return_type = "{ scratch: Uint8Array; issue: () => number | undefined; issueAt: (now: unknown) => number | undefined; tryIssue: () => number | undefined; tryIssueAt: (now: unknown) => number | undefined; issueRun: (max: number) => number }"
+  ts_return_type = "{ scratch: Uint8Array; issue: () => number | undefined; issueAt: (now: unknown) => number | undefined; tryIssue: () => number | undefined; tryIssueAt: (now: unknown) => number | undefined; issueRun: (max: number) => number; issueWide: () => void; issueWideText: () => string; issueWideAt: (now: unknown) => void; issueWideTextAt: (now: unknown) => string }"
 )]
 pub fn setup(env: Env, scratch: Unknown) -> Result<Object<'static>> {
   // Checked even when the thread has one: every copy is refused a bad scratch alike.
@@ -35,7 +40,8 @@ pub fn setup(env: Env, scratch: Unknown) -> Result<Object<'static>> {
     Some(object) => object,
     None => {
       let thread = Thread::setup(&env, unsafe { Scratch::new(&env, scratch.raw()) }?)?;
-      let mut object = id_functions::id_functions(&env)?;
+      let functions = [ID_FUNCTIONS.as_slice(), WIDE_FUNCTIONS.as_slice()].concat();
+      let mut object = calls::make(&env, &functions)?;
       object.set("scratch", unsafe {
         Unknown::from_raw_unchecked(env.raw(), thread.scratch.view(&env)?)
       })?;
@@ -46,26 +52,59 @@ pub fn setup(env: Env, scratch: Unknown) -> Result<Object<'static>> {
   unsafe { Object::from_napi_value(env.raw(), object) }
 }
 
-/// Validates `options`, each read once, and returns what a call for the generator they
-/// configure writes into the scratch: `slot` (the shared state it issues from: one per
-/// layout shape and node id, on the host or in the process, whatever the other options;
-/// `PRIVATE_SLOT` with a `clock`, whose state the instance keeps), `settings` (its id and
-/// `allowedFutureMs`, packed) and `shape` (its layout's bits and `seqMask`, packed; with
-/// `epoch`); `step`, how far apart the ids of a run are; and the properties of the instance
-/// (`preset`, the layout's preset for `layoutOf`; the node id's parts by the layout's names), the `scope` it
-/// ended up with, the `clock` function, if given, and `warning`, the reason why host scope was
-/// unavailable, the first time in the process a generator falls back to process scope. Throws a
+/// What `configure` resolved: what a call for the generator writes into the scratch and the
+/// properties of the instance.
+#[napi(object, object_from_js = false)]
+pub struct Configured<'env> {
+  /// The kind it issues, by name.
+  #[napi(ts_type = "'flakeId' | 'uuidv7' | 'flake128'")]
+  pub kind: String,
+  /// The shared state it issues from: one per layout shape and node id, on the host or in the
+  /// process, whatever the other options; `PRIVATE_SLOT` with a `clock`, whose state the
+  /// instance keeps.
+  pub slot: u32,
+  /// Its node id and `allowedFutureMs`, packed (see `protocol`).
+  pub settings: u32,
+  /// Its layout's bits and `seqMask`, packed (see `protocol`).
+  pub shape: u32,
+  /// How far apart the ids of a run are.
+  pub step: f64,
+  /// Its layout's preset, by index, for `layoutOf`; one past the last for none.
+  pub preset: u32,
+  /// The node id.
+  pub id: u32,
+  /// The node id's two parts (high first), for a layout that names them (`layoutOf`'s `parts`).
+  pub parts: Option<Vec<u32>>,
+  pub epoch: f64,
+  pub seq_mask: u32,
+  pub allowed_future_ms: u32,
+  /// The scope it ended up with.
+  #[napi(ts_type = "'host' | 'process'")]
+  pub scope: String,
+  /// The `clock` option, if given.
+  #[napi(ts_type = "() => number")]
+  pub clock: Option<Unknown<'env>>,
+  /// Why host scope was unavailable, the first time in the process a generator falls back to
+  /// process scope.
+  pub warning: Option<String>,
+}
+
+/// Validates `options` of a generator of `kind` (`'flakeId'`, `'uuidv7'` or `'flake128'`),
+/// each read once, and returns what they configure (see `Configured`). Throws a
 /// `TypeError`/`RangeError` with code `ERR_FLAKE_INVALID_OPTION` that names the option and the
 /// value, or an `Error` with code `ERR_FLAKE_STATE_DIR`/`ERR_FLAKE_STATE_FILE` when host scope
 /// was asked for and cannot be had. Nothing is kept per configuration: there is nothing to
 /// release.
-#[napi(
-  ts_args_type = "options?: unknown",
-  ts_return_type = "{ slot: number; settings: number; shape: number; step: number; preset: number; id: number; datacenter?: number; worker?: number; process?: number; epoch: number; seqMask: number; allowedFutureMs: number; scope: 'host' | 'process'; clock?: () => number; warning?: string }"
-)]
-pub fn configure<'env>(env: &'env Env, options: Unknown<'env>) -> Result<Object<'env>> {
+#[napi(ts_args_type = "kind: 'flakeId' | 'uuidv7' | 'flake128', options?: unknown")]
+pub fn configure<'env>(
+  env: &'env Env,
+  kind: String,
+  options: Unknown<'env>,
+) -> Result<Configured<'env>> {
+  let kind = Kind::named(&kind).ok_or_else(unusable)?;
   let (raw, clock) = read_options(env, options)?;
-  let config = options::parse(&raw, clock::system_now_ms()).map_err(|e| thrown(env, e))?;
+  let config =
+    options::parse_kind(&raw, kind, clock::system_now_ms()).map_err(|e| thrown(env, e))?;
   let thread = Thread::of(env)?;
   let settings = Settings::from(&config);
   let (slot, host) = if config.custom_clock {
@@ -74,38 +113,27 @@ pub fn configure<'env>(env: &'env Env, options: Unknown<'env>) -> Result<Object<
     let (state, host) = shared_state(&config).map_err(|e| thrown(env, e))?;
     (thread.slots.borrow_mut().slot_of(state, settings), host)
   };
-  let step = config.layout.shape.step();
-  let (settings, shape, epoch) = encode_settings(&settings);
-  let mut configured = Object::new(env)?;
-  configured.set("slot", slot)?;
-  configured.set("settings", settings)?;
-  configured.set("shape", shape)?;
-  configured.set("step", step as f64)?;
-  // No layout object per generator: `layoutOf` makes one when asked.
-  configured.set(
-    "preset",
-    config
+  let (packed, shape, epoch) = encode_settings(&settings);
+  Ok(Configured {
+    kind: kind.row().name.into(),
+    slot,
+    settings: packed,
+    shape,
+    step: config.layout.shape.step() as f64,
+    // No layout object per generator: `layoutOf` makes one when asked.
+    preset: config
       .layout
       .preset
       .map_or(Preset::ALL.len(), Preset::index) as u32,
-  )?;
-  configured.set("scope", if host { "host" } else { "process" })?;
-  if let Some(reason) = registry::take_fallback() {
-    configured.set("warning", reason.to_string())?;
-  }
-  configured.set("id", u32::from(config.id))?;
-  if let (Some(names), Some(parts)) = (config.layout.parts(), config.parts) {
-    for (name, part) in names.into_iter().zip(parts) {
-      configured.set(name, u32::from(part))?;
-    }
-  }
-  configured.set("epoch", epoch)?;
-  configured.set("seqMask", u32::from(config.seq_mask))?;
-  configured.set("allowedFutureMs", config.allowed_future_ms as u32)?;
-  if let Some(clock) = clock {
-    configured.set("clock", clock)?;
-  }
-  Ok(configured)
+    id: u32::from(config.id),
+    parts: config.parts.map(|parts| parts.map(u32::from).to_vec()),
+    epoch,
+    seq_mask: u32::from(config.seq_mask),
+    allowed_future_ms: config.allowed_future_ms as u32,
+    scope: if host { "host" } else { "process" }.into(),
+    clock,
+    warning: registry::take_fallback().map(|reason| reason.to_string()),
+  })
 }
 
 /// What the native side reads from the thread's scratch now, each field as it is stored (see

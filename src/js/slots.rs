@@ -17,7 +17,8 @@ use std::cell::Cell;
 use std::collections::HashMap;
 
 use super::protocol::{decode_settings, SettingsFields, SLOT_READS_FIELDS};
-use crate::generator::{Settings, SharedState};
+use crate::generator::Settings;
+use crate::registry::SharedState;
 use crate::sequencer::Sequencer;
 
 /// The most configurations a thread keeps a slot of their own for.

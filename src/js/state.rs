@@ -11,7 +11,7 @@ use super::error::thrown;
 use crate::error::FlakeError;
 use crate::host::{admin, dir};
 use crate::input::Input;
-use crate::layout::Shape;
+use crate::kinds::layout::Shape;
 use crate::number::whole;
 
 /// A generator id's last id, as a state file records it.

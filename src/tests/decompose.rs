@@ -1,9 +1,9 @@
 //! Reading ids back.
 
 use super::{flake, MAX_DELTA};
-use crate::decompose::{epoch, from_time, parse, parts, Parts};
 use crate::error::{ErrorKind, FlakeError};
 use crate::input::Input;
+use crate::kinds::layout::decompose::{epoch, from_time, parse, parts, Parts};
 
 #[test]
 fn the_readme_example() {

@@ -7,11 +7,11 @@ use std::path::PathBuf;
 
 use super::{config, temp_dir, TempDir};
 use crate::error::FlakeError;
-use crate::generator::shared_state;
 use crate::host::dir;
 use crate::input::Input;
-use crate::layout::Shape;
+use crate::kinds::layout::Shape;
 use crate::options::{Config, RawOptions, Scope};
+use crate::registry::shared_state;
 use crate::registry::{self, Warning};
 
 /// A directory others can write: refused.

@@ -328,7 +328,7 @@ fn a_private_state_never_issues_past_its_ceiling_not_even_borrowing() {
     epoch: 1000,
     seq_mask: 1,
     allowed_future_ms: 10,
-    shape: crate::layout::Shape::FLAKE_IDGEN,
+    shape: crate::kinds::layout::Shape::FLAKE_IDGEN,
   };
   let state = Sequencer::new();
   let fenced = Generator::private(&settings, &state, NOW + 1);

@@ -5,12 +5,13 @@ use std::fs;
 use std::os::unix::fs::{symlink, PermissionsExt};
 
 use super::{config, decode, temp_dir, FakeTime, NOW};
-use crate::generator::{Generator, Settings, SharedState};
+use crate::generator::{Generator, Settings};
 use crate::host::format::{fresh, word_offset, FILE_LEN, FILE_NAME};
 use crate::host::{admin, HostFile};
 use crate::input::Input;
-use crate::layout::Shape;
+use crate::kinds::layout::Shape;
 use crate::options::RawOptions;
+use crate::registry::SharedState;
 
 pub(super) fn generator(file: &'static HostFile, id: u16) -> Generator<'static> {
   borrowing(file, id, 0.0)

@@ -7,11 +7,11 @@ use std::os::unix::fs::PermissionsExt;
 
 use super::host::{borrowing, generator, mapped, mapped_at, planted, refused};
 use super::{decode, temp_dir, NOW};
-use crate::generator::shared_state;
 use crate::host::file::HORIZON_MS;
 use crate::host::format::{fresh, FILE_LEN, FILE_NAME};
 use crate::input::Input;
 use crate::options::RawOptions;
+use crate::registry::shared_state;
 
 fn lost_code(result: Result<u64, crate::error::FlakeError>) -> String {
   result.expect_err("refused").code().to_string()

@@ -71,10 +71,10 @@ impl crate::clock::Time for FakeTime {
 const MAX_DELTA: u64 = (1 << 42) - 1;
 
 /// flake-idgen's layout with `epoch`.
-fn flake(epoch: u64) -> crate::layout::Layout {
-  crate::layout::Layout {
+fn flake(epoch: u64) -> crate::kinds::layout::Layout {
+  crate::kinds::layout::Layout {
     epoch,
-    ..crate::layout::Layout::DEFAULT
+    ..crate::kinds::layout::Layout::DEFAULT
   }
 }
 

@@ -6,7 +6,7 @@ use crate::input::Input::{self, *};
 use std::path::PathBuf;
 
 use crate::host::dir::default_dirs;
-use crate::layout::Layout;
+use crate::kinds::layout::Layout;
 use crate::options::{parse, Config, RawOptions, Scope};
 
 fn with(set: impl FnOnce(&mut RawOptions)) -> RawOptions {

@@ -1,11 +1,12 @@
 //! The per-thread table of shared states, and the call fields that say the rest of a generator.
 
 use super::{config, decode, NOW};
-use crate::generator::{shared_state, Generator, Settings};
+use crate::generator::{Generator, Settings};
 use crate::input::Input;
 use crate::js::protocol::{decode_settings, encode_settings, SLOT_READS_FIELDS};
 use crate::js::slots::{Slots, CONFIGURATIONS};
 use crate::options::RawOptions;
+use crate::registry::shared_state;
 
 fn options(id: f64, epoch: f64) -> RawOptions {
   RawOptions {
@@ -70,14 +71,14 @@ fn past_the_configurations_a_slot_is_a_state_and_the_table_stays_bounded() {
 #[test]
 fn settings_go_through_the_scratch_unchanged_and_nothing_else_is_read_as_settings() {
   use crate::js::protocol::SettingsFields;
-  use crate::layout::{Preset, Shape};
+  use crate::kinds::layout::{Preset, Shape};
   let sonyflake = Preset::Sonyflake.shape();
   let custom = Shape {
     time_bits: 32,
     unit_ms: 1000,
     node_bits: 16,
     sequence_bits: 16,
-    order: crate::layout::Order::SequenceNode,
+    order: crate::kinds::layout::Order::SequenceNode,
   };
   for (id, seq_mask, allowed, epoch, shape) in [
     (0, 1, 0, 0.0, Shape::FLAKE_IDGEN),

@@ -15,8 +15,8 @@ use crate::error::FlakeError;
 use crate::generator::{Generator, Settings};
 use crate::host::HostFile;
 use crate::input::Input;
-use crate::layout::{Layout, Order, Preset, Shape};
-use crate::layout_option::RawLayout;
+use crate::kinds::layout::{Layout, Order, Preset, Shape};
+use crate::options::layout::RawLayout;
 use crate::options::RawOptions;
 use crate::sequencer::Met;
 

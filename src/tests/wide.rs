@@ -4,12 +4,12 @@
 use proptest::prelude::*;
 
 use super::seeded_runner;
-use crate::flake128::{self, BASE62_DIGITS, MAX_WORKER};
 use crate::generator::{Generator, Settings};
-use crate::layout::Shape;
+use crate::kinds::flake128::{self, BASE62_DIGITS, MAX_WORKER};
+use crate::kinds::layout::Shape;
+use crate::kinds::uuid;
 use crate::random::Random;
 use crate::sequencer::Sequencer;
-use crate::uuid;
 
 /// An id of `shape` for (ms, sequence).
 fn id(shape: Shape, ms: u64, sequence: u16) -> u64 {

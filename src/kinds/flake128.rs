@@ -4,7 +4,9 @@
 //! Written as 16 big-endian bytes, or in base 62 with 22 digits (0-9, A-Z, a-z: ASCII order),
 //! zero-padded, so that string order is numeric order.
 
-use crate::layout::{Order, Shape};
+use crate::error::FlakeError;
+use crate::input::Input;
+use crate::kinds::layout::{Order, Shape};
 
 /// Bits of the sequence.
 const SEQUENCE_BITS: u8 = 16;
@@ -100,5 +102,36 @@ pub fn from_text(text: &str) -> Option<u128> {
     }
     Some(_) => None,
     None => from_base62(text),
+  }
+}
+
+/// What the readers of flakes in any form expect, as their errors say it.
+const EXPECTED: &str =
+  "a Flake128: 16 bytes, a bigint below 2^128, 22 base-62 digits or 0x and 32 hex digits";
+
+/// The flake `got` is: 16 bytes (`bytes`, when `got` is a Uint8Array), a bigint, 22 base-62
+/// digits or 0x and 32 hex digits; errors name it `id`.
+pub fn read(got: &Input, bytes: Option<&[u8]>) -> Result<u128, FlakeError> {
+  let range = || FlakeError::ArgumentRange {
+    argument: "id".into(),
+    expected: EXPECTED.into(),
+    got: got.clone(),
+  };
+  match got {
+    Input::Bytes(_) => bytes
+      .and_then(|bytes| <[u8; 16]>::try_from(bytes).ok())
+      .map(u128::from_be_bytes)
+      .ok_or_else(range),
+    Input::BigInt(digits) => digits.parse::<u128>().map_err(|_| range()),
+    Input::String(text) => from_text(text).ok_or_else(|| FlakeError::ArgumentValue {
+      argument: "id".into(),
+      expected: EXPECTED.into(),
+      got: got.clone(),
+    }),
+    _ => Err(FlakeError::ArgumentType {
+      argument: "id".into(),
+      expected: EXPECTED.into(),
+      got: got.clone(),
+    }),
   }
 }

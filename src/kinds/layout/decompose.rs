@@ -2,8 +2,8 @@
 
 use crate::error::FlakeError;
 use crate::input::Input;
-use crate::layout::{Layout, MAX_PART, PART_BITS};
-use crate::options;
+use crate::kinds::layout::{Layout, MAX_PART, PART_BITS};
+use crate::options::values;
 
 /// What `decompose` accepts, for error messages.
 pub const ID_EXPECTED: &str =
@@ -19,7 +19,7 @@ pub const OPTIONS_EXPECTED: &str =
 /// The `epoch` option of `decompose`/`fromTime`: as the constructor takes it, and no later than
 /// the latest `Date`, since the epoch is a time the ids are read back into.
 pub fn epoch(value: &Input) -> Result<u64, FlakeError> {
-  let epoch = options::epoch(value)?;
+  let epoch = values::epoch(value)?;
   if epoch > MAX_DATE_MS {
     return Err(FlakeError::OptionRange {
       option: "epoch".into(),

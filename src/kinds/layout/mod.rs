@@ -3,6 +3,8 @@
 //! 42 | 10 | 12 (ms, the node id 5 datacenter + 5 worker bits); the presets are the other
 //! schemes users come from.
 
+pub mod decompose;
+
 /// What comes right after the time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Order {

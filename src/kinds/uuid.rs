@@ -8,7 +8,9 @@
 //! The bits: `unix_ts_ms` (48) | version `0111` | the counter's high 12 bits (`rand_a`) |
 //! variant `10` | the counter's low 3 bits | 59 random bits (`random`).
 
-use crate::layout::{Order, Shape};
+use crate::error::FlakeError;
+use crate::input::Input;
+use crate::kinds::layout::{Order, Shape};
 
 /// Bits of the counter.
 const COUNTER_BITS: u8 = 15;
@@ -111,4 +113,34 @@ pub fn parse(text: &str) -> Option<[u8; 16]> {
     *byte = (digits.next()?? << 4 | digits.next()??) as u8;
   }
   parts(&uuid).map(|_| uuid)
+}
+
+/// The UUIDv7 `got` is: its canonical form, or exactly 16 bytes (`bytes`, when `got` is a
+/// Uint8Array); errors name it `id`.
+pub fn read(got: &Input, bytes: Option<&[u8]>) -> Result<[u8; 16], FlakeError> {
+  let (argument, got_) = ("id".into(), got.clone());
+  match (got, bytes.map(<[u8; 16]>::try_from)) {
+    (Input::Bytes(_), Some(Ok(uuid))) => {
+      parts(&uuid).map(|_| uuid).ok_or(FlakeError::ArgumentValue {
+        argument,
+        expected: BYTES_EXPECTED.into(),
+        got: got_,
+      })
+    }
+    (Input::Bytes(_), _) => Err(FlakeError::ArgumentRange {
+      argument,
+      expected: BYTES_EXPECTED.into(),
+      got: got_,
+    }),
+    (Input::String(text), _) => parse(text).ok_or(FlakeError::ArgumentValue {
+      argument,
+      expected: EXPECTED.into(),
+      got: got_,
+    }),
+    _ => Err(FlakeError::ArgumentType {
+      argument,
+      expected: EXPECTED.into(),
+      got: got_,
+    }),
+  }
 }

@@ -1,10 +1,10 @@
 //! The `layout` option, here or in `decompose`/`fromTime`: a preset's name, or an object with the
 //! bits (the resolved layout a generator shows is one too), each field checked and named.
 
+use super::values::{epoch, integer};
 use crate::error::FlakeError;
 use crate::input::Input;
-use crate::layout::{Layout, Order, Preset, Shape};
-use crate::options::{epoch, integer};
+use crate::kinds::layout::{Layout, Order, Preset, Shape};
 
 /// A `layout` object's fields, as read from JS, each once.
 #[derive(Debug, Clone, PartialEq)]

@@ -6,9 +6,14 @@ use std::path::PathBuf;
 use crate::error::FlakeError;
 use crate::host::dir::{absolute, default_dirs};
 use crate::input::Input;
-use crate::layout::{node_id, Layout, Preset, MAX_PART};
-use crate::layout_option::{layout, RawLayout};
-use crate::number::{whole, MAX_SAFE_INTEGER};
+use crate::kinds::layout::{node_id, Layout, Preset, MAX_PART};
+use crate::kinds::Kind;
+
+pub mod layout;
+pub mod values;
+
+use layout::{layout, RawLayout};
+pub use values::{epoch, integer};
 
 /// The options object as read from JS, one field per option.
 #[derive(Debug, Clone, PartialEq)]
@@ -85,7 +90,15 @@ pub enum Scope {
 }
 
 /// Validates `raw`; `now_ms` (the system clock) bounds the epoch unless a custom clock is given.
+#[cfg(test)]
 pub fn parse(raw: &RawOptions, now_ms: u64) -> Result<Config, FlakeError> {
+  parse_kind(raw, Kind::FlakeId, now_ms)
+}
+
+/// As `parse`, for a generator of `kind`: a 128-bit kind's ids are made from ids of its row's
+/// shape, which stands in for the `layout` option (unset, as every option such a generator
+/// does not take: see `lib/options.js`).
+pub fn parse_kind(raw: &RawOptions, kind: Kind, now_ms: u64) -> Result<Config, FlakeError> {
   let custom_clock = match &raw.clock {
     unset if unset.is_unset() => false,
     Input::Function => true,
@@ -98,7 +111,14 @@ pub fn parse(raw: &RawOptions, now_ms: u64) -> Result<Config, FlakeError> {
     }
   };
 
-  let layout = layout(&raw.layout, &raw.layout_fields)?;
+  let layout = match kind.row().shape {
+    Some(shape) => Layout {
+      shape,
+      epoch: 0,
+      preset: None,
+    },
+    None => layout(&raw.layout, &raw.layout_fields)?,
+  };
   let shape = layout.shape;
   let (id, parts) = node(raw, &layout)?;
 
@@ -248,22 +268,6 @@ fn scope(raw: &RawOptions, custom_clock: bool) -> Result<Scope, FlakeError> {
   })
 }
 
-/// The `epoch` option, here or in `decompose`/`fromTime`: unset is 0 (1970).
-pub fn epoch(value: &Input) -> Result<u64, FlakeError> {
-  const EXPECTED: &str =
-    "a non-negative integer number of ms since 1970, a Date or a numeric string";
-  match value {
-    unset if unset.is_unset() => Ok(0),
-    // flake-idgen's `+options.epoch` takes a Date; the other options would mask its value.
-    Input::Date(ms) => whole(*ms).ok_or_else(|| FlakeError::OptionRange {
-      option: "epoch".into(),
-      expected: EXPECTED.into(),
-      got: value.clone(),
-    }),
-    value => integer("epoch", value, MAX_SAFE_INTEGER as u64, EXPECTED),
-  }
-}
-
 /// The node id and, when `id` is not given and the layout splits it, its parts. flake-idgen:
 /// `id` wins whenever it is not `undefined`; the parts are then ignored. `null` is such a
 /// value, and `null & 0x3FF` is 0. A part the layout does not have is refused (flake-idgen's
@@ -347,42 +351,8 @@ fn reword(err: FlakeError, expected: &str) -> FlakeError {
   }
 }
 
-/// An integer from 0 to `max` given as a number or a decimal string.
-pub fn integer(
-  option: &'static str,
-  value: &Input,
-  max: u64,
-  expected: &'static str,
-) -> Result<u64, FlakeError> {
-  let out_of_range = || FlakeError::OptionRange {
-    option: option.into(),
-    expected: expected.into(),
-    got: value.clone(),
-  };
-  let n = match value {
-    Input::Number(n) => whole(*n).ok_or_else(out_of_range)?,
-    Input::String(s) if is_decimal(s.trim()) => s.trim().parse().map_err(|_| out_of_range())?,
-    _ => {
-      return Err(FlakeError::OptionType {
-        option: option.into(),
-        expected: expected.into(),
-        got: value.clone(),
-      })
-    }
-  };
-  if n > max {
-    return Err(out_of_range());
-  }
-  Ok(n)
-}
-
 /// The number 0 (or -0), which flake-idgen's `options.x || default` reads as unset. A string
 /// "0" is not: flake-idgen takes it as given.
 fn is_zero(value: &Input) -> bool {
   *value == Input::Number(0.0)
-}
-
-/// Digits only: no sign, exponent, hex prefix or empty string, which `Number()` would also take.
-fn is_decimal(s: &str) -> bool {
-  !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
 }

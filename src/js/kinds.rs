@@ -1,0 +1,167 @@
+//! The ids of every 128-bit kind read back and written out, one set of functions that takes the
+//! kind by its name (see `kinds::KINDS`). Not on the per-id path (see `wide_functions` for
+//! that), so plain napi-rs functions. A Buffer they fill is JS's (`out`), for the GC alone to
+//! free (see `batches`).
+
+use napi::bindgen_prelude::{BigInt, Object, Unknown};
+use napi::{Env, JsValue, Result};
+use napi_derive::napi;
+
+use super::error::{thrown, unusable};
+use super::input::{bytes, describe};
+use crate::error::FlakeError;
+use crate::input::Input;
+use crate::kinds::layout::decompose::MAX_DATE_MS;
+use crate::kinds::{Kind, PartValue};
+
+/// A kind of id as JS sees it: its row of `kinds::KINDS`.
+#[napi(object)]
+pub struct KindDescription {
+  /// `'flakeId'`, `'uuidv7'` or `'flake128'`.
+  pub name: String,
+  /// Bytes of one id.
+  pub bytes: u32,
+  /// How many ids the host's processes share a millisecond of; none for 64-bit ids, whose
+  /// layout says.
+  pub ids_per_ms: Option<u32>,
+  /// Its parts after `timestamp` and `date`, in `decompose`'s order.
+  pub parts: Vec<String>,
+}
+
+/// The kind named `name` (see `kinds::KINDS`).
+#[napi(ts_args_type = "name: 'flakeId' | 'uuidv7' | 'flake128'")]
+pub fn describe_kind(name: String) -> Result<KindDescription> {
+  let row = Kind::named(&name).ok_or_else(unusable)?.row();
+  Ok(KindDescription {
+    name: row.name.into(),
+    bytes: row.bytes as u32,
+    ids_per_ms: row.shape.map(|shape| shape.ids_per_unit()),
+    parts: row.parts.iter().map(|&part| part.into()).collect(),
+  })
+}
+
+/// The text of the id of the 128-bit `kind` in `id`: its 16 bytes from `offset`, each checked
+/// as the kind's; without `offset`, in any form the kind's readers take (see `idDecompose`).
+#[napi(ts_args_type = "kind: 'uuidv7' | 'flake128', id: unknown, offset?: number")]
+pub fn id_text(env: Env, kind: String, id: Unknown, offset: Option<u32>) -> Result<String> {
+  let kind = Kind::wide_named(&kind).ok_or_else(unusable)?;
+  let id = match offset {
+    Some(offset) => stored(&env, kind, &id, offset as usize)?,
+    None => read(&env, kind, &id)?,
+  };
+  Ok(String::from_utf8_lossy(kind.text(&id).as_bytes()).into_owned())
+}
+
+/// Writes into `out` (16 bytes) the id of the 128-bit `kind` whose text is `text`.
+#[napi(ts_args_type = "kind: 'uuidv7' | 'flake128', text: unknown, out: Uint8Array")]
+pub fn id_parse(env: Env, kind: String, text: Unknown, out: Unknown) -> Result<()> {
+  let kind = Kind::wide_named(&kind).ok_or_else(unusable)?;
+  let got = unsafe { describe(env.raw(), text.raw()) }?;
+  let expected = kind.row().text;
+  let id = match &got {
+    Input::String(text) => kind.parse(text).ok_or_else(|| FlakeError::ArgumentValue {
+      argument: "string".into(),
+      expected: expected.into(),
+      got: got.clone(),
+    }),
+    _ => Err(FlakeError::ArgumentType {
+      argument: "string".into(),
+      expected: expected.into(),
+      got: got.clone(),
+    }),
+  }
+  .map_err(|err| thrown(&env, err))?;
+  write_out(&env, &out, &id)
+}
+
+/// The parts of an id of the 128-bit `kind`, in any form its readers take: `timestamp` (ms since
+/// 1970), `date`, and the kind's own by their names (a UUIDv7's `sequence` and `random`, a
+/// flake's `worker` and `sequence`).
+#[napi(
+  ts_args_type = "kind: 'uuidv7' | 'flake128', id: unknown",
+  ts_return_type = "{ timestamp: number; date: Date; sequence: number; random?: bigint; worker?: number }"
+)]
+pub fn id_decompose(env: Env, kind: String, id: Unknown) -> Result<Object<'static>> {
+  let kind = Kind::wide_named(&kind).ok_or_else(unusable)?;
+  let parts = kind.parts(&read(&env, kind, &id)?);
+  if parts.timestamp > MAX_DATE_MS {
+    let got = unsafe { describe(env.raw(), id.raw()) }?;
+    return Err(thrown(
+      &env,
+      FlakeError::ArgumentRange {
+        argument: "id".into(),
+        expected: format!(
+          "{} whose time is a valid Date, at most {MAX_DATE_MS} ms since 1970",
+          kind.row().title
+        ),
+        got,
+      },
+    ));
+  }
+  let mut object = Object::new(&env)?;
+  object.set("timestamp", parts.timestamp as f64)?;
+  object.set("date", env.create_date(parts.timestamp as f64)?)?;
+  for (&name, value) in kind.row().parts.iter().zip(parts.values) {
+    match value {
+      PartValue::Number(number) => object.set(name, number as f64)?,
+      PartValue::BigInt(number) => object.set(name, BigInt::from(number))?,
+    }
+  }
+  Ok(object)
+}
+
+/// The id of `kind` that `id` is, in any form its readers take.
+fn read(env: &Env, kind: Kind, id: &Unknown) -> Result<[u8; 16]> {
+  let got = unsafe { describe(env.raw(), id.raw()) }?;
+  let data = match got {
+    Input::Bytes(_) => unsafe { bytes(env.raw(), id.raw()) }?,
+    _ => None,
+  };
+  kind.read(&got, data).map_err(|err| thrown(env, err))
+}
+
+/// The id of `kind` in the 16 bytes of `id` (a Uint8Array) from `offset`.
+fn stored(env: &Env, kind: Kind, id: &Unknown, offset: usize) -> Result<[u8; 16]> {
+  let got = unsafe { describe(env.raw(), id.raw()) }?;
+  let expected = kind.row().bytes_expected;
+  let stored = match (&got, unsafe { bytes(env.raw(), id.raw()) }) {
+    (Input::Bytes(_), Ok(Some(bytes))) => match bytes.get(offset..offset + 16) {
+      Some(stored) => {
+        let stored = <[u8; 16]>::try_from(stored).expect("16 bytes");
+        if kind.holds(&stored) {
+          Ok(stored)
+        } else {
+          Err(FlakeError::ArgumentValue {
+            argument: "id".into(),
+            expected: expected.into(),
+            got: got.clone(),
+          })
+        }
+      }
+      None => Err(FlakeError::ArgumentRange {
+        argument: "offset".into(),
+        expected: format!("an integer from 0 to {}", bytes.len().saturating_sub(16)),
+        got: Input::Number(offset as f64),
+      }),
+    },
+    _ => Err(FlakeError::ArgumentType {
+      argument: "id".into(),
+      expected: expected.into(),
+      got: got.clone(),
+    }),
+  };
+  stored.map_err(|err| thrown(env, err))
+}
+
+/// Copies `id` into `out`, a Uint8Array of 16 bytes.
+fn write_out(env: &Env, out: &Unknown, id: &[u8; 16]) -> Result<()> {
+  match unsafe { bytes(env.raw(), out.raw()) }? {
+    Some(bytes) if bytes.len() == 16 => {
+      // JS's own Buffer, made for this call: no one else writes it meanwhile.
+      let out = unsafe { std::slice::from_raw_parts_mut(bytes.as_ptr().cast_mut(), 16) };
+      out.copy_from_slice(id);
+      Ok(())
+    }
+    _ => Err(unusable()),
+  }
+}

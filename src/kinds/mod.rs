@@ -1,0 +1,243 @@
+//! The kinds of id, as data: one module per kind (`layout`: the 64-bit ids of every layout;
+//! `uuid`: UUIDv7; `flake128`: Boundary's flake) and one table, `KINDS`, with each kind's
+//! shape, bytes, text and parts. Every 128-bit id is made from an id of a 64-bit layout (its
+//! row's `shape`), taken from a shared state as any id is, so the whole of a kind's machinery is
+//! the state, the settings and the id functions of the 64-bit ids plus what its module adds:
+//! the bits around that id, its text, how it is read back and its parts. The N-API layer serves
+//! every 128-bit kind with one set of functions that asks `Kind` for these; adding a kind is a
+//! module here and a row in `KINDS` (docs/ARCHITECTURE.md, "Adding an id kind").
+
+pub mod flake128;
+pub mod layout;
+pub mod uuid;
+
+use crate::error::FlakeError;
+use crate::input::Input;
+use layout::Shape;
+
+/// A kind of id; its row in `KINDS` says what it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+  /// 64-bit ids of a layout (`FlakeId`): flake-idgen's, a preset or a custom one.
+  FlakeId,
+  /// UUIDv7s (`uuidv7`).
+  Uuidv7,
+  /// Boundary's flakes (`Flake128`).
+  Flake128,
+}
+
+/// What a kind is.
+#[derive(Debug)]
+pub struct Row {
+  pub kind: Kind,
+  /// Its name in JS (`configure`'s and the read-back functions' `kind`) and in the command's
+  /// `decompose` output (`"type"`).
+  pub name: &'static str,
+  /// What its errors call one.
+  pub title: &'static str,
+  /// Bytes of one id.
+  pub bytes: usize,
+  /// The 64-bit layout its ids are made from; `None`: the `layout` option's.
+  pub shape: Option<Shape>,
+  /// Its text form, as the readers' errors say it.
+  pub text: &'static str,
+  /// Its bytes, as the readers' errors say them.
+  pub bytes_expected: &'static str,
+  /// The names of its parts after `timestamp` and `date`, in the order `decompose` gives them
+  /// (a layout's node id parts come from the layout).
+  pub parts: &'static [&'static str],
+}
+
+/// Every kind, in `Kind`'s order.
+pub const KINDS: [Row; 3] = [
+  Row {
+    kind: Kind::FlakeId,
+    name: "flakeId",
+    title: "a 64-bit id",
+    bytes: 8,
+    shape: None,
+    text: "a decimal string or a 0x-prefixed hex string of 64 bits at most",
+    bytes_expected: "a Buffer of 8 bytes",
+    parts: &["id", "sequence"],
+  },
+  Row {
+    kind: Kind::Uuidv7,
+    name: "uuidv7",
+    title: "a UUIDv7",
+    bytes: 16,
+    shape: Some(uuid::SHAPE),
+    text: uuid::EXPECTED,
+    bytes_expected: uuid::BYTES_EXPECTED,
+    parts: &["sequence", "random"],
+  },
+  Row {
+    kind: Kind::Flake128,
+    name: "flake128",
+    title: "a Flake128",
+    bytes: 16,
+    shape: Some(flake128::SHAPE),
+    text: flake128::BASE62_EXPECTED,
+    bytes_expected: "16 bytes",
+    parts: &["worker", "sequence"],
+  },
+];
+
+/// The 128-bit kinds, the ones the wide id functions serve.
+const WIDE: [Kind; 2] = [Kind::Uuidv7, Kind::Flake128];
+
+/// A 128-bit id's text: its characters and how many there are.
+pub struct Text {
+  characters: [u8; 36],
+  length: usize,
+}
+
+impl Text {
+  fn of(characters: &[u8]) -> Self {
+    let mut text = Self {
+      characters: [0; 36],
+      length: characters.len(),
+    };
+    text.characters[..characters.len()].copy_from_slice(characters);
+    text
+  }
+
+  /// The characters, all ASCII.
+  pub fn as_bytes(&self) -> &[u8] {
+    &self.characters[..self.length]
+  }
+}
+
+/// A part's value as JS gets it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PartValue {
+  /// Below 2^53: a number.
+  Number(u64),
+  /// A bigint.
+  BigInt(u64),
+}
+
+/// A 128-bit id's parts: its time, and the others by the names of its row's `parts`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Parts {
+  /// Ms since 1970.
+  pub timestamp: u64,
+  pub values: [PartValue; 2],
+}
+
+impl Kind {
+  /// Its row.
+  pub const fn row(self) -> &'static Row {
+    &KINDS[self as usize]
+  }
+
+  /// The kind JS names `name`.
+  pub fn named(name: &str) -> Option<Self> {
+    KINDS
+      .iter()
+      .find(|row| row.name == name)
+      .map(|row| row.kind)
+  }
+
+  /// The 128-bit kind JS names `name`: the only ones the methods below take.
+  pub fn wide_named(name: &str) -> Option<Self> {
+    Self::named(name).filter(|kind| WIDE.contains(kind))
+  }
+
+  /// The 128-bit kind made from ids of `shape`, if one is.
+  #[inline(always)]
+  pub fn wide_of(shape: Shape) -> Option<Self> {
+    WIDE
+      .into_iter()
+      .find(|kind| kind.row().shape == Some(shape))
+  }
+
+  /// The 128-bit id made from `id` (an id of the row's `shape`): a flake's of `worker`, a
+  /// UUIDv7's with bits from `random`, called only for one.
+  #[inline(always)]
+  pub fn make(
+    self,
+    id: u64,
+    worker: u64,
+    random: impl FnOnce() -> Result<u64, FlakeError>,
+  ) -> Result<[u8; 16], FlakeError> {
+    Ok(match self {
+      Self::Uuidv7 => uuid::bytes(id, random()?),
+      Self::Flake128 => flake128::value(id, worker).to_be_bytes(),
+      Self::FlakeId => unreachable!("64-bit ids are written by the id functions"),
+    })
+  }
+
+  /// The text of the 128-bit id `id`: a UUID's canonical form, a flake's base 62.
+  #[inline(always)]
+  pub fn text(self, id: &[u8; 16]) -> Text {
+    match self {
+      Self::Uuidv7 => Text::of(&uuid::format(id)),
+      Self::Flake128 => Text::of(&flake128::base62(u128::from_be_bytes(*id))),
+      Self::FlakeId => unreachable!("a 128-bit kind"),
+    }
+  }
+
+  /// The 128-bit id whose text form (`parse`'s) is `text`.
+  pub fn parse(self, text: &str) -> Option<[u8; 16]> {
+    match self {
+      Self::Uuidv7 => uuid::parse(text),
+      Self::Flake128 => flake128::from_base62(text).map(u128::to_be_bytes),
+      Self::FlakeId => unreachable!("a 128-bit kind"),
+    }
+  }
+
+  /// Whether `id` is one of this kind's (a UUIDv7's version and variant).
+  pub fn holds(self, id: &[u8; 16]) -> bool {
+    match self {
+      Self::Uuidv7 => uuid::parts(id).is_some(),
+      Self::Flake128 => true,
+      Self::FlakeId => unreachable!("a 128-bit kind"),
+    }
+  }
+
+  /// The 128-bit id `got` is, in any form its readers take (`bytes`: a Uint8Array's, when it
+  /// is one); errors name it `id`.
+  pub fn read(self, got: &Input, bytes: Option<&[u8]>) -> Result<[u8; 16], FlakeError> {
+    match self {
+      Self::Uuidv7 => uuid::read(got, bytes),
+      Self::Flake128 => flake128::read(got, bytes).map(u128::to_be_bytes),
+      Self::FlakeId => unreachable!("a 128-bit kind"),
+    }
+  }
+
+  /// The parts of the 128-bit id `id`, one of this kind's.
+  pub fn parts(self, id: &[u8; 16]) -> Parts {
+    match self {
+      Self::Uuidv7 => {
+        let parts = uuid::parts(id).expect("a UUIDv7");
+        Parts {
+          timestamp: parts.timestamp,
+          values: [
+            PartValue::Number(u64::from(parts.sequence)),
+            PartValue::BigInt(parts.random),
+          ],
+        }
+      }
+      Self::FlakeId => unreachable!("a 128-bit kind"),
+      Self::Flake128 => {
+        let parts = flake128::parts(u128::from_be_bytes(*id));
+        Parts {
+          timestamp: parts.timestamp,
+          values: [
+            PartValue::Number(parts.worker),
+            PartValue::Number(u64::from(parts.sequence)),
+          ],
+        }
+      }
+    }
+  }
+}
+
+// `Kind::row` indexes the table by `Kind`'s order.
+const _: () = {
+  let mut at = 0;
+  while at < KINDS.len() {
+    assert!(KINDS[at].kind as usize == at);
+    at += 1;
+  }
+};
