@@ -3,7 +3,10 @@
 // The errors the JS modules make. A bad value is worded by the native side (src/js/messages.rs),
 // as the constructor's options are: an option reads the same whichever side checks it.
 
-// Required when first needed: load-binding.js makes its own error with codedError().
+const codedError = require('./coded-error.js')
+
+// Loaded when first needed: a module may make an error before it needs the binding (and one
+// that cannot be loaded says so itself).
 const binding = () => require('./load-binding.js')
 
 /** Node's AbortError, as fs and timers reject with it. */
@@ -13,13 +16,6 @@ class AbortError extends Error {
     this.name = 'AbortError'
     this.code = 'ABORT_ERR'
   }
-}
-
-/** An error of class `Kind` (Error, TypeError, RangeError) with a `code`, and a `cause` if given. */
-function codedError(Kind, code, message, cause) {
-  const error = new Kind(message, cause === undefined ? undefined : { cause })
-  error.code = code
-  return error
 }
 
 /** `value` as every message shows it: `"text"` (cut to 40 characters), `5`, `an object`, … */
