@@ -1,13 +1,14 @@
 //! What `flake-idgen state` does: list the state file of a directory, and reset one generator
 //! id's state in it. Both read and write through file descriptors, never through a mapping.
 
-use std::fs::{self, File, TryLockError};
+use std::fs::{self, TryLockError};
 use std::io;
 use std::path::{Path, PathBuf};
 
 use super::dir;
-use super::file::{error, open_checked, read_at, OpenFailure};
+use super::file::{error, open_checked, OpenFailure};
 use super::format::{word_offset, Format, FILE_LEN, FILE_NAME, WORDS};
+use super::os::{read_at, write_at};
 use crate::error::FlakeError;
 use crate::sequencer::{last_issued, NOTHING_ISSUED};
 
@@ -113,19 +114,4 @@ pub fn reset(dir: &Path, id: u16) -> Result<Option<Reset>, FlakeError> {
     path,
     removed: !others,
   }))
-}
-
-fn write_at(file: &File, buf: &[u8], offset: u64) -> io::Result<()> {
-  #[cfg(unix)]
-  {
-    std::os::unix::fs::FileExt::write_all_at(file, buf, offset)
-  }
-  #[cfg(windows)]
-  {
-    let mut done = 0;
-    while done < buf.len() {
-      done += std::os::windows::fs::FileExt::seek_write(file, &buf[done..], offset + done as u64)?;
-    }
-    Ok(())
-  }
 }

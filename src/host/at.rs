@@ -14,9 +14,6 @@ use std::path::Path;
 use super::dir::{self, error};
 use crate::error::FlakeError;
 
-/// What identifies a file or directory while it exists: its device and inode numbers.
-pub type Identity = (u64, u64);
-
 /// `path` as a C string, unless a NUL cuts it short.
 pub fn c_string(path: &Path) -> io::Result<CString> {
   CString::new(path.as_os_str().as_bytes()).map_err(|_| io::ErrorKind::InvalidInput.into())
@@ -42,12 +39,6 @@ pub fn open_at(at: &File, name: &CStr, flags: libc::c_int, mode: libc::c_uint) -
   let flags = flags | libc::O_NOFOLLOW | libc::O_CLOEXEC;
   // SAFETY: a valid descriptor and a NUL-terminated name.
   opened(unsafe { libc::openat(at.as_raw_fd(), name.as_ptr(), flags, mode) })
-}
-
-/// The identity of the open `file`.
-pub fn identity(file: &File) -> io::Result<Identity> {
-  let meta = file.metadata()?;
-  Ok((meta.dev(), meta.ino()))
 }
 
 /// Links `from` in `at` as `to` in `at`; fails if `to` exists.

@@ -1,10 +1,6 @@
 //! The state directory: where it is by default, and whether it is safe to share state through.
 
-#[cfg(not(unix))]
-use std::fs::DirBuilder;
 use std::fs::{self, Metadata};
-#[cfg(not(unix))]
-use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::error::FlakeError;
@@ -113,28 +109,6 @@ pub fn error(dir: &Path, reason: impl Into<String>) -> FlakeError {
     dir: dir.display().to_string(),
     reason: reason.into(),
   }
-}
-
-/// Makes `dir` (mode 0700) if it is missing, then checks it as `check` does. (On Unix,
-/// `at::open_dir` does this by descriptor.)
-#[cfg(not(unix))]
-pub fn prepare(dir: &Path) -> Result<(), FlakeError> {
-  if !dir.is_absolute() {
-    return Err(error(dir, "not an absolute path"));
-  }
-  if let Err(err) = fs::symlink_metadata(dir) {
-    if err.kind() != io::ErrorKind::NotFound {
-      return Err(error(dir, err.to_string()));
-    }
-    let mut builder = DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder
-      .create(dir)
-      .map_err(|err| error(dir, format!("cannot create it: {err}")))?;
-  }
-  check(dir)
 }
 
 /// Refuses `dir` unless it is a real directory (not a symlink), owned by this process's user

@@ -16,11 +16,9 @@
 //! - A truncation faults on the next touch of the lost pages; `sigbus` puts a page of spent words
 //!   there and marks the mapping lost, instead of the process dying.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
-#[cfg(any(target_os = "linux", target_os = "android"))]
-use std::sync::atomic::AtomicU8;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -29,6 +27,7 @@ use memmap2::{MmapOptions, MmapRaw};
 
 use super::dir;
 use super::format::{word_offset, Format, HEADER_CHECKED, START_OFFSET};
+use super::os::{self, read_at, Identity};
 use crate::clock::Time;
 use crate::error::FlakeError;
 use crate::kinds::layout::Shape;
@@ -39,14 +38,6 @@ use crate::sequencer::Sequencer;
 /// clock a new file starts (so how long the first process on a file waits). Borrowing ahead of
 /// the clock (`allowedFutureMs`) on host scope reaches at most this far.
 pub const HORIZON_MS: u64 = 20;
-
-// Where the SIGBUS handler is in replacing a mapping's pages (see `sigbus`).
-#[cfg(any(target_os = "linux", target_os = "android"))]
-const INTACT: u8 = 0;
-#[cfg(any(target_os = "linux", target_os = "android"))]
-const REPLACING: u8 = 1;
-#[cfg(any(target_os = "linux", target_os = "android"))]
-const REPLACED: u8 = 2;
 
 /// `verified_at` of a file not (or no longer) seen in place: no reading (at most 42 bits) is
 /// within the horizon after it, even wrapping around, so the next id looks first.
@@ -71,10 +62,9 @@ pub struct HostFile {
   lost: AtomicBool,
   /// Set by the SIGBUS handler, which cannot allocate a reason.
   truncated: AtomicBool,
-  /// Where the SIGBUS handler is in replacing the mapping's pages: `INTACT`, `REPLACING`,
-  /// `REPLACED`.
+  /// Where the SIGBUS handler is in replacing the mapping's pages.
   #[cfg(any(target_os = "linux", target_os = "android"))]
-  pages: AtomicU8,
+  pages: super::sigbus::Pages,
   reason: Mutex<Option<String>>,
   /// The shape whose words it holds.
   format: Format,
@@ -90,11 +80,6 @@ pub struct HostFile {
   /// (systemd-tmpfiles) skip a locked directory, so they do not remove a file in use.
   dir: Option<File>,
 }
-
-#[cfg(unix)]
-type Identity = super::at::Identity;
-#[cfg(not(unix))]
-type Identity = ();
 
 impl HostFile {
   /// Maps the state file of `shape` in `dir`, creating the directory (0700) and the file (0600)
@@ -128,7 +113,7 @@ impl HostFile {
         lost: AtomicBool::new(false),
         truncated: AtomicBool::new(false),
         #[cfg(any(target_os = "linux", target_os = "android"))]
-        pages: AtomicU8::new(INTACT),
+        pages: super::sigbus::Pages::new(),
         reason: Mutex::new(None),
         format,
         start: AtomicU64::new(0),
@@ -222,21 +207,18 @@ impl HostFile {
     if meta.len() != self.format.file_len() as u64 {
       return Err(format!("it was truncated to {} bytes", meta.len()));
     }
-    #[cfg(unix)]
-    {
-      match super::at::c_string(&self.path).and_then(|path| path_identity(&path)) {
-        Ok(named) if named == self.identity => {}
-        Ok(_) => return Err("another file was put in its place".into()),
-        Err(err) if err.kind() == io::ErrorKind::NotFound => {
-          return Err("it was removed, or its directory was".into())
-        }
-        Err(err) => return Err(format!("it cannot be looked at: {err}")),
+    match os::identity_at(&self.path) {
+      Ok(named) if named == self.identity => {}
+      Ok(_) => return Err("another file was put in its place".into()),
+      Err(err) if err.kind() == io::ErrorKind::NotFound => {
+        return Err("it was removed, or its directory was".into())
       }
-      if let Some(dir) = &self.dir {
-        let meta = dir.metadata().map_err(|err| err.to_string())?;
-        if let Some(reason) = dir::not_ours(&meta) {
-          return Err(format!("its directory is no longer safe: {reason}"));
-        }
+      Err(err) => return Err(format!("it cannot be looked at: {err}")),
+    }
+    if let Some(dir) = &self.dir {
+      let meta = dir.metadata().map_err(|err| err.to_string())?;
+      if let Some(reason) = dir::not_ours(&meta) {
+        return Err(format!("its directory is no longer safe: {reason}"));
       }
     }
     Ok(())
@@ -296,22 +278,9 @@ impl HostFile {
     }
   }
 
-  /// For the SIGBUS handler: whether this thread is the one to replace the pages.
-  pub(super) fn begin_replacing(&self) -> bool {
-    self
-      .pages
-      .compare_exchange(INTACT, REPLACING, Ordering::AcqRel, Ordering::Acquire)
-      .is_ok()
-  }
-
-  /// For the SIGBUS handler: the spent pages are in place.
-  pub(super) fn set_replaced(&self) {
-    self.pages.store(REPLACED, Ordering::Release);
-  }
-
-  /// For the SIGBUS handler: whether the spent pages are in place.
-  pub(super) fn replaced(&self) -> bool {
-    self.pages.load(Ordering::Acquire) == REPLACED
+  /// For the SIGBUS handler: where it is in replacing the mapping's pages.
+  pub(super) fn pages(&self) -> &super::sigbus::Pages {
+    &self.pages
   }
 }
 
@@ -319,18 +288,6 @@ impl HostFile {
 /// horizon after it is still a reading.
 fn fence_base(now_ms: u64) -> u64 {
   now_ms.min(MAX_READING_MS - HORIZON_MS)
-}
-
-#[cfg(unix)]
-fn path_identity(path: &std::ffi::CStr) -> io::Result<Identity> {
-  // SAFETY: `stat` is plain data, fully written by a successful lstat.
-  let mut stat = unsafe { std::mem::zeroed::<libc::stat>() };
-  // SAFETY: a NUL-terminated path and a stat to write.
-  if unsafe { libc::lstat(path.as_ptr(), &mut stat) } < 0 {
-    return Err(io::Error::last_os_error());
-  }
-  #[allow(clippy::unnecessary_cast)]
-  Ok((stat.st_dev as u64, stat.st_ino as u64))
 }
 
 /// Why a state file could not be opened.
@@ -350,10 +307,9 @@ pub fn error(path: &Path, reason: impl Into<String>) -> FlakeError {
   }
 }
 
-/// The state directory, open: by descriptor on Unix (see `at`), by path elsewhere.
+/// The state directory, open: by descriptor on Unix, by path elsewhere (see `os`).
 struct Directory {
-  #[cfg(unix)]
-  fd: File,
+  dir: os::Dir,
   path: PathBuf,
   /// The state file it is opened for.
   format: Format,
@@ -361,38 +317,18 @@ struct Directory {
 
 impl Directory {
   fn open(dir: &Path, format: Format) -> Result<Self, FlakeError> {
-    #[cfg(unix)]
-    {
-      Ok(Self {
-        fd: super::at::open_dir(dir)?,
-        path: dir.to_path_buf(),
-        format,
-      })
-    }
-    #[cfg(not(unix))]
-    {
-      dir::prepare(dir)?;
-      Ok(Self {
-        path: dir.to_path_buf(),
-        format,
-      })
-    }
+    Ok(Self {
+      dir: os::Dir::open(dir)?,
+      path: dir.to_path_buf(),
+      format,
+    })
   }
 
   /// Opens the state file (`path`, in this directory) without following a symlink, and checks
   /// it on the descriptor (see `open_checked`).
   fn open_file(&self, path: &Path, write: bool) -> Result<File, OpenFailure> {
-    #[cfg(unix)]
-    {
-      let flags = if write { libc::O_RDWR } else { libc::O_RDONLY };
-      // O_NONBLOCK: a FIFO planted under the name must not hang the open.
-      let opened = super::at::open_at(&self.fd, &self.file_name(), flags | libc::O_NONBLOCK, 0);
-      checked(path, self.format, opened)
-    }
-    #[cfg(not(unix))]
-    {
-      open_checked(path, self.format, write)
-    }
+    let opened = self.dir.open_file(&self.format.file_name(), write);
+    checked(path, self.format, opened)
   }
 
   /// Creates the state file whole or not at all: written in full under a temporary name, then
@@ -406,33 +342,12 @@ impl Directory {
       std::process::id(),
       COUNTER.fetch_add(1, Ordering::Relaxed)
     );
-    #[cfg(unix)]
-    let written = {
-      let temp = std::ffi::CString::new(temp).expect("no NUL");
-      let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL;
-      let written = super::at::open_at(&self.fd, &temp, flags, 0o600).and_then(|file| {
-        self.format.write_fresh(&mut io::BufWriter::new(&file))?;
-        file.sync_all()?;
-        super::at::link_at(&self.fd, &temp, &self.file_name())
-      });
-      let _ = super::at::unlink_at(&self.fd, &temp);
-      written
-    };
-    #[cfg(not(unix))]
-    let written = {
-      let temp = self.path.join(temp);
-      let written = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&temp)
-        .and_then(|file| {
-          self.format.write_fresh(&mut io::BufWriter::new(&file))?;
-          file.sync_all()?;
-          std::fs::hard_link(&temp, path)
-        });
-      let _ = std::fs::remove_file(&temp);
-      written
-    };
+    let written = self.dir.create_new(&temp).and_then(|file| {
+      self.format.write_fresh(&mut io::BufWriter::new(&file))?;
+      file.sync_all()?;
+      self.dir.link(&temp, &self.format.file_name())
+    });
+    let _ = self.dir.remove(&temp);
     match written {
       Ok(()) => Ok(()),
       Err(err) if err.kind() == io::ErrorKind::AlreadyExists => Ok(()),
@@ -444,68 +359,31 @@ impl Directory {
   /// file only under its exclusive lock, so a file still named after our shared lock is the one
   /// every process uses); `None` if the name has moved on.
   fn named(&self, file: &File) -> Result<Option<Identity>, String> {
-    #[cfg(unix)]
-    {
-      let open = super::at::identity(file).map_err(|err| err.to_string())?;
-      let named = super::at::c_string(&self.path.join(self.format.file_name()))
-        .and_then(|path| path_identity(&path));
-      match named {
-        Ok(named) => Ok((named == open).then_some(open)),
-        Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(err) => Err(err.to_string()),
-      }
-    }
-    // Windows: a file open here cannot be removed by a reset, so the name cannot have moved.
-    #[cfg(not(unix))]
-    {
-      let _ = file;
-      Ok(Some(()))
+    let open = os::identity(file).map_err(|err| err.to_string())?;
+    match os::identity_at(&self.path.join(self.format.file_name())) {
+      Ok(named) => Ok((named == open).then_some(open)),
+      Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(None),
+      Err(err) => Err(err.to_string()),
     }
   }
 
-  /// The directory's descriptor, with a shared lock if one can be had: a protection against
-  /// cleaners only, so a failure is no reason to refuse.
+  /// The directory's descriptor, with a shared lock if one can be had (see `os::Dir::locked`).
   fn locked(self) -> Option<File> {
-    #[cfg(unix)]
-    {
-      let _ = self.fd.try_lock_shared();
-      Some(self.fd)
-    }
-    #[cfg(not(unix))]
-    {
-      let _ = self.path;
-      None
-    }
-  }
-}
-
-#[cfg(unix)]
-impl Directory {
-  fn file_name(&self) -> std::ffi::CString {
-    std::ffi::CString::new(self.format.file_name()).expect("no NUL")
+    self.dir.locked()
   }
 }
 
 /// Opens `path` without following a symlink, and checks on the descriptor that it is a regular
 /// file of this user's, of the exact size, with the header this version writes for `format`.
 pub fn open_checked(path: &Path, format: Format, write: bool) -> Result<File, OpenFailure> {
-  let mut options = OpenOptions::new();
-  options.read(true).write(write);
-  #[cfg(unix)]
-  {
-    use std::os::unix::fs::OpenOptionsExt;
-    // O_NONBLOCK: a FIFO planted under the name must not hang the open.
-    options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
-  }
-  checked(path, format, options.open(path))
+  checked(path, format, os::open(path, write))
 }
 
 fn checked(path: &Path, format: Format, opened: io::Result<File>) -> Result<File, OpenFailure> {
   let file = match opened {
     Ok(file) => file,
     Err(err) if err.kind() == io::ErrorKind::NotFound => return Err(Missing),
-    #[cfg(unix)]
-    Err(err) if err.raw_os_error() == Some(libc::ELOOP) => {
+    Err(err) if os::refused_symlink(&err) => {
       return Err(Refused(error(path, "it is a symlink (not followed)")))
     }
     Err(err) => return Err(Refused(error(path, err.to_string()))),
@@ -541,27 +419,6 @@ fn check(path: &Path, format: Format, file: &File) -> Result<(), FlakeError> {
     .map_err(|reason| error(path, reason))
 }
 
-/// Fills `buf` from `offset`, without moving a shared cursor.
-pub fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
-  #[cfg(unix)]
-  {
-    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
-  }
-  #[cfg(windows)]
-  {
-    let mut done = 0;
-    while done < buf.len() {
-      let n =
-        std::os::windows::fs::FileExt::seek_read(file, &mut buf[done..], offset + done as u64)?;
-      if n == 0 {
-        return Err(io::ErrorKind::UnexpectedEof.into());
-      }
-      done += n;
-    }
-    Ok(())
-  }
-}
-
 /// Locks `file`: exclusively if nobody else has it (then this process is its first, and says
 /// so), else shared, waiting a moment for a reset or another first mapping to finish.
 fn lock(path: &Path, file: &File) -> Result<bool, FlakeError> {
@@ -588,25 +445,5 @@ fn lock(path: &Path, file: &File) -> Result<bool, FlakeError> {
 
 /// Turns the first mapping's exclusive lock into the shared one every mapping holds.
 fn downgrade(path: &Path, file: &File) -> Result<(), FlakeError> {
-  #[cfg(unix)]
-  {
-    use std::os::fd::AsRawFd;
-    // flock converts the lock in place (not atomically: another first mapping may slip in, and
-    // only raises the start further).
-    // SAFETY: a valid descriptor.
-    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_SH) } < 0 {
-      return Err(error(
-        path,
-        format!("cannot lock it: {}", io::Error::last_os_error()),
-      ));
-    }
-    Ok(())
-  }
-  #[cfg(not(unix))]
-  {
-    file
-      .unlock()
-      .and_then(|()| file.lock_shared())
-      .map_err(|err| error(path, format!("cannot lock it: {err}")))
-  }
+  os::downgrade(file).map_err(|err| error(path, format!("cannot lock it: {err}")))
 }

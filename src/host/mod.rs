@@ -8,6 +8,7 @@ pub mod at;
 pub mod dir;
 pub mod file;
 pub mod format;
+mod os;
 #[cfg(any(target_os = "linux", target_os = "android"))]
 mod sigbus;
 

@@ -11,7 +11,7 @@
 
 use std::ffi::c_void;
 use std::ptr;
-use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use super::file::HostFile;
@@ -22,6 +22,41 @@ const MAX_MAPPINGS: usize = 256;
 static MAPPINGS: [AtomicPtr<HostFile>; MAX_MAPPINGS] =
   [const { AtomicPtr::new(ptr::null_mut()) }; MAX_MAPPINGS];
 static COUNT: AtomicUsize = AtomicUsize::new(0);
+
+// Where the handler is in replacing a mapping's pages (see `Pages`).
+const INTACT: u8 = 0;
+const REPLACING: u8 = 1;
+const REPLACED: u8 = 2;
+
+/// Where the handler is in replacing a mapping's pages: `INTACT`, `REPLACING`, `REPLACED`. One
+/// per mapping (`HostFile::pages`).
+#[derive(Debug)]
+pub struct Pages(AtomicU8);
+
+impl Pages {
+  /// A mapping's, before any fault.
+  pub const fn new() -> Self {
+    Self(AtomicU8::new(INTACT))
+  }
+
+  /// Whether this thread is the one to replace the pages.
+  fn begin_replacing(&self) -> bool {
+    self
+      .0
+      .compare_exchange(INTACT, REPLACING, Ordering::AcqRel, Ordering::Acquire)
+      .is_ok()
+  }
+
+  /// The spent pages are in place.
+  fn set_replaced(&self) {
+    self.0.store(REPLACED, Ordering::Release);
+  }
+
+  /// Whether the spent pages are in place.
+  fn replaced(&self) -> bool {
+    self.0.load(Ordering::Acquire) == REPLACED
+  }
+}
 
 /// The SIGBUS action in place before ours.
 struct Previous(libc::sigaction);
@@ -95,8 +130,8 @@ extern "C" fn on_sigbus(signal: libc::c_int, info: *mut libc::siginfo_t, context
 fn replace(file: &HostFile, start: usize, len: usize) -> bool {
   file.mark_truncated();
   // One thread replaces; one faulting meanwhile waits for it, then repeats its access.
-  if !file.begin_replacing() {
-    while !file.replaced() {
+  if !file.pages().begin_replacing() {
+    while !file.pages().replaced() {
       std::hint::spin_loop();
     }
     return true;
@@ -116,7 +151,7 @@ fn replace(file: &HostFile, start: usize, len: usize) -> bool {
   if unsafe { libc::mremap(page, len, len, moved, target) } == libc::MAP_FAILED {
     return false;
   }
-  file.set_replaced();
+  file.pages().set_replaced();
   true
 }
 

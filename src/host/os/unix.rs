@@ -1,0 +1,116 @@
+//! Unix: the state directory and its file opened by descriptor (see `at`), a file told from
+//! another by its device and inode numbers, and `flock` to make a lock shared in place.
+
+use std::ffi::CString;
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::Path;
+
+use crate::error::FlakeError;
+use crate::host::at;
+
+/// The state directory, open by descriptor: its files are opened, made, linked and removed
+/// relative to it, so a directory swapped in at its path cannot redirect them.
+pub struct Dir(File);
+
+impl Dir {
+  /// Opens the state directory `dir`, made if missing, refused unless it is safe (see
+  /// `at::open_dir`).
+  pub fn open(dir: &Path) -> Result<Self, FlakeError> {
+    at::open_dir(dir).map(Self)
+  }
+
+  /// Opens the file `name` in it, to read (and write, if `write`), without following a symlink.
+  pub fn open_file(&self, name: &str, write: bool) -> io::Result<File> {
+    let flags = if write { libc::O_RDWR } else { libc::O_RDONLY };
+    // O_NONBLOCK: a FIFO planted under the name must not hang the open.
+    at::open_at(&self.0, &c_name(name), flags | libc::O_NONBLOCK, 0)
+  }
+
+  /// Creates the file `name` in it (0600), to write; fails if it exists.
+  pub fn create_new(&self, name: &str) -> io::Result<File> {
+    let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL;
+    at::open_at(&self.0, &c_name(name), flags, 0o600)
+  }
+
+  /// Links the file `from` in it as `to`; fails if `to` exists.
+  pub fn link(&self, from: &str, to: &str) -> io::Result<()> {
+    at::link_at(&self.0, &c_name(from), &c_name(to))
+  }
+
+  /// Removes the file `name` from it.
+  pub fn remove(&self, name: &str) -> io::Result<()> {
+    at::unlink_at(&self.0, &c_name(name))
+  }
+
+  /// The directory's descriptor, with a shared lock if one can be had: a protection against
+  /// cleaners only, so a failure is no reason to refuse.
+  pub fn locked(self) -> Option<File> {
+    let _ = self.0.try_lock_shared();
+    Some(self.0)
+  }
+}
+
+/// A file name of ours as a C string: ours never hold a NUL.
+fn c_name(name: &str) -> CString {
+  CString::new(name).expect("no NUL")
+}
+
+/// Opens `path` to read (and write, if `write`), without following a symlink.
+pub fn open(path: &Path, write: bool) -> io::Result<File> {
+  let mut options = OpenOptions::new();
+  options.read(true).write(write);
+  // O_NONBLOCK: a FIFO planted under the name must not hang the open.
+  options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+  options.open(path)
+}
+
+/// Whether an open failed because what it named is a symlink (O_NOFOLLOW says ELOOP).
+pub fn refused_symlink(err: &io::Error) -> bool {
+  err.raw_os_error() == Some(libc::ELOOP)
+}
+
+/// What identifies a file or directory while it exists: its device and inode numbers.
+pub type Identity = (u64, u64);
+
+/// The identity of the open `file`.
+pub fn identity(file: &File) -> io::Result<Identity> {
+  let meta = file.metadata()?;
+  Ok((meta.dev(), meta.ino()))
+}
+
+/// The identity of what `path` names (a symlink's own, not followed).
+pub fn identity_at(path: &Path) -> io::Result<Identity> {
+  let path = at::c_string(path)?;
+  // SAFETY: `stat` is plain data, fully written by a successful lstat.
+  let mut stat = unsafe { std::mem::zeroed::<libc::stat>() };
+  // SAFETY: a NUL-terminated path and a stat to write.
+  if unsafe { libc::lstat(path.as_ptr(), &mut stat) } < 0 {
+    return Err(io::Error::last_os_error());
+  }
+  #[allow(clippy::unnecessary_cast)]
+  Ok((stat.st_dev as u64, stat.st_ino as u64))
+}
+
+/// Fills `buf` from `offset`, without moving a shared cursor.
+pub fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+  std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+/// Writes all of `buf` at `offset`, without moving a shared cursor.
+pub fn write_at(file: &File, buf: &[u8], offset: u64) -> io::Result<()> {
+  std::os::unix::fs::FileExt::write_all_at(file, buf, offset)
+}
+
+/// Turns the exclusive lock on `file` into a shared one.
+pub fn downgrade(file: &File) -> io::Result<()> {
+  // flock converts the lock in place (not atomically: another first mapping may slip in, and
+  // only raises the start further).
+  // SAFETY: a valid descriptor.
+  if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_SH) } < 0 {
+    return Err(io::Error::last_os_error());
+  }
+  Ok(())
+}

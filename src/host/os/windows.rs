@@ -1,0 +1,121 @@
+//! Windows: the state directory and its file opened by path, no identity kept for a file (one
+//! open here cannot be removed by a reset), and a lock made shared by letting it go first.
+
+use std::fs::{self, DirBuilder, File, OpenOptions};
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::error::FlakeError;
+use crate::host::dir::{self, error};
+
+/// The state directory, by path: its files are opened, made, linked and removed by their paths.
+pub struct Dir(PathBuf);
+
+impl Dir {
+  /// Opens the state directory `dir`, made if missing, refused unless it is safe (see
+  /// `prepare`).
+  pub fn open(dir: &Path) -> Result<Self, FlakeError> {
+    prepare(dir)?;
+    Ok(Self(dir.to_path_buf()))
+  }
+
+  /// Opens the file `name` in it, to read (and write, if `write`).
+  pub fn open_file(&self, name: &str, write: bool) -> io::Result<File> {
+    open(&self.0.join(name), write)
+  }
+
+  /// Creates the file `name` in it, to write; fails if it exists.
+  pub fn create_new(&self, name: &str) -> io::Result<File> {
+    OpenOptions::new()
+      .write(true)
+      .create_new(true)
+      .open(self.0.join(name))
+  }
+
+  /// Links the file `from` in it as `to`; fails if `to` exists.
+  pub fn link(&self, from: &str, to: &str) -> io::Result<()> {
+    fs::hard_link(self.0.join(from), self.0.join(to))
+  }
+
+  /// Removes the file `name` from it.
+  pub fn remove(&self, name: &str) -> io::Result<()> {
+    fs::remove_file(self.0.join(name))
+  }
+
+  /// None: the directory is known by its path only, there is no descriptor to hold and lock.
+  pub fn locked(self) -> Option<File> {
+    None
+  }
+}
+
+/// Makes `dir` if it is missing, then checks it as `dir::check` does. (On Unix,
+/// `at::open_dir` does this by descriptor.)
+fn prepare(dir: &Path) -> Result<(), FlakeError> {
+  if !dir.is_absolute() {
+    return Err(error(dir, "not an absolute path"));
+  }
+  if let Err(err) = fs::symlink_metadata(dir) {
+    if err.kind() != io::ErrorKind::NotFound {
+      return Err(error(dir, err.to_string()));
+    }
+    DirBuilder::new()
+      .recursive(true)
+      .create(dir)
+      .map_err(|err| error(dir, format!("cannot create it: {err}")))?;
+  }
+  dir::check(dir)
+}
+
+/// Opens `path` to read (and write, if `write`).
+pub fn open(path: &Path, write: bool) -> io::Result<File> {
+  OpenOptions::new().read(true).write(write).open(path)
+}
+
+/// Never: opens here do not refuse a symlink, so no failure is for that.
+pub fn refused_symlink(_err: &io::Error) -> bool {
+  false
+}
+
+/// No identity is kept here: a file open here cannot be removed by a reset, so the name cannot
+/// have moved, and every file is taken for the one at its path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Identity;
+
+/// The identity of the open `file`: the only one there is.
+pub fn identity(_file: &File) -> io::Result<Identity> {
+  Ok(Identity)
+}
+
+/// The identity of what `path` names: the only one there is (see `Identity`).
+pub fn identity_at(_path: &Path) -> io::Result<Identity> {
+  Ok(Identity)
+}
+
+/// Fills `buf` from `offset`, without moving a shared cursor.
+pub fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+  let mut done = 0;
+  while done < buf.len() {
+    let n = std::os::windows::fs::FileExt::seek_read(file, &mut buf[done..], offset + done as u64)?;
+    if n == 0 {
+      return Err(io::ErrorKind::UnexpectedEof.into());
+    }
+    done += n;
+  }
+  Ok(())
+}
+
+/// Writes all of `buf` at `offset`, without moving a shared cursor.
+pub fn write_at(file: &File, buf: &[u8], offset: u64) -> io::Result<()> {
+  let mut done = 0;
+  while done < buf.len() {
+    done += std::os::windows::fs::FileExt::seek_write(file, &buf[done..], offset + done as u64)?;
+  }
+  Ok(())
+}
+
+/// Turns the exclusive lock on `file` into a shared one.
+pub fn downgrade(file: &File) -> io::Result<()> {
+  // No conversion in place here: the lock is let go, then taken shared (another first mapping
+  // may slip in between, and only raises the start further).
+  file.unlock().and_then(|()| file.lock_shared())
+}
