@@ -6,11 +6,13 @@ const { describe } = require('../errors.js')
 const { checkNamespace } = require('../lease/options.js')
 const { UsageError, CommandError, withFlags } = require('./command-errors.js')
 const { write, table, iso, cell } = require('./output.js')
-const { STORES, findClient, connect, redact, reason } = require('./store-client.js')
+const { findClient, connect, redact, reason } = require('./store-client.js')
+const { STORES } = require('../lease/stores.js')
+const { storeFor } = require('../lease/store.js')
 
-/** `text`, the value of `--flag`, as a URL; a `UsageError` unless it has a scheme of the flag's store. */
-function storeUrl(flag, text) {
-  const { schemes } = STORES[flag]
+/** `text`, the value of `--<store.name>`, as a URL; a `UsageError` unless it has a scheme of the store's. */
+function storeUrl(store, text) {
+  const { name, schemes } = store
   let url = null
   try {
     url = new URL(text)
@@ -18,38 +20,42 @@ function storeUrl(flag, text) {
   if (url === null || !schemes.includes(url.protocol)) {
     const shown = redact(url ?? text)
     throw new UsageError(
-      `--${flag} must be a ${schemes.map((scheme) => `${scheme}//`).join(' or ')} URL, got ${describe(shown)}`,
+      `--${name} must be a ${schemes.map((scheme) => `${scheme}//`).join(' or ')} URL, got ${describe(shown)}`,
     )
   }
   return url
 }
 
-/** Prints the lease records of `--namespace` in the store at `--redis` or `--postgres`. */
+/** Prints the lease records of `--namespace` in the store at the URL of its flag (one store's name). */
 async function leaseList(values) {
-  if ((values.redis === undefined) === (values.postgres === undefined)) {
+  const flags = STORES.map((store) => `--${store.name}`)
+  const given = STORES.filter((store) => values[store.name] !== undefined)
+  if (given.length !== 1) {
     throw new UsageError(
-      values.redis === undefined
-        ? 'lease list needs --redis URL or --postgres URL (see --help)'
-        : 'lease list takes --redis or --postgres, not both',
+      given.length === 0
+        ? `lease list needs ${flags.map((flag) => `${flag} URL`).join(' or ')} (see --help)`
+        : `lease list takes ${flags.join(' or ')}, not ${flags.length > 2 ? 'more than one' : 'both'}`,
     )
   }
-  const flag = values.redis === undefined ? 'postgres' : 'redis'
+  const [store] = given
+  const flag = store.name
   const { namespace } = values
   if (namespace === undefined) throw new UsageError('lease list needs --namespace N (see --help)')
   withFlags(() => checkNamespace(namespace))
-  const url = storeUrl(flag, values[flag])
+  const url = storeUrl(store, values[flag])
 
-  const { clients } = STORES[flag]
-  const name = findClient(clients)
-  if (name === undefined) {
+  const { clients } = store
+  const found = findClient(clients)
+  if (found === undefined) {
+    const names = clients.map(({ name }) => name)
     const which =
-      clients.length > 1
-        ? `${clients.join(' or ')} installed in your project (npm install ${clients[0]}); neither was`
-        : `${clients[0]} installed in your project (npm install ${clients[0]}); it was not`
+      names.length > 1
+        ? `${names.join(' or ')} installed in your project (npm install ${names[0]}); ${names.length > 2 ? 'none' : 'neither'} was`
+        : `${names[0]} installed in your project (npm install ${names[0]}); it was not`
     throw new CommandError(`lease list --${flag} needs ${which} found from ${process.cwd()}`)
   }
-  const client = connect(name, values[flag])
-  const where = `${redact(url)} (${name})`
+  const client = connect(found, values[flag])
+  const where = `${redact(url)} (${found.name})`
   let listed
   try {
     try {
@@ -58,7 +64,7 @@ async function leaseList(values) {
       throw new CommandError(`cannot connect to ${where}: ${reason(error)}`)
     }
     try {
-      listed = await require('../lease/store.js').storeFor(client.client).list({ namespace })
+      listed = await storeFor(client.client).list({ namespace })
     } catch (error) {
       throw new CommandError(`cannot list the leases at ${where}: ${reason(error)}`)
     }

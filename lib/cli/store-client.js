@@ -1,17 +1,11 @@
 'use strict'
 
-// The user's own Redis or PostgreSQL client, for a command run once: loaded from the project of
-// the current directory (none is a dependency of this package), connected with a timeout and no
-// retries, and its URL shown without secrets.
-
-// Each store's URL schemes, and the clients that may serve it, in order of preference.
-const STORES = {
-  redis: { schemes: ['redis:', 'rediss:'], clients: ['ioredis', 'redis'] },
-  postgres: { schemes: ['postgres:', 'postgresql:'], clients: ['pg'] },
-}
+// The user's own store client, for a command run once: loaded from the project of the current
+// directory (none is a dependency of this package), connected with a timeout and no retries, as
+// its store's row says (lib/lease/stores.js), and its URL shown without secrets.
 
 // Without it, an address that drops packets would hold the command for the client's default
-// (ioredis: 10 s, pg: forever).
+// (10 s, or for ever).
 const CONNECT_TIMEOUT_MS = 5_000
 
 /** The file of package `name` in the project of the current directory (or its parents), or null. */
@@ -24,38 +18,18 @@ function resolve(name) {
   }
 }
 
-/** The first of `clients` (package names) the project of the current directory has, or undefined. */
-const findClient = (clients) => clients.find((client) => resolve(client) !== null)
+/** The first of a store's `clients` whose package the project of the current directory has, or undefined. */
+const findClient = (clients) => clients.find(({ name }) => resolve(name) !== null)
 
 /**
- * A client of package `name` (ioredis, redis or pg, from the current directory's project) for
- * `url`, not yet connected, that gives up at the first failure: a command run once must not
- * retry for ever. `open()` rejects with the reason the client gave; `close()` never throws: the
- * command must end.
+ * A client of package `name` (from the current directory's project), made by the store's
+ * `connect` for `url`, not yet connected, that gives up at the first failure. `open()` rejects
+ * with the reason the client gave; `close()` never throws: the command must end.
  */
-function connect(name, url) {
-  const lib = require(resolve(name))
-  let client, close
-  if (name === 'ioredis') {
-    const Redis = lib.Redis ?? lib
-    client = new Redis(url, {
-      lazyConnect: true,
-      connectTimeout: CONNECT_TIMEOUT_MS,
-      retryStrategy: () => null,
-      maxRetriesPerRequest: 0,
-    })
-    // disconnect() on a client that has ended holds the process for 2 s more.
-    close = () => (client.status === 'end' ? undefined : client.quit())
-  } else if (name === 'redis') {
-    client = lib.createClient({ url, socket: { connectTimeout: CONNECT_TIMEOUT_MS, reconnectStrategy: false } })
-    // v5 renamed quit to close and disconnect to destroy, and deprecates the old names.
-    close = () => (client.isOpen ? (client.close ?? client.quit).call(client) : undefined)
-  } else {
-    client = new lib.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS })
-    close = () => client.end()
-  }
+function connect({ name, connect: make }, url) {
+  const { client, close, destroy } = make(require(resolve(name)), url, CONNECT_TIMEOUT_MS)
   // A client's 'error' event with no listener throws. It says why the connection failed, where
-  // ioredis's connect() only says "Connection is closed."
+  // some clients' connect() only says "Connection is closed."
   let failure
   client.on('error', (error) => {
     failure ??= error
@@ -73,8 +47,7 @@ function connect(name, url) {
       try {
         await close()
       } catch {
-        if (name === 'ioredis' && client.status !== 'end') client.disconnect()
-        else if (name === 'redis' && client.isOpen) (client.destroy ?? client.disconnect).call(client)
+        destroy?.()
       }
     },
   }
@@ -88,8 +61,8 @@ const QUERY_VALUES = /([?&][^=&#]*=)[^&#]*/g
 const redactText = (text) => text.replace(USER_PART, '$1***@').replace(QUERY_VALUES, '$1***')
 
 /**
- * `url` (a URL or its text) without its password, in its user part or in its query (pg and
- * ioredis read both). Text that does not parse loses its whole user part and every query value:
+ * `url` (a URL or its text) without its password, in its user part or in its query (clients
+ * read both). Text that does not parse loses its whole user part and every query value:
  * where a URL does not parse, nothing says which part is the password.
  */
 function redact(url) {
@@ -113,4 +86,4 @@ function reason(error) {
   return text.replace(/\s*\n\s*/g, ' ')
 }
 
-module.exports = { STORES, findClient, connect, redact, reason }
+module.exports = { findClient, connect, redact, reason }

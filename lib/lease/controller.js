@@ -3,7 +3,8 @@
 // One process's lease in a namespace, and the generator it drives: a holder issues nothing past
 // the ceiling the store acknowledged, and its successor nothing at or below it. So holders'
 // timestamps never overlap, whatever pauses, kills, lost renewals or clock skew do. The store
-// adapters (store.js) make each step one atomic compare-and-set on the owner token.
+// adapters (one file each, listed in stores.js) make each step one atomic compare-and-set on the
+// owner token.
 
 const os = require('node:os')
 const { randomUUID } = require('node:crypto')

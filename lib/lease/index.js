@@ -1,7 +1,8 @@
 'use strict'
 
-// FlakeId.lease(): a generator id leased from the user's Redis or PostgreSQL, so that a fleet
-// of processes never holds one id twice, with every id's timestamp fenced (see controller.js).
+// FlakeId.lease(): a generator id leased from a store the user's own client reaches (one of
+// stores.js), so that a fleet of processes never holds one id twice, with every id's timestamp
+// fenced (see controller.js).
 
 const native = require('../native.js')
 const Lease = require('./controller.js')

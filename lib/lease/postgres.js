@@ -7,6 +7,7 @@
 // ROLLBACK would undo it). Every ceiling is the server's time plus `ahead` (see redis.js).
 
 const { checkResult, storeError } = require('./replies.js')
+const { invalidOption } = require('../errors.js')
 
 const TABLE = 'flake_idgen_leases'
 
@@ -124,7 +125,7 @@ const num = (value) => (value === null || value === undefined ? null : Number(va
 /**
  * A PostgreSQL store over the user's connected pg Pool or Client.
  * @param {{ query: Function, getTransactionStatus?: Function }} client
- * @returns {import('./redis.js').Store}
+ * @returns {import('./stores.js').Store}
  */
 function postgresStore(client) {
   let ready = null
@@ -233,4 +234,39 @@ function postgresStore(client) {
   }
 }
 
-module.exports = { postgresStore }
+/** The PostgreSQL store over the user's connected pg `Pool` or `Client`. */
+function make(client, { replicas }) {
+  if (replicas > 0) {
+    throw invalidOption(
+      'replicas',
+      '0 with PostgreSQL (use its synchronous replication, synchronous_standby_names)',
+      replicas,
+    )
+  }
+  // A Client shared with the app may run a lease statement inside the app's transaction: one
+  // that cannot say so is refused.
+  if (typeof client.totalCount !== 'number' && typeof client.getTransactionStatus !== 'function') {
+    throw invalidOption('store', 'a pg Pool, or a pg Client with getTransactionStatus() (pg 8.x)', client)
+  }
+  return postgresStore(client)
+}
+
+// For `flake-idgen lease list`.
+const pg = {
+  name: 'pg',
+  connect(lib, url, timeoutMs) {
+    const client = new lib.Client({ connectionString: url, connectionTimeoutMillis: timeoutMs })
+    return { client, close: () => client.end() }
+  },
+}
+
+/** PostgreSQL's row of the lease stores (stores.js). */
+module.exports = {
+  name: 'postgres',
+  describes: 'a pg Pool or Client',
+  // The user's client is recognised by its shape, as Redis's is (redis.js).
+  recognise: (client) => typeof client.query === 'function' && typeof client.connect === 'function',
+  make,
+  schemes: ['postgres:', 'postgresql:'],
+  clients: [pg],
+}

@@ -12,7 +12,7 @@
 // routes the call to the namespace's Cluster node; a prefix without braces keeps its slot.
 
 const { createHash } = require('node:crypto')
-const { checkReply, storeError } = require('./replies.js')
+const { checkResult, storeError, shown } = require('./replies.js')
 
 // Redis < 5 replicates scripts verbatim, which a script reading TIME must not be. A SELECT in a
 // script is the script's own: the caller's connection keeps its database.
@@ -130,21 +130,47 @@ const SCRIPTS = {
   time: script(TIME),
 }
 
+/** A Redis script's reply (JSON text), parsed and checked as checkResult (replies.js) does. */
+function checkReply(kind, operation, reply) {
+  const text = typeof reply === 'string' ? reply : Buffer.isBuffer(reply) ? reply.toString() : null
+  let result
+  try {
+    result = text === null ? reply : JSON.parse(text)
+  } catch {
+    throw storeError(kind, `replied ${shown(text)} to ${operation}, not the lease script's JSON`)
+  }
+  checkResult(kind, operation, result, reply)
+  return operation === 'list' ? listOf(kind, result) : result
+}
+
+/** The records of a Redis LIST reply: the marker's meta and floor, and one record per id. */
+function listOf(kind, { now, fields }) {
+  // cjson encodes an empty table as {}, not [].
+  const flat = Array.isArray(fields) ? fields : []
+  let meta = null
+  let floor = null
+  const records = []
+  for (let i = 0; i + 1 < flat.length; i += 2) {
+    const [name, value] = [String(flat[i]), String(flat[i + 1])]
+    if (name === 'meta') meta = value
+    else if (name === 'floor') floor = Number(value)
+    else if (/^\d+$/.test(name)) {
+      let r
+      try {
+        r = JSON.parse(value)
+      } catch {
+        throw storeError(kind, `holds ${shown(value)} for generator id ${name}, not a lease record`)
+      }
+      records.push({ id: Number(name), owner: typeof r?.o === 'string' ? r.o : null, expires: r?.e, ceiling: r?.c })
+    }
+  }
+  records.sort((a, b) => a.id - b.id)
+  return { now, meta, floor, records }
+}
+
 function keyOf(namespace) {
   return `flake-idgen:{${namespace}}`
 }
-
-/**
- * @typedef {object} Store
- * @property {'ioredis' | 'redis' | 'pg'} kind
- * @property {() => Promise<number>} time the store's clock, ms since 1970
- * @property {(a: { namespace: string, first: number, last: number, owner: string, ttl: number, ahead: number, meta: string, unknownMs: number }) => Promise<object>} acquire
- *   takes a free id with ceiling max(its floor, store time + `ahead`)
- * @property {(a: { namespace: string, id: number, owner: string, ttl: number, ahead: number, meta: string }) => Promise<object>} renew
- * @property {(a: { namespace: string, id: number, owner: string, last: number }) => Promise<object>} release
- * @property {(a: { namespace: string }) => Promise<{ now: number, meta: string | null, floor: number | null, records: { id: number, owner: string | null, expires: number, ceiling: number }[] }>} list
- * @property {() => Promise<void>} close closes the connections the store opened itself
- */
 
 /**
  * A Redis store over the user's client.
@@ -157,7 +183,7 @@ function keyOf(namespace) {
  * @param {() => Promise<void>} [transport.close] closes the transport's own connection
  * @param {number} replicas replicas that must acknowledge acquire and renew
  * @param {number} waitMs how long WAIT waits for them
- * @returns {Store}
+ * @returns {import('./stores.js').Store}
  */
 function redisStore(kind, { send, sendThenWait, close }, replicas, waitMs = 1000) {
   // Resolves with the script's result and, for a script that writes when replicas are asked
@@ -216,4 +242,126 @@ function redisStore(kind, { send, sendThenWait, close }, replicas, waitMs = 1000
   }
 }
 
-module.exports = { redisStore, keyOf }
+/** Closes `connection` (ioredis, node-redis v4/v5, client or cluster) without waiting for replies. */
+function disconnect(connection) {
+  if (typeof connection.destroy === 'function' && typeof connection.isOpen === 'boolean') {
+    if (connection.isOpen) connection.destroy()
+  } else if (typeof connection.disconnect === 'function') {
+    const done = connection.disconnect()
+    if (done && typeof done.catch === 'function') done.catch(() => {})
+  }
+}
+
+/**
+ * A connection of the lease's own, made on first use by `make` from the user's client: WAIT
+ * blocks the connection it runs on, so it must not be the app's, and it counts the writes of
+ * its own connection, so the scripts run there too.
+ */
+function ownConnection(make) {
+  let connection = null
+  let ready = null
+  return {
+    get() {
+      if (ready === null) {
+        connection = make()
+        // Failures reach the lease through its commands; the event would throw without a listener.
+        connection.on('error', () => {})
+        // Like the renewal timers, the lease's own connection never keeps a process alive.
+        connection.on('connect', () => connection.stream?.unref?.())
+        ready = typeof connection.connect === 'function' && connection.isOpen === false ? connection.connect() : null
+        ready = Promise.resolve(ready).then(() => {
+          if (typeof connection.isOpen === 'boolean') connection.unref?.()
+          return connection
+        })
+      }
+      return ready
+    },
+    async close() {
+      if (connection !== null) disconnect(connection)
+      connection = ready = null
+    },
+  }
+}
+
+// The user's client is recognised by its shape: this package depends on no client, so it
+// cannot use instanceof, and the user's client may come from any version in their project.
+const isIoredis = (client) => typeof client.defineCommand === 'function' && typeof client.call === 'function'
+const isNodeRedis = (client) => typeof client.sendCommand === 'function' && typeof client.isOpen === 'boolean'
+
+/**
+ * The Redis store over the user's ioredis `Redis` or `Cluster`, or node-redis v4/v5 client or
+ * cluster, with `replicas` that must acknowledge each acquire and renew (`WAIT`, on a
+ * connection of the store's own, for up to `waitMs`).
+ */
+function make(client, { replicas, waitMs }) {
+  if (isIoredis(client)) {
+    const own = replicas > 0 ? ownConnection(() => client.duplicate()) : null
+    const on = async () => (own === null ? client : await own.get())
+    const send = async (args) => (await on()).call(...args)
+    if (client.isCluster !== true) return redisStore('ioredis', { send, close: own?.close }, replicas, waitMs)
+    // A Cluster sends a command without keys, as WAIT is, to any node: in a pipeline it goes
+    // with the script, to the namespace's node, on the connection the script wrote on.
+    const sendThenWait = async (args, wait) => {
+      const results = await (await on())
+        .pipeline()
+        .call(...args)
+        .call(...wait)
+        .exec()
+      for (const [error] of results) if (error) throw error
+      return [results[0][1], results[1][1]]
+    }
+    return redisStore('ioredis', { send, sendThenWait, close: own?.close }, replicas, waitMs)
+  }
+  // A node-redis cluster routes each command, WAIT included, by the key it is given.
+  const cluster = typeof client.getSlotMaster === 'function' && Array.isArray(client.masters)
+  const own = replicas > 0 ? ownConnection(() => client.duplicate()) : null
+  const on = async () => (own === null ? client : await own.get())
+  const send = cluster
+    ? async (args, key) => (await on()).sendCommand(key, false, args.map(String))
+    : async (args) => (await on()).sendCommand(args.map(String))
+  return redisStore('redis', { send, close: own?.close }, replicas, waitMs)
+}
+
+// For `flake-idgen lease list`: clients that give up at the first failure, a command run once
+// must not retry for ever.
+const ioredis = {
+  name: 'ioredis',
+  connect(lib, url, timeoutMs) {
+    const Redis = lib.Redis ?? lib
+    const client = new Redis(url, {
+      lazyConnect: true,
+      connectTimeout: timeoutMs,
+      retryStrategy: () => null,
+      maxRetriesPerRequest: 0,
+    })
+    return {
+      client,
+      // disconnect() on a client that has ended holds the process for 2 s more.
+      close: () => (client.status === 'end' ? undefined : client.quit()),
+      destroy: () => (client.status === 'end' ? undefined : client.disconnect()),
+    }
+  },
+}
+
+const nodeRedis = {
+  name: 'redis',
+  connect(lib, url, timeoutMs) {
+    const client = lib.createClient({ url, socket: { connectTimeout: timeoutMs, reconnectStrategy: false } })
+    return {
+      client,
+      // v5 renamed quit to close and disconnect to destroy, and deprecates the old names.
+      close: () => (client.isOpen ? (client.close ?? client.quit).call(client) : undefined),
+      destroy: () => (client.isOpen ? (client.destroy ?? client.disconnect).call(client) : undefined),
+    }
+  },
+}
+
+/** Redis's row of the lease stores (stores.js). */
+module.exports = {
+  name: 'redis',
+  describes: 'an ioredis client, a node-redis (v4/v5) client',
+  recognise: (client) => isIoredis(client) || isNodeRedis(client),
+  make,
+  schemes: ['redis:', 'rediss:'],
+  clients: [ioredis, nodeRedis],
+}

@@ -54,42 +54,4 @@ function checkResult(kind, operation, result, raw = result) {
   return result
 }
 
-/** A Redis script's reply (JSON text), parsed and checked as `checkResult` does. */
-function checkReply(kind, operation, reply) {
-  const text = typeof reply === 'string' ? reply : Buffer.isBuffer(reply) ? reply.toString() : null
-  let result
-  try {
-    result = text === null ? reply : JSON.parse(text)
-  } catch {
-    throw storeError(kind, `replied ${shown(text)} to ${operation}, not the lease script's JSON`)
-  }
-  checkResult(kind, operation, result, reply)
-  return operation === 'list' ? listOf(kind, result) : result
-}
-
-/** The records of a Redis LIST reply: the marker's meta and floor, and one record per id. */
-function listOf(kind, { now, fields }) {
-  // cjson encodes an empty table as {}, not [].
-  const flat = Array.isArray(fields) ? fields : []
-  let meta = null
-  let floor = null
-  const records = []
-  for (let i = 0; i + 1 < flat.length; i += 2) {
-    const [name, value] = [String(flat[i]), String(flat[i + 1])]
-    if (name === 'meta') meta = value
-    else if (name === 'floor') floor = Number(value)
-    else if (/^\d+$/.test(name)) {
-      let r
-      try {
-        r = JSON.parse(value)
-      } catch {
-        throw storeError(kind, `holds ${shown(value)} for generator id ${name}, not a lease record`)
-      }
-      records.push({ id: Number(name), owner: typeof r?.o === 'string' ? r.o : null, expires: r?.e, ceiling: r?.c })
-    }
-  }
-  records.sort((a, b) => a.id - b.id)
-  return { now, meta, floor, records }
-}
-
-module.exports = { checkResult, checkReply, storeError, isTime, MAX_TIME }
+module.exports = { checkResult, storeError, shown, isTime, MAX_TIME }

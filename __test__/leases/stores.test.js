@@ -1,0 +1,155 @@
+'use strict'
+// The list of lease stores (lib/lease/stores.js) is the only place FlakeId.lease's storeFor and
+// `flake-idgen lease list` learn of a store: a row added to it is recognised, made, named in
+// refusals, and listed by its flag, with nothing else changed. No server: the added store is a fake.
+
+const { describe, it } = require('node:test')
+const assert = require('node:assert/strict')
+const { STORES } = require('../../lib/lease/stores.js')
+const { storeFor } = require('../../lib/lease/store.js')
+const leaseList = require('../../lib/cli/lease-list.js')
+
+const NOW = Date.parse('2030-01-01T00:00:00.000Z')
+
+/** A store of fake clients (`{ fake: true }`), whose `make` records what it was given. */
+function fakeStore(overrides = {}) {
+  const made = []
+  return {
+    made,
+    name: 'fake',
+    describes: 'a fake client',
+    recognise: (client) => client.fake === true,
+    make(client, options) {
+      made.push({ client, options })
+      return { kind: 'fake', list: async () => ({ now: NOW, meta: null, floor: null, records: [] }) }
+    },
+    schemes: ['fake:'],
+    // A package every project resolves: the command requires it and hands it to connect.
+    clients: [
+      {
+        name: 'node:events',
+        connect(lib, url, timeoutMs) {
+          const client = Object.assign(new lib.EventEmitter(), { fake: true, url, timeoutMs, connect: async () => {} })
+          return { client, close: async () => made.push({ closed: client }) }
+        },
+      },
+    ],
+    ...overrides,
+  }
+}
+
+/** Runs `fn` with `row` last in STORES, as a new store's file would add it. */
+async function withRow(row, fn) {
+  STORES.push(row)
+  try {
+    return await fn()
+  } finally {
+    STORES.splice(STORES.indexOf(row), 1)
+  }
+}
+
+/** What `fn` writes to stdout. */
+async function stdoutOf(fn) {
+  const write = process.stdout.write
+  let text = ''
+  process.stdout.write = (chunk) => {
+    text += chunk
+    return true
+  }
+  try {
+    await fn()
+  } finally {
+    process.stdout.write = write
+  }
+  return text
+}
+
+describe('lease stores', () => {
+  it('each row has what both paths read, under a name of its own', () => {
+    assert.deepEqual(
+      STORES.map((store) => store.name),
+      ['redis', 'postgres'],
+    )
+    for (const store of STORES) {
+      assert.match(store.name, /^[a-z][a-z0-9-]*$/, 'a flag of the command')
+      assert.equal(typeof store.describes, 'string', store.name)
+      assert.equal(typeof store.recognise, 'function', store.name)
+      assert.equal(typeof store.make, 'function', store.name)
+      assert.ok(store.schemes.length > 0 && store.schemes.every((scheme) => /^[a-z][a-z0-9+.-]*:$/.test(scheme)))
+      assert.ok(store.clients.length > 0, store.name)
+      for (const client of store.clients) {
+        assert.equal(typeof client.name, 'string', store.name)
+        assert.equal(typeof client.connect, 'function', `${store.name}: ${client.name}`)
+      }
+    }
+    const flags = STORES.map((store) => store.name)
+    assert.equal(new Set(flags).size, flags.length)
+    const schemes = STORES.flatMap((store) => store.schemes)
+    assert.equal(new Set(schemes).size, schemes.length, 'a URL names one store')
+  })
+
+  it("storeFor: a row's client is made by its row, and the refusal lists every row's clients", async () => {
+    assert.throws(() => storeFor({}), {
+      message:
+        'option `store` must be an ioredis client, a node-redis (v4/v5) client, or a pg Pool or Client, got an object',
+    })
+    const fake = fakeStore()
+    await withRow(fake, () => {
+      const client = { fake: true }
+      assert.equal(storeFor(client).kind, 'fake')
+      assert.deepEqual(fake.made, [{ client, options: { replicas: 0, waitMs: 1000 } }])
+      assert.throws(() => storeFor({}), {
+        name: 'TypeError',
+        code: 'ERR_FLAKE_INVALID_OPTION',
+        message:
+          'option `store` must be an ioredis client, a node-redis (v4/v5) client, a pg Pool or Client, or a fake client, got an object',
+      })
+      // The option is checked before any row sees the client.
+      assert.throws(() => storeFor({ fake: true }, { replicas: -1 }), { code: 'ERR_FLAKE_INVALID_OPTION' })
+      assert.equal(fake.made.length, 1)
+    })
+  })
+
+  it("lease list: a row's flag, schemes and client, and storeFor over the client", async () => {
+    const fake = fakeStore()
+    await withRow(fake, async () => {
+      const printed = await stdoutOf(() => leaseList({ fake: 'fake://u:s3cret@h/x', namespace: 'orders' }))
+      assert.equal(
+        printed,
+        `namespace "orders" in fake://u:***@h/x (node:events) at 2030-01-01T00:00:00.000Z by its clock: no marker (never leased, or the store lost it)\n(no leases)\n`,
+      )
+      const [{ client, options }, { closed }] = fake.made
+      assert.equal(closed, client, 'closed once listed')
+      assert.deepEqual(
+        [client.url, client.timeoutMs, options],
+        ['fake://u:s3cret@h/x', 5000, { replicas: 0, waitMs: 1000 }],
+      )
+
+      const usage = (values, message) => assert.rejects(leaseList(values), { name: 'UsageError', message })
+      await usage({ namespace: 'n' }, 'lease list needs --redis URL or --postgres URL or --fake URL (see --help)')
+      await usage(
+        { redis: 'redis://h', fake: 'fake://h', namespace: 'n' },
+        'lease list takes --redis or --postgres or --fake, not more than one',
+      )
+      await usage({ fake: 'redis://h', namespace: 'n' }, '--fake must be a fake:// URL, got "redis://h"')
+    })
+  })
+
+  it("lease list: a row's clients that the project lacks are named, each in its row's order", async () => {
+    const missing = (name) => ({ name, connect: () => assert.fail('connected') })
+    const one = fakeStore({ clients: [missing('flake-idgen-no-such-client')] })
+    await withRow(one, () =>
+      assert.rejects(leaseList({ fake: 'fake://h', namespace: 'n' }), {
+        name: 'CommandError',
+        message: `lease list --fake needs flake-idgen-no-such-client installed in your project (npm install flake-idgen-no-such-client); it was not found from ${process.cwd()}`,
+      }),
+    )
+    const two = fakeStore({ clients: [missing('flake-idgen-no-a'), missing('flake-idgen-no-b')] })
+    await withRow(two, () =>
+      assert.rejects(leaseList({ fake: 'fake://h', namespace: 'n' }), {
+        name: 'CommandError',
+        message: `lease list --fake needs flake-idgen-no-a or flake-idgen-no-b installed in your project (npm install flake-idgen-no-a); neither was found from ${process.cwd()}`,
+      }),
+    )
+  })
+})

@@ -1,0 +1,45 @@
+'use strict'
+// The lease stores, one row each: FlakeId.lease finds the store of the user's client here
+// (store.js), and `flake-idgen lease list` each store's flag, URL schemes and client packages
+// (lib/cli/lease-list.js). Outside its own file, only the command's options and usage name a store.
+//
+// Adding a lease store:
+// 1. A file in this folder that exports its row, an object of
+//    - name: the command's flag (`lease list --<name> URL`)
+//    - describes: the clients it takes, as the refusal of any other lists them ('a pg Pool or Client')
+//    - recognise(client): whether `client` (an object or a function) is one of them, by its shape
+//      alone: this package depends on no client, and the user's may be of any version
+//    - make(client, { replicas, waitMs }): the Store (below) over the client; it throws
+//      invalidOption (../errors.js) for an option or client it cannot serve
+//    - schemes: the URL schemes of the command's flag, with their colon ('redis:')
+//    - clients: the packages the command may connect with, from the user's project, in order of
+//      preference: each { name, connect(lib, url, timeoutMs) } where `lib` is the package as
+//      required; connect returns { client, close, destroy? }: a client not yet connected, with
+//      connect() and an 'error' event, that gives up at its first failure, a close() that
+//      ends it, and a destroy() for when close() throws
+// 2. Its row in STORES, before any row whose recognise would take its clients too.
+// 3. Its flag in the command's options and usage (bin/flake-idgen.js), which the command's
+//    argument parser must know before any store is loaded.
+// 4. Its tests in __test__/leases/, against a real server started as the others' are: the
+//    Store's operations, FlakeId.lease over each client, and `lease list --<name>`.
+
+const redis = require('./redis.js')
+const postgres = require('./postgres.js')
+
+/**
+ * What every store's `make` returns.
+ * @typedef {object} Store
+ * @property {string} kind the client's package, in the messages of ERR_FLAKE_LEASE_STORE
+ * @property {() => Promise<number>} time the store's clock, ms since 1970
+ * @property {(a: { namespace: string, first: number, last: number, owner: string, ttl: number, ahead: number, meta: string, unknownMs: number }) => Promise<object>} acquire
+ *   takes a free id with ceiling max(its floor, store time + `ahead`)
+ * @property {(a: { namespace: string, id: number, owner: string, ttl: number, ahead: number, meta: string }) => Promise<object>} renew
+ * @property {(a: { namespace: string, id: number, owner: string, last: number }) => Promise<object>} release
+ * @property {(a: { namespace: string }) => Promise<{ now: number, meta: string | null, floor: number | null, records: { id: number, owner: string | null, expires: number, ceiling: number }[] }>} list
+ * @property {() => Promise<void>} close closes the connections the store opened itself
+ */
+
+// In the order a client is recognised.
+const STORES = [redis, postgres]
+
+module.exports = { STORES }
