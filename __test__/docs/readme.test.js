@@ -1,0 +1,205 @@
+'use strict'
+// The documentation as a user reads it: every ```js block of README.md and docs/*.md runs as
+// written against this checkout (`require('flake-idgen-rs')`, `require('flake-idgen')` and
+// `import ... from 'flake-idgen-rs'` resolve to it), unless an HTML comment right before it says
+// `<!-- not run: why -->`; the set-up commands stay at the top of the README; the commands shown
+// for `flake-idgen` run; and every relative link, anchors included, points at something that exists.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const { spawnSync } = require('node:child_process')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+
+const ROOT = path.join(__dirname, '..', '..')
+const BIN = path.join(ROOT, 'bin', 'flake-idgen.js')
+const DOCS = fs
+  .readdirSync(path.join(ROOT, 'docs'))
+  .filter((name) => name.endsWith('.md'))
+  .map((name) => `docs/${name}`)
+// The pages a user may paste code from: the README and the guides (the architecture is the
+// maintainers').
+const PAGES = ['README.md', ...DOCS.filter((file) => file !== 'docs/ARCHITECTURE.md')]
+// The pages whose links must resolve.
+const LINKED = ['README.md', 'CONTRIBUTING.md', 'bench/README.md', ...DOCS]
+const JS = new Set(['js', 'javascript'])
+const NOT_RUN = /^<!-- not run: (\S.*\S) -->$/
+
+/** The fenced code blocks of a markdown file: `{ file, line, lang, code, marker }`. */
+function blocks(file) {
+  const lines = fs.readFileSync(path.join(ROOT, file), 'utf8').split(/\r?\n/)
+  const found = []
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^(\s*)(`{3,})(\S*)\s*$/.exec(lines[i])
+    if (!open) continue
+    const [, indent, fence, lang] = open
+    let end = i + 1
+    while (end < lines.length && lines[end].trim() !== fence) end++
+    assert.ok(end < lines.length, `${file}:${i + 1}: a code block that never closes`)
+    let before = i - 1
+    while (before >= 0 && lines[before].trim() === '') before--
+    const marker = before >= 0 ? NOT_RUN.exec(lines[before].trim()) : null
+    const code = lines
+      .slice(i + 1, end)
+      .map((line) => (line.startsWith(indent) ? line.slice(indent.length) : line))
+      .join('\n')
+    found.push({ file, line: i + 1, lang, code: `${code}\n`, marker: marker?.[1] })
+    i = end
+  }
+  return found
+}
+
+const ALL = PAGES.flatMap(blocks)
+
+// A project of the user's: this checkout installed as flake-idgen-rs, and as flake-idgen (the
+// migration's alias).
+let project
+test.before(() => {
+  project = fs.mkdtempSync(path.join(os.tmpdir(), 'flake-idgen-docs-'))
+  fs.mkdirSync(path.join(project, 'node_modules'))
+  for (const name of ['flake-idgen-rs', 'flake-idgen']) {
+    fs.symlinkSync(ROOT, path.join(project, 'node_modules', name), 'junction')
+  }
+})
+test.after(() => fs.rmSync(project, { recursive: true, force: true }))
+
+test('every code block names its language, so that none of JS escapes the runs below', () => {
+  const unnamed = ALL.filter((block) => block.lang === '').map((block) => `${block.file}:${block.line}`)
+  assert.deepEqual(unnamed, [])
+})
+
+test('a "not run" marker stands only before a JS block, and says why', () => {
+  for (const file of PAGES) {
+    const text = fs.readFileSync(path.join(ROOT, file), 'utf8')
+    const markers = text.split(/\r?\n/).filter((line) => line.includes('<!-- not run'))
+    const marked = ALL.filter((block) => block.file === file && block.marker)
+    assert.equal(markers.length, marked.length, `${file}: a marker not right before a code block`)
+    for (const block of marked) assert.ok(JS.has(block.lang), `${file}:${block.line} is marked but is not JS`)
+  }
+})
+
+test('the pages hold the JS blocks this test runs', () => {
+  const run = ALL.filter((block) => JS.has(block.lang) && !block.marker)
+  assert.ok(run.length >= 15, `only ${run.length} blocks found to run`)
+  for (const file of ['README.md', 'docs/api.md', 'docs/layouts.md', 'docs/128-bit-ids.md']) {
+    assert.ok(
+      run.some((block) => block.file === file),
+      `no block of ${file} runs`,
+    )
+  }
+})
+
+/** Writes the block into the project as the file a user would paste it into, and runs node on it. */
+function runNode(block, args) {
+  // ESM when it imports, as a user's .mjs file would; CommonJS otherwise.
+  const esm = /^\s*(import|export)\s/m.test(block.code)
+  const name = `example-${path.basename(block.file, '.md')}-${block.line}.${esm ? 'mjs' : 'cjs'}`
+  const file = path.join(project, name)
+  fs.writeFileSync(file, block.code)
+  return spawnSync(process.execPath, [...args, file], { cwd: project, encoding: 'utf8', timeout: 60_000 })
+}
+
+for (const block of ALL.filter((each) => JS.has(each.lang))) {
+  const where = `${block.file}:${block.line}`
+  if (block.marker) {
+    // Not run, but still code a user can paste: it parses.
+    test(`${where} is not run (${block.marker}), and parses`, (t) => {
+      const { status, stderr } = runNode(block, ['--check'])
+      assert.equal(status, 0, stderr)
+      t.skip(block.marker)
+    })
+    continue
+  }
+  test(`${where} runs as written`, () => {
+    const { status, signal, stdout, stderr, error } = runNode(block, [])
+    assert.equal(error, undefined)
+    assert.equal(stderr, '', `stderr of ${where}, stdout:\n${stdout}`)
+    assert.equal(signal, null)
+    assert.equal(status, 0)
+  })
+}
+
+test('the README shows the set-up commands, and the command they lead to prints ids', () => {
+  const shell = blocks('README.md').filter((block) => block.lang === 'sh')
+  const commands = (block) =>
+    block.code
+      .split('\n')
+      .map((line) => line.replace(/#.*/, '').trim())
+      .filter(Boolean)
+  const setUp = shell.findIndex((block) => commands(block).join('\n') === 'npm install\nnpm test')
+  assert.ok(setUp >= 0, 'a block of exactly `npm install` and `npm test`')
+  assert.deepEqual(commands(shell[setUp + 1]), ['npx flake-idgen -n 3'], 'the main job, right under them')
+  const { status, stdout } = spawnSync(process.execPath, [BIN, '-n', '3'], { encoding: 'utf8' })
+  assert.equal(status, 0)
+  const ids = stdout.split('\n').filter(Boolean)
+  assert.equal(ids.length, 3)
+  for (const id of ids) assert.match(id, /^[0-9]+$/)
+  assert.ok(BigInt(ids[0]) < BigInt(ids[1]) && BigInt(ids[1]) < BigInt(ids[2]), stdout)
+})
+
+/** Splits a shell line as the shell would for the simple quoting the pages use. */
+function argv(line) {
+  return [...line.matchAll(/'([^']*)'|"([^"]*)"|(\S+)/g)].map((match) => match[1] ?? match[2] ?? match[3])
+}
+
+test('the `flake-idgen` sessions shown run: each id command prints as many lines, each decompose the same', () => {
+  let checked = 0
+  for (const block of ALL.filter((each) => each.lang === 'sh')) {
+    const lines = block.code.split('\n')
+    for (const [i, line] of lines.entries()) {
+      const prompt = /^\$ npx flake-idgen(.*?)(?:\s+#.*)?$/.exec(line)
+      if (!prompt) continue
+      const shown = []
+      for (let j = i + 1; j < lines.length && lines[j] !== '' && !lines[j].startsWith('$ '); j++) shown.push(lines[j])
+      const args = argv(prompt[1])
+      // A pipe, a store to reach, and a reset shown refused while another process runs: not here.
+      if (line.includes('|') || args[0] === 'lease' || args.includes('--reset')) continue
+      const where = `${block.file}:${block.line + 1 + i}: ${line}`
+      const { status, stdout, stderr } = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8' })
+      assert.equal(status, 0, `${where}\n${stderr}`)
+      const printed = stdout.split('\n').filter(Boolean)
+      if (args[0] === 'decompose') assert.deepEqual(printed, shown, where)
+      else if (args[0] === 'state') assert.match(printed[0], /^state file: /, where)
+      else assert.equal(printed.length, shown.length, where)
+      checked++
+    }
+  }
+  assert.ok(checked >= 10, `only ${checked} commands checked`)
+})
+
+/** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens, repeats numbered. */
+function anchors(file) {
+  const seen = new Map()
+  const text = fs.readFileSync(file, 'utf8').replace(/^\s*```[\s\S]*?^\s*```/gm, '')
+  const result = new Set()
+  for (const [, heading] of text.matchAll(/^#{1,6} (.+)$/gm)) {
+    const slug = heading
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/ /g, '-')
+    const count = seen.get(slug) ?? 0
+    seen.set(slug, count + 1)
+    result.add(count ? `${slug}-${count}` : slug)
+  }
+  return result
+}
+
+test('every relative link of the docs points at a file that exists, and at an anchor it has', () => {
+  let checked = 0
+  for (const file of LINKED) {
+    const text = fs.readFileSync(path.join(ROOT, file), 'utf8').replace(/^\s*```[\s\S]*?^\s*```/gm, '')
+    for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^[a-z]+:/i.test(target)) continue
+      const [where, anchor] = target.split('#')
+      const linked = where === '' ? path.join(ROOT, file) : path.join(ROOT, path.dirname(file), where)
+      assert.ok(fs.existsSync(linked), `${file}: ${target}: no such file`)
+      if (anchor !== undefined) {
+        assert.ok(linked.endsWith('.md'), `${file}: ${target}: an anchor into a file that is not markdown`)
+        assert.ok(anchors(linked).has(anchor), `${file}: ${target}: no such heading`)
+      }
+      checked++
+    }
+  }
+  assert.ok(checked >= 30, `only ${checked} links checked`)
+})
