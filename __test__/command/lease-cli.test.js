@@ -1,0 +1,291 @@
+'use strict'
+// `flake-idgen lease list` against real servers (servers.js), as a child process: in the
+// repository, whose node_modules has the clients as devDependencies, or in a directory of a
+// project without them.
+
+const { describe, it, before, after } = require('node:test')
+const assert = require('node:assert/strict')
+const { spawnSync } = require('node:child_process')
+const fs = require('node:fs')
+const net = require('node:net')
+const os = require('node:os')
+const path = require('node:path')
+const { setTimeout: sleep } = require('node:timers/promises')
+const Redis = require('ioredis')
+const pg = require('pg')
+const { startRedis, startPostgres } = require('../support/servers.js')
+const { storeFor } = require('../../lib/lease/store.js')
+
+const ROOT = path.join(__dirname, '..', '..')
+const BIN = path.join(ROOT, 'bin', 'flake-idgen.js')
+const META = '{"layout":"test","epoch":0}'
+const CEILING = Date.parse('2030-01-01T00:00:00.000Z')
+const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
+
+function run(args, cwd = ROOT) {
+  const { status, stdout, stderr } = spawnSync(process.execPath, [BIN, ...args], {
+    cwd,
+    encoding: 'utf8',
+    timeout: 15_000,
+  })
+  return { status, stdout, stderr, lines: stdout.split('\n').filter(Boolean) }
+}
+
+let redisServer, pgServer, ioredis, pgClient
+// A project with no Redis or PostgreSQL client: the temp dir's parents have no node_modules.
+const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'flake-idgen-lease-cli-'))
+
+before(async () => {
+  ;[redisServer, pgServer] = await Promise.all([startRedis(), startPostgres()])
+  ioredis = new Redis(redisServer.url)
+  pgClient = new pg.Client({ connectionString: pgServer.url })
+  await pgClient.connect()
+})
+
+after(async () => {
+  ioredis?.disconnect()
+  await pgClient?.end()
+  await Promise.all([redisServer, pgServer].filter(Boolean).map((server) => server.stop()))
+  fs.rmSync(empty, { recursive: true, force: true })
+})
+
+// The ceilings the last seed() got: the store's time + ahead.
+let seeded
+
+/** Three leases on ids 0-2: held, released, and expired. */
+async function seed(store, namespace) {
+  const base = { namespace, first: 0, last: 2, ttl: 60_000, meta: META, unknownMs: 1_000 }
+  const held = await store.acquire({ ...base, owner: 'host-a:11:aaaa', ahead: CEILING - Date.now() })
+  const released = await store.acquire({ ...base, owner: 'host-b:22:bbbb', ahead: CEILING - Date.now() })
+  const expired = await store.acquire({ ...base, owner: 'host-c:33:cccc', ttl: 1, ahead: CEILING - Date.now() })
+  assert.deepEqual([held.id, released.id, expired.id], [0, 1, 2])
+  seeded = { held, expired }
+  assert.equal(
+    (await store.release({ namespace, id: 1, owner: 'host-b:22:bbbb', last: CEILING + 10 })).status,
+    'released',
+  )
+  await sleep(20)
+}
+
+function assertListed({ status, stdout, stderr, lines }, { namespace, url, client }) {
+  assert.equal(status, 0, stderr)
+  assert.equal(stderr, '')
+  const head = new RegExp(
+    `^namespace "${namespace}" in ${url.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} \\(${client}\\) at (\\S+) by its clock: meta (.*), floor (\\S+)$`,
+  )
+  const [, now, meta, floor] = head.exec(lines[0]) ?? assert.fail(`first line: ${lines[0]}`)
+  assert.match(now, ISO)
+  assert.equal(meta, META)
+  assert.match(floor, ISO)
+  const rows = lines.slice(1).map((line) => line.split(/ {2,}/))
+  assert.equal(rows.length, 4, stdout)
+  assert.deepEqual(rows[0], ['id', 'holder', 'expires', 'ceiling'])
+  assert.deepEqual(rows[1].slice(0, 2), ['0', 'host-a:11:aaaa'])
+  const expires = Date.parse(rows[1][2])
+  assert.ok(expires > Date.parse(now) && expires <= Date.parse(now) + 60_000, rows[1][2])
+  assert.equal(rows[1][3], new Date(seeded.held.ceiling).toISOString())
+  assert.deepEqual(rows[2], ['1', '-', 'free', new Date(CEILING + 10).toISOString()])
+  assert.deepEqual(rows[3], ['2', 'host-c:33:cccc', 'expired', new Date(seeded.expired.ceiling).toISOString()])
+  // Aligned: every column starts where its header does.
+  for (const line of lines.slice(2))
+    assert.equal(line.indexOf(line.split(/ {2,}/)[1]), lines[1].indexOf('holder'), line)
+}
+
+function assertEmpty({ status, stderr, lines }, namespace) {
+  assert.equal(status, 0, stderr)
+  assert.match(
+    lines[0],
+    new RegExp(`^namespace "${namespace}" in .* by its clock: no marker \\(never leased, or the store lost it\\)$`),
+  )
+  assert.deepEqual(lines.slice(1), ['(no leases)'])
+}
+
+describe('lease list', () => {
+  it("--redis: each id's holder, expiry and ceiling, with ioredis from the project", async () => {
+    await seed(storeFor(ioredis), 'orders')
+    assertListed(run(['lease', 'list', '--redis', redisServer.url, '--namespace', 'orders']), {
+      namespace: 'orders',
+      url: redisServer.url,
+      client: 'ioredis',
+    })
+    assertEmpty(run(['lease', 'list', '--namespace', 'none', '--redis', redisServer.url]), 'none')
+    // An owner token that could break the table is quoted.
+    await storeFor(ioredis).acquire({
+      namespace: 'odd',
+      first: 5,
+      last: 5,
+      owner: 'a b\nc',
+      ttl: 60_000,
+      ahead: 60_000,
+      meta: META,
+      unknownMs: 1_000,
+    })
+    const odd = run(['lease', 'list', '--redis', redisServer.url, '--namespace', 'odd'])
+    assert.deepEqual(
+      odd.lines.slice(2).map((line) => line.split(/ {2,}/).slice(0, 2)),
+      [['5', '"a b\\nc"']],
+    )
+  })
+
+  it("a lease of another layout: the namespace's settings show its layout's key, the ids are its node ids", async () => {
+    const FlakeId = require('../..')
+    for (const [flag, store, url] of [
+      ['--redis', ioredis, redisServer.url],
+      ['--postgres', pgClient, pgServer.url],
+    ]) {
+      const namespace = `hazelcast${flag}`
+      const options = { store, namespace, layout: 'hazelcast', ids: [65534, 65535], ttl: 1000, maxClockSkewMs: 200 }
+      const holder = await FlakeId.lease(options)
+      try {
+        const { status, stderr, lines } = run(['lease', 'list', flag, url, '--namespace', namespace])
+        assert.equal(status, 0, stderr)
+        const meta = JSON.parse(/ by its clock: meta (.*), floor \S+$/.exec(lines[0])?.[1] ?? assert.fail(lines[0]))
+        assert.deepEqual(meta, { layout: '41/seq6/node16', epoch: 1514764800000, ttl: 1000, maxClockSkewMs: 200 })
+        assert.deepEqual(
+          lines.slice(2).map((line) => line.split(/ {2,}/)[0]),
+          [String(holder.id)],
+        )
+      } finally {
+        await holder.close()
+      }
+    }
+  })
+
+  it('--redis: node-redis when the project has redis and not ioredis', async () => {
+    const project = fs.mkdtempSync(path.join(empty, 'redis-only-'))
+    fs.mkdirSync(path.join(project, 'node_modules'))
+    fs.symlinkSync(path.join(ROOT, 'node_modules', 'redis'), path.join(project, 'node_modules', 'redis'), 'dir')
+    await seed(storeFor(ioredis), 'node-redis')
+    // From a subdirectory: the project is found in the parents, as require finds it.
+    const sub = path.join(project, 'src')
+    fs.mkdirSync(sub)
+    assertListed(run(['lease', 'list', '--redis', redisServer.url, '--namespace', 'node-redis'], sub), {
+      namespace: 'node-redis',
+      url: redisServer.url,
+      client: 'redis',
+    })
+  })
+
+  it("--postgres: each id's holder, expiry and ceiling, with pg from the project", async () => {
+    await seed(storeFor(pgClient), 'orders')
+    assertListed(run(['lease', 'list', '--postgres', pgServer.url, '--namespace', 'orders']), {
+      namespace: 'orders',
+      url: pgServer.url,
+      client: 'pg',
+    })
+    assertEmpty(run(['lease', 'list', '--postgres', pgServer.url, '--namespace', 'none']), 'none')
+  })
+
+  it('no client in the project: status 1, one line saying what to install', () => {
+    const redis = run(['lease', 'list', '--redis', redisServer.url, '--namespace', 'orders'], empty)
+    assert.equal(redis.status, 1)
+    assert.equal(redis.stdout, '')
+    assert.equal(
+      redis.stderr,
+      `flake-idgen: lease list --redis needs ioredis or redis installed in your project (npm install ioredis); neither was found from ${fs.realpathSync(empty)}\n`,
+    )
+    const postgres = run(['lease', 'list', '--postgres', pgServer.url, '--namespace', 'orders'], empty)
+    assert.equal(postgres.status, 1)
+    assert.equal(
+      postgres.stderr,
+      `flake-idgen: lease list --postgres needs pg installed in your project (npm install pg); it was not found from ${fs.realpathSync(empty)}\n`,
+    )
+  })
+
+  it('a refused connection: status 1, one line naming the URL without its password', async () => {
+    const port = await new Promise((resolve) => {
+      const server = net.createServer().listen(0, '127.0.0.1', () => {
+        const { port } = server.address()
+        server.close(() => resolve(port))
+      })
+    })
+    const cases = [
+      ['--redis', `redis://user:s3cret@127.0.0.1:${port}`, `redis://user:***@127.0.0.1:${port} (ioredis)`],
+      [
+        '--postgres',
+        `postgres://user:s3cret@127.0.0.1:${port}/db?password=s3cret`,
+        `postgres://user:***@127.0.0.1:${port}/db?password=*** (pg)`,
+      ],
+    ]
+    for (const [flag, url, shown] of cases) {
+      const { status, stdout, stderr } = run(['lease', 'list', flag, url, '--namespace', 'orders'])
+      assert.equal(status, 1, stderr)
+      assert.equal(stdout, '')
+      assert.equal(stderr, `flake-idgen: cannot connect to ${shown}: connect ECONNREFUSED 127.0.0.1:${port}\n`)
+    }
+  })
+
+  it('bad arguments: status 2, one line on stderr, before any client is looked for', () => {
+    const url = ['--redis', 'redis://127.0.0.1:1']
+    const cases = [
+      [['lease'], 'lease needs a command: list (see --help)'],
+      [['lease', 'show'], 'unknown lease command "show" (see --help)'],
+      [['lease', 'list', 'extra', ...url, '--namespace', 'n'], 'lease list takes no arguments, got "extra"'],
+      [['lease', 'list', '--namespace', 'n'], 'lease list needs --redis URL or --postgres URL (see --help)'],
+      [
+        ['lease', 'list', ...url, '--postgres', 'postgres://h/db', '--namespace', 'n'],
+        'lease list takes --redis or --postgres, not both',
+      ],
+      [['lease', 'list', ...url], 'lease list needs --namespace N (see --help)'],
+      // FlakeId.lease's own check, in its words.
+      [['lease', 'list', ...url, '--namespace', ''], '--namespace must be a string of 1 to 200 characters, got ""'],
+      [
+        ['lease', 'list', ...url, '--namespace', 'x'.repeat(201)],
+        `--namespace must be a string of 1 to 200 characters, got "${'x'.repeat(40)}…"`,
+      ],
+      [['lease', 'list', '--namespace', 'n', '--namespace', 'm'], '--namespace is given more than once'],
+      [['lease', 'list', '--namespace', 'n', '--redis'], '--redis needs a value (see --help)'],
+      [
+        ['lease', 'list', '--redis', 'localhost:6379', '--namespace', 'n'],
+        '--redis must be a redis:// or rediss:// URL, got "localhost:6379"',
+      ],
+      [
+        ['lease', 'list', '--redis', 'http://u:s3cret@h', '--namespace', 'n'],
+        '--redis must be a redis:// or rediss:// URL, got "http://u:***@h/"',
+      ],
+      [
+        ['lease', 'list', '--postgres', 'redis://h', '--namespace', 'n'],
+        '--postgres must be a postgres:// or postgresql:// URL, got "redis://h"',
+      ],
+      [['lease', 'list', ...url, '--namespace', 'n', '-n', '3'], '--count does not apply to lease list'],
+      [['lease', 'list', '--epoch', '2020-01-01', ...url, '--namespace', 'n'], '--epoch does not apply to lease list'],
+      [
+        ['lease', 'list', ...url, '--namespace', 'n', '--state-dir', '/tmp'],
+        '--state-dir does not apply to lease list',
+      ],
+      [['--namespace', 'n'], '--namespace applies to lease list only'],
+      [['state', ...url], '--redis applies to lease list only'],
+      [['decompose', '--postgres', 'postgres://h/db', '1'], '--postgres applies to lease list only'],
+    ]
+    for (const [args, reason] of cases) {
+      const { status, stdout, stderr } = run(args, empty)
+      assert.equal(status, 2, `${args.join(' ')}: ${stderr}`)
+      assert.equal(stdout, '', args.join(' '))
+      assert.equal(stderr, `flake-idgen: ${reason}\n`, args.join(' '))
+    }
+  })
+
+  it('never prints a password, from a URL that parses or not', () => {
+    const urls = [
+      ['--redis', 'redis://:hunter2@[::1'],
+      ['--redis', 'redis://user:hunter2@host:99999'],
+      ['--postgres', 'postgres://u:hunter2@exa mple.com/db'],
+      ['--redis', 'redis://:hunter2@h:port?password=hunter2'],
+      ['--redis', 'redis:hunter2@h'],
+      ['--postgres', 'http://u:hunter2@h/db?password=hunter2'],
+    ]
+    for (const [flag, url] of urls) {
+      const { status, stdout, stderr } = run(['lease', 'list', flag, url, '--namespace', 'n'], empty)
+      assert.ok(status === 1 || status === 2, `${url}: ${stderr}`)
+      assert.doesNotMatch(stdout + stderr, /hunter2/, url)
+      if (status === 2) assert.match(stderr, /\*\*\*/, url)
+    }
+  })
+
+  it('--help shows it', () => {
+    const { status, stdout } = run(['--help'], empty)
+    assert.equal(status, 0)
+    assert.match(stdout, /flake-idgen lease list \(--redis URL \| --postgres URL\) --namespace N/)
+    assert.match(stdout, /--namespace N/)
+  })
+})

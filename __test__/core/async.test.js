@@ -1,0 +1,53 @@
+'use strict'
+// nextAsync(): a Promise of an id that waits instead of rejecting for overflow or a step back.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const FlakeId = require('../..')
+const { decode } = require('../support/helpers')
+
+test('resolves with an id of 8 bytes', async () => {
+  const id = await new FlakeId({ id: 5 }).nextAsync()
+  assert.ok(Buffer.isBuffer(id) && id.length === 8)
+  assert.equal(decode(id).id, 5)
+})
+
+test('waits through overflow, in call order', async () => {
+  let reads = 0
+  const generator = new FlakeId({ seqMask: 1, clock: () => 5000 + Math.floor(reads++ / 5) })
+  const ids = await Promise.all(Array.from({ length: 8 }, () => generator.nextAsync()))
+  for (let i = 1; i < ids.length; i++) assert.ok(Buffer.compare(ids[i - 1], ids[i]) < 0)
+  assert.ok(decode(ids[7]).time - decode(ids[0]).time >= 3)
+})
+
+test('waits for a clock that stepped back to catch up', async () => {
+  const readings = [5000, 4990, 4995, 5000]
+  const generator = new FlakeId({ clock: () => (readings.length > 1 ? readings.shift() : readings[0]) })
+  const first = await generator.nextAsync()
+  const second = await generator.nextAsync()
+  assert.deepEqual(
+    [decode(first), decode(second)],
+    [
+      { time: 5000, id: 0, sequence: 0 },
+      { time: 5000, id: 0, sequence: 1 },
+    ],
+  )
+})
+
+test('rejects for what waiting cannot cure, even a falsy value the clock threw', async () => {
+  await assert.rejects(new FlakeId({ clock: () => NaN }).nextAsync(), {
+    name: 'RangeError',
+    code: 'ERR_FLAKE_INVALID_CLOCK',
+  })
+  const thrown = await new FlakeId({
+    clock: () => {
+      throw 0
+    },
+  })
+    .nextAsync()
+    .then(
+      () => 'resolved',
+      (reason) => reason,
+    )
+  assert.equal(thrown, 0)
+})

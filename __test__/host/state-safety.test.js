@@ -1,0 +1,143 @@
+'use strict'
+// Host scope refuses state it cannot trust: a damaged or foreign file, a symlink, a directory
+// another user owns or others can write. Explicitly asked for, it throws; by default, it falls
+// back to process scope with one warning per process. Never a crash, never a silent reset.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const { spawnSync } = require('node:child_process')
+const fs = require('node:fs')
+const path = require('node:path')
+const FlakeId = require('../..')
+const { LENGTH, stateFile, stateDir, plant } = require('../support/state-files.js')
+
+const damaged = {
+  truncated: [
+    stateFile().subarray(0, 100),
+    /it is 100 bytes, a state file of its layout is 69632: truncated or not ours/,
+  ],
+  empty: [Buffer.alloc(0), /it is 0 bytes/],
+  'with the wrong magic': [Buffer.concat([Buffer.from('NOTFLAKE'), stateFile().subarray(8)]), /wrong magic/],
+  'of another format version': [
+    (() => {
+      const bytes = stateFile()
+      bytes.writeUInt32LE(2, 8)
+      return bytes
+    })(),
+    /format version 2, this version reads 1/,
+  ],
+  'of another epoch': [stateFile({}, 1000), /holds epoch 1000, its name says 0/],
+}
+
+for (const [what, [bytes, reason]] of Object.entries(damaged)) {
+  test(`a state file ${what}: ERR_FLAKE_STATE_FILE naming it, the file left as it was`, () => {
+    const dir = stateDir('damaged')
+    const file = plant(dir, bytes)
+    assert.throws(
+      () => new FlakeId({ stateDir: dir }),
+      (error) => {
+        assert.equal(error.name, 'Error')
+        assert.equal(error.code, 'ERR_FLAKE_STATE_FILE')
+        assert.ok(error.message.includes(file), error.message)
+        assert.match(error.message, reason)
+        return true
+      },
+    )
+    assert.deepEqual(fs.readFileSync(file), bytes)
+    // Refused every time, not only the first.
+    assert.throws(() => new FlakeId({ stateDir: dir, scope: 'host' }), { code: 'ERR_FLAKE_STATE_FILE' })
+  })
+}
+
+test('a symlinked state file or directory is not followed', () => {
+  const real = stateDir('real')
+  const target = plant(real, stateFile())
+  const dir = stateDir('linked')
+  fs.symlinkSync(target, path.join(dir, 'epoch-0.state'))
+  assert.throws(() => new FlakeId({ stateDir: dir }), {
+    code: 'ERR_FLAKE_STATE_FILE',
+    message: /symlink \(not followed\)/,
+  })
+  const linkedDir = path.join(stateDir('parent'), 'state')
+  fs.symlinkSync(real, linkedDir)
+  assert.throws(() => new FlakeId({ stateDir: linkedDir }), {
+    code: 'ERR_FLAKE_STATE_DIR',
+    message: /symlink \(not followed\)/,
+  })
+  assert.equal(fs.statSync(target).size, LENGTH)
+})
+
+test('a directory another user owns, or others can write, is refused', () => {
+  const open = stateDir('mode-777')
+  fs.chmodSync(open, 0o777)
+  assert.throws(() => new FlakeId({ stateDir: open }), {
+    code: 'ERR_FLAKE_STATE_DIR',
+    message: /writable by group or others \(mode 777\)/,
+  })
+  const theirs = stateDir('nobody')
+  // The tests run as root, which can give a directory away; anyone else cannot.
+  if (process.getuid() === 0) {
+    fs.chownSync(theirs, 65534, 65534)
+    assert.throws(() => new FlakeId({ stateDir: theirs }), {
+      code: 'ERR_FLAKE_STATE_DIR',
+      message: /owned by uid 65534, not by this process's user \(uid 0\)/,
+    })
+  }
+  assert.deepEqual(fs.readdirSync(open), [])
+})
+
+test('a file others can write is refused', () => {
+  const dir = stateDir('file-666')
+  const file = plant(dir, stateFile())
+  fs.chmodSync(file, 0o666)
+  assert.throws(() => new FlakeId({ stateDir: dir }), {
+    code: 'ERR_FLAKE_STATE_FILE',
+    message: /writable by group or others/,
+  })
+})
+
+test('by default, an unusable directory falls back to process scope with one warning per process', () => {
+  const dir = stateDir('fallback')
+  fs.chmodSync(dir, 0o777)
+  const script = `
+    const F = require('.')
+    const a = new F({ id: 1 }), b = new F({ id: 2 }), c = new F({ id: 1, epoch: 1000 })
+    a.next(); b.next(); c.next()
+    let threw
+    try { new F({ scope: 'host' }) } catch (error) { threw = error.code }
+    process.stdout.write(JSON.stringify([a.scope, b.scope, c.scope, threw]))`
+  const { status, stdout, stderr } = spawnSync(process.execPath, ['-e', script], {
+    cwd: path.join(__dirname, '..', '..'),
+    env: { ...process.env, FLAKE_IDGEN_STATE_DIR: dir },
+    encoding: 'utf8',
+  })
+  assert.equal(status, 0, stderr)
+  assert.deepEqual(JSON.parse(stdout), ['process', 'process', 'process', 'ERR_FLAKE_STATE_DIR'])
+  // Once written to stderr at once, once emitted as a process warning (printed a tick later).
+  const warnings = stderr.split('\n').filter((line) => line.includes('[FLAKE_IDGEN_HOST_SCOPE_UNAVAILABLE]'))
+  assert.deepEqual(
+    warnings.map((line) => line.includes('] Warning: ')),
+    [false, true],
+    stderr,
+  )
+  for (const line of warnings) {
+    assert.match(
+      line,
+      /host scope unavailable, ids are unique per process only: state directory ".*" cannot be used: writable by group or others/,
+    )
+  }
+})
+
+test('scope and stateDir are checked like the other options', () => {
+  const cases = [
+    [{ scope: 'cluster' }, "option `scope` must be 'host' or 'process', got \"cluster\""],
+    [{ stateDir: 'relative' }, 'option `stateDir` must be an absolute path, got "relative"'],
+    [{ scope: 'process', stateDir: '/tmp/x' }, 'option `stateDir` must be unset with scope \'process\', got "/tmp/x"'],
+    [{ scope: 'host', clock: Date.now }, /option `scope` must be 'process' or unset with a `clock` option/],
+  ]
+  for (const [options, message] of cases) {
+    assert.throws(() => new FlakeId(options), { name: 'TypeError', code: 'ERR_FLAKE_INVALID_OPTION', message })
+  }
+  assert.equal(new FlakeId({ clock: Date.now }).scope, 'process')
+  assert.equal(new FlakeId({ scope: 'process' }).scope, 'process')
+})

@@ -1,0 +1,184 @@
+'use strict'
+// .github/workflows/release.yml runs only on GitHub, on a version tag. Here: actionlint (with
+// shellcheck for its scripts) finds nothing in it; it builds, tests and publishes each target of
+// `napi.targets`; and its publish steps, run on a copy of the checkout with an npm that records
+// `publish` instead of uploading, publish the six platform packages with their binaries and a
+// main package that names them all and carries no script.
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const { execFileSync, spawnSync } = require('node:child_process')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+
+const root = path.join(__dirname, '..', '..')
+const workflowFile = path.join(root, '.github', 'workflows', 'release.yml')
+const workflow = fs.readFileSync(workflowFile, 'utf8')
+const packageJson = require('../../package.json')
+const { binaryName, packageName, targets } = packageJson.napi
+const { lintTool } = require('../../scripts/lint-tools.js')
+const abiOf = (triple) => require('../support/targets.js').find((target) => target.triple === triple).abi
+
+// The publish job's commands, run by the last test as the workflow runs them.
+const ARTIFACTS = 'npx napi artifacts --output-dir artifacts'
+const PRE_PUBLISH = 'npx napi pre-publish -t npm --no-gh-release'
+const STAGE = 'node scripts/stage-main.js "$RUNNER_TEMP/main"'
+const PUBLISH = 'npm publish "$RUNNER_TEMP/main" --provenance --access public'
+
+/** The text of each job, by name: the lines under `jobs:` indented by two spaces, up to the next. */
+function jobs() {
+  const text = workflow.slice(workflow.indexOf('\njobs:\n'))
+  return Object.fromEntries(
+    text
+      .split(/^ {2}(?=[\w-]+:$)/m)
+      .slice(1)
+      .map((job) => [job.slice(0, job.indexOf(':')), job]),
+  )
+}
+
+function actionlint(args, input) {
+  const result = spawnSync(
+    lintTool('actionlint'),
+    ['-no-color', '-oneline', '-shellcheck', lintTool('shellcheck'), ...args],
+    { cwd: root, encoding: 'utf8', input },
+  )
+  if (result.error?.code === 'ENOENT') {
+    assert.fail(
+      'actionlint is not on PATH: `npm test` installs it (scripts/lint-tools.js), as does `pip install -r .ci/requirements.txt`',
+    )
+  }
+  return result
+}
+
+test('actionlint, with shellcheck, reports nothing in the release workflow', () => {
+  const shellcheck = spawnSync(lintTool('shellcheck'), ['--version'])
+  assert.ok(
+    !shellcheck.error,
+    'shellcheck is not on PATH: `npm test` installs it (scripts/lint-tools.js), as does `pip install -r .ci/requirements.txt`',
+  )
+  // It does check: a script error and an unknown job in `needs`.
+  const broken = actionlint(
+    ['-'],
+    'on: push\njobs:\n  a:\n    needs: b\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo $1\n',
+  )
+  assert.equal(broken.status, 1, broken.stdout + broken.stderr)
+  assert.match(broken.stdout, /needs.*"b"/)
+  assert.match(broken.stdout, /SC2086/)
+
+  const { status, stdout, stderr } = actionlint([path.relative(root, workflowFile)])
+  assert.equal(stdout + stderr, '')
+  assert.equal(status, 0)
+})
+
+test('the workflow builds, tests and publishes every target of napi.targets, on a version tag', () => {
+  assert.match(workflow, /^on:\n {2}push:\n {4}tags:\n {6}- 'v\*'\n/m)
+  const { build, test: testJob, 'test-musl': testMusl, publish } = jobs()
+  assert.ok(build && testJob && testMusl && publish, Object.keys(jobs()).join(', '))
+
+  const built = [...build.matchAll(/^ +- target: (\S+)$/gm)].map(([, triple]) => triple)
+  assert.deepEqual(built.sort(), [...targets].sort())
+  assert.match(build, /--target \$\{\{ matrix\.target \}\}/)
+  assert.match(build, /name: bindings-\$\{\{ matrix\.target \}\}/)
+
+  // Each target's tests run on the binary built for it, the loader told to load it.
+  const tested = [...testJob.matchAll(/- target: (\S+)\n +abi: (\S+)\n +host: (\S+)/g)]
+  for (const [, triple, abi] of tested) {
+    assert.equal(abi, abiOf(triple), triple)
+  }
+  assert.match(testJob, /name: bindings-\$\{\{ matrix\.platform\.target \}\}/)
+  assert.match(testJob, /run: npm test$/m)
+  assert.match(testMusl, /name: bindings-x86_64-unknown-linux-musl$/m)
+  assert.deepEqual([...tested.map(([, triple]) => triple), 'x86_64-unknown-linux-musl'].sort(), [...targets].sort())
+
+  assert.match(publish, /needs: \[test, test-musl\]/)
+  assert.match(publish, /id-token: write/)
+  for (const command of [ARTIFACTS, PRE_PUBLISH, STAGE, PUBLISH]) assert.ok(publish.includes(command), command)
+  assert.match(publish, /NPM_CONFIG_PROVENANCE: 'true'/)
+})
+
+test('the publish steps publish six platform packages with their binaries, then a main package naming them', (t) => {
+  if (process.platform === 'win32')
+    return t.skip('the publish job runs on Linux; this test fakes npm as a shell script')
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), `${packageName}-release-`))
+  t.after(() => fs.rmSync(work, { recursive: true, force: true }))
+
+  // The checkout as committed, with its dev tools, and an artifact per target, as download-artifact
+  // leaves them.
+  const repo = path.join(work, 'repo')
+  for (const file of execFileSync('git', ['ls-files', '-z'], { cwd: root, encoding: 'utf8' }).split('\0')) {
+    if (file === '' || !fs.existsSync(path.join(root, file))) continue
+    fs.mkdirSync(path.dirname(path.join(repo, file)), { recursive: true })
+    fs.copyFileSync(path.join(root, file), path.join(repo, file))
+  }
+  fs.symlinkSync(path.join(root, 'node_modules'), path.join(repo, 'node_modules'), 'dir')
+  for (const triple of targets) {
+    const dir = path.join(repo, 'artifacts', `bindings-${triple}`)
+    fs.mkdirSync(dir, { recursive: true })
+    fs.writeFileSync(path.join(dir, `${binaryName}.${abiOf(triple)}.node`), `binary of ${triple}`)
+  }
+
+  // npm, except that `publish` writes what it would upload to a log.
+  const bin = path.join(work, 'bin')
+  const log = path.join(work, 'published.jsonl')
+  const realNpm = execFileSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).trim()
+  fs.mkdirSync(bin)
+  fs.writeFileSync(
+    path.join(bin, 'npm'),
+    `#!/bin/sh
+if [ "$1" = publish ]; then
+  exec "${process.execPath}" -e '
+    const fs = require("node:fs"), path = require("node:path")
+    const dir = path.resolve(process.argv[1] && !process.argv[1].startsWith("-") ? process.argv[1] : ".")
+    const manifest = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"))
+    const files = fs.readdirSync(dir).sort()
+    const provenance = process.argv.includes("--provenance") || process.env.NPM_CONFIG_PROVENANCE === "true"
+    fs.appendFileSync(${JSON.stringify(log)}, JSON.stringify({ manifest, files, provenance }) + "\\n")
+  ' "$2" "$@"
+fi
+exec "${realNpm}" "$@"
+`,
+    { mode: 0o755 },
+  )
+  const env = { ...process.env, PATH: `${bin}${path.delimiter}${process.env.PATH}`, RUNNER_TEMP: work }
+  delete env.GITHUB_REPOSITORY // else napi pre-publish would look for a GitHub release
+  const sh = (command, extra = {}) =>
+    execFileSync('sh', ['-c', command], {
+      cwd: repo,
+      env: { ...env, ...extra },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+
+  sh(ARTIFACTS)
+  sh(PRE_PUBLISH, { NPM_CONFIG_PROVENANCE: 'true', NPM_CONFIG_ACCESS: 'public' })
+  sh(STAGE)
+  sh(PUBLISH)
+
+  const published = fs
+    .readFileSync(log, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line))
+  assert.equal(published.length, targets.length + 1)
+  const main = published.pop()
+  for (const [i, triple] of targets.entries()) {
+    const { manifest, files, provenance } = published[i]
+    const binary = `${binaryName}.${abiOf(triple)}.node`
+    assert.equal(manifest.name, `${packageName}-${abiOf(triple)}`)
+    assert.equal(manifest.version, packageJson.version)
+    assert.ok(files.includes(binary), `${manifest.name} has ${binary}`)
+    assert.equal(fs.readFileSync(path.join(repo, 'npm', abiOf(triple), binary), 'utf8'), `binary of ${triple}`)
+    assert.equal(provenance, true, manifest.name)
+  }
+
+  assert.equal(main.manifest.name, packageName)
+  assert.equal(main.provenance, true)
+  assert.deepEqual(
+    main.manifest.optionalDependencies,
+    Object.fromEntries(targets.map((triple) => [`${packageName}-${abiOf(triple)}`, packageJson.version])),
+  )
+  for (const field of ['scripts', 'devDependencies', 'overrides']) assert.equal(main.manifest[field], undefined, field)
+  assert.ok(!main.files.some((file) => file.endsWith('.node')), main.files.join(', '))
+  for (const file of ['index.js', 'lib', 'bin', 'binding.js', 'index.d.ts']) assert.ok(main.files.includes(file), file)
+})

@@ -1,0 +1,480 @@
+'use strict'
+// The lease store adapters against real servers (see servers.js), through each client the
+// package accepts: ioredis, node-redis v5 and v4, pg Pool and pg Client.
+
+const { describe, it, before, after } = require('node:test')
+const assert = require('node:assert/strict')
+const { setTimeout: sleep } = require('node:timers/promises')
+const Redis = require('ioredis')
+const redis5 = require('redis')
+const redis4 = require('redis4')
+const pg = require('pg')
+const { startRedis, startPostgres } = require('../support/servers.js')
+const { storeFor } = require('../../lib/lease/store.js')
+
+const UNKNOWN = 5_000
+const META = JSON.stringify({ layout: '42/10/12', epoch: 0, ttl: 10_000, maxClockSkewMs: 0 })
+// A hang reports where it is instead of stalling the run.
+const LIMIT = { timeout: 60_000 }
+
+let redisServer, replicaServer, pgServer
+const clients = {}
+const opened = []
+
+function track(client, close) {
+  opened.push(close)
+  return client
+}
+
+async function nodeRedis(lib, url) {
+  const client = lib.createClient({ url })
+  // A restart drops the connection: without a listener, the 'error' event would throw.
+  client.on('error', () => {})
+  await client.connect()
+  return track(client, () => client.disconnect())
+}
+
+before(async () => {
+  ;[redisServer, pgServer] = await Promise.all([startRedis(), startPostgres()])
+  replicaServer = await startRedis({ replicaOf: redisServer })
+  clients.ioredis = new Redis(redisServer.url)
+  track(clients.ioredis, () => clients.ioredis.disconnect())
+  clients.redis5 = await nodeRedis(redis5, redisServer.url)
+  clients.redis4 = await nodeRedis(redis4, redisServer.url)
+  clients.pgPool = new pg.Pool({ connectionString: pgServer.url, max: 10 })
+  track(clients.pgPool, () => clients.pgPool.end())
+  clients.pgClient = new pg.Client({ connectionString: pgServer.url })
+  await clients.pgClient.connect()
+  track(clients.pgClient, () => clients.pgClient.end())
+}, LIMIT)
+
+after(async () => {
+  for (const close of opened) {
+    try {
+      await close()
+    } catch {}
+  }
+  await Promise.all([replicaServer, redisServer, pgServer].filter(Boolean).map((s) => s.stop()))
+}, LIMIT)
+
+const KINDS = { ioredis: 'ioredis', redis5: 'redis', redis4: 'redis', pgPool: 'pg', pgClient: 'pg' }
+const REDIS = ['ioredis', 'redis5', 'redis4']
+const PG = ['pgPool', 'pgClient']
+
+let unique = 0
+const ns = (name) => `${name}-${++unique}`
+
+function args(namespace, over = {}) {
+  return {
+    namespace,
+    first: 0,
+    last: 0,
+    owner: 'a',
+    ttl: 10_000,
+    ahead: 0,
+    meta: META,
+    unknownMs: UNKNOWN,
+    ...over,
+  }
+}
+
+function assertNumbers(result, keys) {
+  for (const key of keys) assert.equal(typeof result[key], 'number', `${key} is ${typeof result[key]}`)
+}
+
+describe('storeFor', () => {
+  it('recognises each client by its shape', LIMIT, () => {
+    for (const [name, kind] of Object.entries(KINDS)) assert.equal(storeFor(clients[name]).kind, kind, name)
+    const cluster = new Redis.Cluster([{ host: '127.0.0.1', port: 1 }], { lazyConnect: true })
+    try {
+      assert.equal(storeFor(cluster).kind, 'ioredis')
+    } finally {
+      cluster.disconnect()
+    }
+  })
+
+  it('refuses anything else with a TypeError naming what it got', LIMIT, () => {
+    const cases = [
+      [undefined, 'got undefined'],
+      [null, 'got null'],
+      [() => {}, 'got a function'],
+      [{}, 'got an object'],
+      [{ query() {} }, 'got an object'],
+      [42, 'got 42'],
+      ['redis://x', 'got "redis://x"'],
+    ]
+    for (const [value, got] of cases) {
+      assert.throws(
+        () => storeFor(value),
+        (error) => {
+          assert.ok(error instanceof TypeError)
+          assert.equal(error.code, 'ERR_FLAKE_INVALID_OPTION')
+          assert.equal(
+            error.message,
+            `option \`store\` must be an ioredis client, a node-redis (v4/v5) client, or a pg Pool or Client, ${got}`,
+          )
+          return true
+        },
+      )
+    }
+  })
+
+  it('refuses replicas with PostgreSQL, and replicas that are not an integer from 0', LIMIT, () => {
+    for (const name of PG) {
+      assert.throws(() => storeFor(clients[name], { replicas: 1 }), {
+        name: 'TypeError',
+        code: 'ERR_FLAKE_INVALID_OPTION',
+        message: /synchronous replication/,
+      })
+      assert.equal(storeFor(clients[name], { replicas: 0 }).kind, 'pg')
+    }
+    for (const [replicas, name] of [
+      [-1, 'RangeError'],
+      [1.5, 'RangeError'],
+      [1001, 'RangeError'],
+      ['1', 'TypeError'],
+    ]) {
+      assert.throws(() => storeFor(clients.ioredis, { replicas }), {
+        name,
+        code: 'ERR_FLAKE_INVALID_OPTION',
+        message: `option \`replicas\` must be an integer from 0 to 1000, got ${typeof replicas === 'string' ? `"${replicas}"` : replicas}`,
+      })
+    }
+  })
+})
+
+for (const name of Object.keys(KINDS)) {
+  describe(`${name} store`, () => {
+    let store
+    before(() => {
+      store = storeFor(clients[name])
+    }, LIMIT)
+
+    it("time() is the store's clock", LIMIT, async () => {
+      const now = await store.time()
+      assert.equal(typeof now, 'number')
+      assert.ok(Number.isInteger(now))
+      assert.ok(Math.abs(now - Date.now()) < 1000, `${now} vs ${Date.now()}`)
+    })
+
+    it('acquire on an empty namespace starts at now + unknownMs', LIMIT, async () => {
+      const namespace = ns('empty')
+      const before = await store.time()
+      const a = await store.acquire(args(namespace, { last: 3 }))
+      assert.equal(a.status, 'acquired')
+      assertNumbers(a, ['id', 'floor', 'ceiling', 'now'])
+      assert.equal(a.id, 0)
+      assert.ok(a.floor >= before + UNKNOWN && a.floor <= a.now + UNKNOWN, `floor ${a.floor}, now ${a.now}`)
+      assert.equal(a.ceiling, a.floor)
+      // Ids never held all start at the marker's floor; the store's time + ahead above it is the ceiling.
+      const b = await store.acquire(args(namespace, { last: 3, owner: 'b', ahead: UNKNOWN + 123_456 }))
+      assert.deepEqual([b.status, b.id, b.floor, b.ceiling], ['acquired', 1, a.floor, b.now + UNKNOWN + 123_456])
+      const list = await store.list({ namespace })
+      assert.equal(list.floor, a.floor)
+      assert.equal(list.meta, args(namespace).meta)
+      assert.deepEqual(list.records, [
+        { id: 0, owner: 'a', expires: a.now + 10_000, ceiling: a.ceiling },
+        { id: 1, owner: 'b', expires: b.now + 10_000, ceiling: b.ceiling },
+      ])
+    })
+
+    it('a namespace with another meta is a mismatch, and changes nothing', LIMIT, async () => {
+      const namespace = ns('mismatch')
+      await store.acquire(args(namespace, { last: 3, meta: 'first' }))
+      const listed = await store.list({ namespace })
+      const m = await store.acquire(args(namespace, { last: 3, owner: 'b', meta: 'firsT' }))
+      assert.deepEqual(m, { status: 'mismatch', meta: 'first' })
+      const again = await store.list({ namespace })
+      assert.deepEqual(again.records, listed.records)
+      assert.equal(again.floor, listed.floor)
+    })
+
+    it('an exhausted pool says when the earliest lease expires', LIMIT, async () => {
+      const namespace = ns('exhausted')
+      const a = await store.acquire(args(namespace, { last: 1, ttl: 20_000 }))
+      const b = await store.acquire(args(namespace, { last: 1, owner: 'b', ttl: 10_000 }))
+      assert.deepEqual([a.status, b.status], ['acquired', 'acquired'])
+      const c = await store.acquire(args(namespace, { last: 1, owner: 'c' }))
+      assert.equal(c.status, 'exhausted')
+      assertNumbers(c, ['now', 'retryAt'])
+      assert.equal(c.retryAt, b.now + 10_000)
+      assert.equal((await store.list({ namespace })).records.length, 2)
+    })
+
+    it('concurrent acquires never get the same id', LIMIT, async () => {
+      const namespace = ns('concurrent')
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => store.acquire(args(namespace, { last: 4, owner: `o${i}` }))),
+      )
+      const acquired = results.filter((r) => r.status === 'acquired')
+      assert.equal(acquired.length, 5, JSON.stringify(results))
+      assert.deepEqual(acquired.map((r) => r.id).sort(), [0, 1, 2, 3, 4])
+      assert.ok(results.every((r) => r.status === 'acquired' || r.status === 'exhausted'))
+      const list = await store.list({ namespace })
+      assert.equal(new Set(list.records.map((r) => r.owner)).size, 5)
+      for (const r of acquired) assert.equal(list.records[r.id].ceiling, r.ceiling)
+    })
+
+    it('an expired lease goes to another owner, above the previous ceiling', LIMIT, async () => {
+      const namespace = ns('expiry')
+      const a = await store.acquire(args(namespace, { ttl: 100 }))
+      const renewed = await store.renew({ namespace, id: a.id, owner: 'a', ttl: 100, ahead: 50_000, meta: META })
+      assert.equal(renewed.ceiling, renewed.now + 50_000)
+      assert.equal((await store.acquire(args(namespace, { owner: 'b' }))).status, 'exhausted')
+      await sleep(150)
+      const b = await store.acquire(args(namespace, { owner: 'b' }))
+      assert.deepEqual([b.status, b.id, b.floor, b.ceiling], ['acquired', a.id, renewed.ceiling, renewed.ceiling])
+      // Taken over: the previous holder's renew is lost, and changes nothing.
+      const lost = await store.renew({ namespace, id: a.id, owner: 'a', ttl: 10_000, ahead: 99_000, meta: META })
+      assert.equal(lost.status, 'lost')
+      assert.equal(typeof lost.now, 'number')
+      assert.deepEqual((await store.list({ namespace })).records, [
+        { id: a.id, owner: 'b', expires: b.now + 10_000, ceiling: b.ceiling },
+      ])
+    })
+
+    it('renew raises the ceiling and never lowers it', LIMIT, async () => {
+      const namespace = ns('renew')
+      const a = await store.acquire(args(namespace))
+      const up = await store.renew({ namespace, id: a.id, owner: 'a', ttl: 20_000, ahead: UNKNOWN + 1_000, meta: META })
+      assert.equal(up.status, 'renewed')
+      assertNumbers(up, ['ceiling', 'now'])
+      assert.equal(up.ceiling, up.now + UNKNOWN + 1_000)
+      const down = await store.renew({ namespace, id: a.id, owner: 'a', ttl: 20_000, ahead: 0, meta: META })
+      assert.deepEqual([down.status, down.ceiling], ['renewed', up.ceiling])
+      const [record] = (await store.list({ namespace })).records
+      assert.deepEqual(record, { id: a.id, owner: 'a', expires: down.now + 20_000, ceiling: up.ceiling })
+      // A holder of other settings than the namespace's has lost its lease.
+      const other = await store.renew({ namespace, id: a.id, owner: 'a', ttl: 20_000, ahead: 0, meta: 'other' })
+      assert.equal(other.status, 'lost')
+    })
+
+    it('renew by another owner, or of an id never held, is lost', LIMIT, async () => {
+      const namespace = ns('renew-other')
+      const a = await store.acquire(args(namespace, { last: 1 }))
+      const other = await store.renew({
+        namespace,
+        id: a.id,
+        owner: 'b',
+        ttl: 10_000,
+        ahead: UNKNOWN + 5_000,
+        meta: META,
+      })
+      assert.equal(other.status, 'lost')
+      assert.equal(
+        (await store.renew({ namespace, id: 1, owner: 'a', ttl: 10_000, ahead: 0, meta: META })).status,
+        'lost',
+      )
+      assert.equal(
+        (await store.renew({ namespace: ns('nothing'), id: 0, owner: 'a', ttl: 10_000, ahead: 0, meta: META })).status,
+        'lost',
+      )
+      assert.equal((await store.list({ namespace })).records[0].ceiling, a.ceiling)
+    })
+
+    it('renew after expiry succeeds when nobody took the id over', LIMIT, async () => {
+      const namespace = ns('late')
+      const a = await store.acquire(args(namespace, { ttl: 50 }))
+      await sleep(100)
+      const r = await store.renew({ namespace, id: a.id, owner: 'a', ttl: 10_000, ahead: UNKNOWN + 7, meta: META })
+      assert.deepEqual([r.status, r.ceiling], ['renewed', r.now + UNKNOWN + 7])
+      assert.equal((await store.acquire(args(namespace, { owner: 'b' }))).status, 'exhausted')
+    })
+
+    it('release hands over at the last timestamp issued; a non-owner cannot release', LIMIT, async () => {
+      const namespace = ns('release')
+      const a = await store.acquire(args(namespace, { ahead: 60_000 }))
+      assert.deepEqual(await store.release({ namespace, id: a.id, owner: 'b', last: a.floor }), { status: 'lost' })
+      assert.equal((await store.list({ namespace })).records[0].owner, 'a')
+      const last = a.floor + 17
+      assert.deepEqual(await store.release({ namespace, id: a.id, owner: 'a', last }), { status: 'released' })
+      assert.deepEqual((await store.list({ namespace })).records, [
+        { id: a.id, owner: null, expires: 0, ceiling: last },
+      ])
+      assert.deepEqual(await store.release({ namespace, id: a.id, owner: 'a', last }), { status: 'lost' })
+      const b = await store.acquire(args(namespace, { owner: 'b' }))
+      assert.deepEqual([b.status, b.id, b.floor, b.ceiling], ['acquired', a.id, last, last])
+    })
+
+    it('picks the free id of lowest ceiling, then of lowest id', LIMIT, async () => {
+      const namespace = ns('lowest')
+      const held = []
+      for (let i = 0; i < 3; i++) held.push(await store.acquire(args(namespace, { last: 2, owner: `h${i}` })))
+      const base = held[0].floor
+      await store.release({ namespace, id: 0, owner: 'h0', last: base + 30 })
+      await store.release({ namespace, id: 1, owner: 'h1', last: base + 10 })
+      await store.release({ namespace, id: 2, owner: 'h2', last: base + 10 })
+      const order = []
+      for (let i = 0; i < 3; i++) order.push((await store.acquire(args(namespace, { last: 2, owner: `n${i}` }))).id)
+      assert.deepEqual(order, [1, 2, 0])
+    })
+  })
+}
+
+describe('Redis replicas', () => {
+  for (const name of REDIS) {
+    it(`${name}: replicas: 1 waits for the replica; replicas: 2 with one replica is unreplicated`, LIMIT, async () => {
+      const namespace = ns('replicas')
+      const one = storeFor(clients[name], { replicas: 1 })
+      const a = await one.acquire(args(namespace, { last: 1 }))
+      assert.equal(a.status, 'acquired')
+      const r = await one.renew({ namespace, id: a.id, owner: 'a', ttl: 10_000, ahead: UNKNOWN + 1, meta: META })
+      assert.deepEqual([r.status, r.ceiling], ['renewed', r.now + UNKNOWN + 1])
+      // WAIT returned: the replica has the renewed record now, not eventually.
+      const onReplica = JSON.parse(await clients.replica.hget(`flake-idgen:{${namespace}}`, String(a.id)))
+      assert.equal(onReplica.c, r.ceiling)
+
+      const two = storeFor(clients[name], { replicas: 2 })
+      const b = await two.acquire(args(namespace, { last: 1, owner: 'b', ttl: 300 }))
+      assert.deepEqual([b.status, b.id, b.acked], ['unreplicated', 1 - a.id, 1])
+      const rb = await two.renew({ namespace, id: b.id, owner: 'b', ttl: 300, ahead: 0, meta: META })
+      assert.deepEqual([rb.status, rb.acked], ['unreplicated', 1])
+      // WAIT ran on connections of the stores' own: closed with them.
+      await Promise.all([one.close(), two.close()])
+    })
+  }
+
+  before(() => {
+    clients.replica = new Redis(replicaServer.url)
+  }, LIMIT)
+  after(() => clients.replica.disconnect(), LIMIT)
+})
+
+describe('the store loses its data', () => {
+  it(
+    'Redis restarted without persistence: holders lose, the next acquire starts at now + unknownMs',
+    LIMIT,
+    async () => {
+      const held = {}
+      for (const name of REDIS) {
+        const namespace = ns(`restart-${name}`)
+        const store = storeFor(clients[name])
+        const a = await store.acquire(args(namespace, { ahead: 600_000 }))
+        assert.equal(a.status, 'acquired')
+        held[name] = { namespace, store, a }
+      }
+      await redisServer.restart()
+      for (const name of REDIS) {
+        const { namespace, store, a } = held[name]
+        const lost = await store.renew({ namespace, id: a.id, owner: 'a', ttl: 10_000, ahead: 0, meta: META })
+        assert.equal(lost.status, 'lost', name)
+        // The scripts went with the data: EVALSHA falls back to EVAL.
+        const b = await store.acquire(args(namespace, { owner: 'b' }))
+        assert.equal(b.status, 'acquired', name)
+        assert.ok(b.floor >= lost.now + UNKNOWN, `${name}: floor ${b.floor}, now ${lost.now}`)
+        assert.equal(b.floor, b.now + UNKNOWN)
+      }
+    },
+  )
+
+  it('PostgreSQL table truncated: holders lose, the next acquire starts at now + unknownMs', LIMIT, async () => {
+    const held = {}
+    for (const name of PG) {
+      const namespace = ns(`truncate-${name}`)
+      const store = storeFor(clients[name])
+      const a = await store.acquire(args(namespace, { last: 2, ahead: 600_000 }))
+      assert.equal(a.status, 'acquired')
+      held[name] = { namespace, store, a }
+    }
+    await clients.pgPool.query('TRUNCATE flake_idgen_leases')
+    for (const name of PG) {
+      const { namespace, store, a } = held[name]
+      const lost = await store.renew({ namespace, id: a.id, owner: 'a', ttl: 10_000, ahead: 0, meta: META })
+      assert.equal(lost.status, 'lost', name)
+      const b = await store.acquire(args(namespace, { last: 2, owner: 'b' }))
+      assert.equal(b.status, 'acquired', name)
+      assert.ok(b.floor >= lost.now + UNKNOWN, `${name}: floor ${b.floor}, now ${lost.now}`)
+      assert.ok(b.floor < a.ceiling)
+      assert.equal((await store.list({ namespace })).floor, b.floor)
+    }
+  })
+})
+
+describe('Redis Cluster', () => {
+  // Two masters, and a replica of the first only: a WAIT that reached the wrong node would
+  // count the other node's replicas.
+  let first, second, replica
+  const cluster = {}
+
+  before(async () => {
+    first = await startRedis({ cluster: { slots: [0, 8191] } })
+    second = await startRedis({ cluster: { slots: [8192, 16383], meet: first } })
+    await Promise.all([first.clusterReady(), second.clusterReady()])
+    replica = await startRedis({ cluster: true, replicaOf: first })
+    const rootNodes = [{ url: first.url }]
+    cluster.ioredis = new Redis.Cluster([{ host: '127.0.0.1', port: first.port }])
+    cluster.redis5 = redis5.createCluster({ rootNodes })
+    cluster.redis4 = redis4.createCluster({ rootNodes })
+    for (const name of ['redis5', 'redis4']) {
+      cluster[name].on('error', () => {})
+      await cluster[name].connect()
+    }
+  }, LIMIT)
+
+  after(async () => {
+    cluster.ioredis?.disconnect()
+    for (const name of ['redis5', 'redis4']) await cluster[name]?.disconnect().catch(() => {})
+    await Promise.all([replica, second, first].filter(Boolean).map((s) => s.stop()))
+  }, LIMIT)
+
+  /** Namespaces whose hash lives on the first master (with a replica) or on the second (without). */
+  async function namespaces(name) {
+    const found = { replicated: [], alone: [] }
+    while (found.replicated.length < 3 || found.alone.length < 3) {
+      const namespace = ns(`cluster-${name}`)
+      const slot = await cluster.ioredis.call('CLUSTER', 'KEYSLOT', `flake-idgen:{${namespace}}`)
+      found[slot <= 8191 ? 'replicated' : 'alone'].push(namespace)
+    }
+    return found
+  }
+
+  for (const name of REDIS) {
+    it(`${name}: leases on both masters, and WAIT on the namespace's own master`, LIMIT, async () => {
+      assert.equal(storeFor(cluster[name]).kind, KINDS[name])
+      const { replicated, alone } = await namespaces(name)
+      const plain = storeFor(cluster[name])
+      for (const namespace of [...replicated, ...alone]) {
+        const a = await plain.acquire(args(namespace))
+        assert.equal(a.status, 'acquired')
+        const r = await plain.renew({ namespace, id: a.id, owner: 'a', ttl: 10_000, ahead: UNKNOWN + 1, meta: META })
+        assert.equal(r.ceiling, r.now + UNKNOWN + 1)
+        assert.equal((await plain.release({ namespace, id: a.id, owner: 'a', last: r.ceiling })).status, 'released')
+        assert.equal((await plain.list({ namespace })).records[0].ceiling, r.ceiling)
+      }
+      const one = storeFor(cluster[name], { replicas: 1 })
+      for (const namespace of replicated) {
+        const a = await one.acquire(args(namespace, { owner: 'r' }))
+        assert.equal(a.status, 'acquired', namespace)
+        assert.equal(
+          (await one.renew({ namespace, id: a.id, owner: 'r', ttl: 10_000, ahead: 0, meta: META })).status,
+          'renewed',
+        )
+      }
+      for (const namespace of alone) {
+        const a = await one.acquire(args(namespace, { owner: 'r', ttl: 100 }))
+        assert.deepEqual([a.status, a.id, a.acked], ['unreplicated', 0, 0])
+      }
+      await one.close()
+    })
+  }
+})
+
+describe('listing on PostgreSQL', () => {
+  it('reads only: a database without the table lists nothing and gets no table', LIMIT, async () => {
+    const admin = new pg.Client({ connectionString: pgServer.url })
+    await admin.connect()
+    await admin.query('CREATE SCHEMA IF NOT EXISTS list_only')
+    const client = new pg.Client({ connectionString: pgServer.url, options: '-c search_path=list_only' })
+    await client.connect()
+    try {
+      const listed = await storeFor(client).list({ namespace: 'nothing' })
+      assert.deepEqual([listed.meta, listed.floor, listed.records], [null, null, []])
+      assert.ok(Math.abs(listed.now - Date.now()) < 60_000)
+      const { rows } = await admin.query("SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'list_only'")
+      assert.equal(rows[0].n, 0)
+    } finally {
+      await client.end()
+      await admin.end()
+    }
+  })
+})
