@@ -53,7 +53,7 @@ const flake = (timestamp, worker, sequence) => (BigInt(timestamp) << 64n) | (Big
 
 /**
  * The expected parts of a printed UUIDv7, from its text: 48 bits of ms, version 7, the counter's
- * high 12 bits, variant 10, its low 3 bits, 59 random bits (src/uuid.rs).
+ * high 12 bits, variant 10, its low 3 bits, 59 random bits (src/kinds/uuid.rs).
  */
 function uuidParts(text) {
   const hex = text.replaceAll('-', '')

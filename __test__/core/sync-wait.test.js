@@ -10,7 +10,7 @@ const { once } = require('node:events')
 const FlakeId = require('../..')
 const { stateDir } = require('../support/state-files.js')
 
-// Borrows as far ahead as it may (on host scope, 20 ms: see the README's allowedFutureMs), for
+// Borrows as far ahead as it may (on host scope, 20 ms: see allowedFutureMs in docs/api.md), for
 // as long as it runs: says so once it is 10 ms ahead.
 const BORROWER = `
   const F = require('.')

@@ -1,7 +1,7 @@
 'use strict'
 // Issue 24, item 4: 128-bit ids in a real PostgreSQL (servers.js starts the test's own).
 // UUIDv7s of 4 processes in a `uuid` column sort in each process's issue order; base62 Flake128
-// ids in a `text` column sort as their bytes do, under the collation the README names.
+// ids in a `text` column sort as their bytes do, under the collation docs/128-bit-ids.md names.
 
 const { test, before, after } = require('node:test')
 const assert = require('node:assert/strict')
@@ -139,7 +139,7 @@ test('base62 Flake128 ids in a text COLLATE "C" column (and as bytea): ORDER BY 
   if (['C', 'POSIX'].includes(datcollate)) assert.ok(sameUnderDefault)
 
   // A linguistic collation, as most databases' default is (en_US.UTF-8 and the like), sorts
-  // 'a' before 'B': the README must say COLLATE "C".
+  // 'a' before 'B': the docs must say COLLATE "C".
   const icu = await client.query(`SELECT 1 FROM pg_collation WHERE collname = 'und-x-icu'`)
   if (icu.rowCount === 0) {
     t.diagnostic('no ICU collation in this PostgreSQL: the linguistic order is not checked')

@@ -1,5 +1,5 @@
 'use strict'
-// State files as the README documents them, built byte by byte: to plant a state ahead of the
+// State files as docs/host-scope.md documents them, built byte by byte: to plant a state ahead of the
 // clock, or a damaged file, without going through the code under test.
 
 const fs = require('node:fs')

@@ -42,7 +42,7 @@ function fromBase62(text) {
   return value
 }
 
-// The UUIDv7 counter's width, as src/uuid.rs documents it: its high 12 bits are rand_a, the rest
+// The UUIDv7 counter's width, as src/kinds/uuid.rs documents it: its high 12 bits are rand_a, the rest
 // follow the variant; the random bits fill what is left of the 62 after the variant.
 const COUNTER_BITS = 15
 const LOW_COUNTER_BITS = COUNTER_BITS - 12
