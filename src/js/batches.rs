@@ -52,8 +52,10 @@ pub fn issue_wide_batch(env: Env, ids: Unknown, clock: Option<Unknown>) -> Resul
   fill(env, ids, clock, Width::Wide, |kind, out, run| {
     // Borrowed a run at a time: the user's clock, called between runs, may issue UUIDs.
     let mut random = thread.random.borrow_mut();
+    let draws = kind.row().random;
     for (slot, id) in out.chunks_exact_mut(16).zip(run.ids()) {
-      slot.copy_from_slice(&kind.make(id, worker, || random.next_u64())?);
+      let bits = if draws { random.next_u64()? } else { 0 };
+      slot.copy_from_slice(&kind.make(id, worker, bits));
     }
     Ok(())
   })

@@ -39,6 +39,10 @@ pub struct Row {
   pub bytes: usize,
   /// The 64-bit layout its ids are made from; `None`: the `layout` option's.
   pub shape: Option<Shape>,
+  /// Whether its ids carry the call's worker id (`SCRATCH_WORKER`): only those read it.
+  pub worker: bool,
+  /// Whether its ids carry random bits: only those draw them.
+  pub random: bool,
   /// Its text form, as the readers' errors say it.
   pub text: &'static str,
   /// Its bytes, as the readers' errors say them.
@@ -48,14 +52,17 @@ pub struct Row {
   pub parts: &'static [&'static str],
 }
 
-/// Every kind, in `Kind`'s order.
-pub const KINDS: [Row; 3] = [
+/// Every kind, in `Kind`'s order. A static, not a const: the id functions look rows up on the
+/// per-id path, and a const indexed at run time is a copy of the whole table each time.
+pub static KINDS: [Row; 3] = [
   Row {
     kind: Kind::FlakeId,
     name: "flakeId",
     title: "a 64-bit id",
     bytes: 8,
     shape: None,
+    worker: false,
+    random: false,
     text: "a decimal string or a 0x-prefixed hex string of 64 bits at most",
     bytes_expected: "a Buffer of 8 bytes",
     parts: &["id", "sequence"],
@@ -66,6 +73,8 @@ pub const KINDS: [Row; 3] = [
     title: "a UUIDv7",
     bytes: 16,
     shape: Some(uuid::SHAPE),
+    worker: false,
+    random: true,
     text: uuid::EXPECTED,
     bytes_expected: uuid::BYTES_EXPECTED,
     parts: &["sequence", "random"],
@@ -76,6 +85,8 @@ pub const KINDS: [Row; 3] = [
     title: "a Flake128",
     bytes: 16,
     shape: Some(flake128::SHAPE),
+    worker: true,
+    random: false,
     text: flake128::BASE62_EXPECTED,
     bytes_expected: "16 bytes",
     parts: &["worker", "sequence"],
@@ -83,7 +94,7 @@ pub const KINDS: [Row; 3] = [
 ];
 
 /// The 128-bit kinds, the ones the wide id functions serve.
-const WIDE: [Kind; 2] = [Kind::Uuidv7, Kind::Flake128];
+pub const WIDE: [Kind; 2] = [Kind::Uuidv7, Kind::Flake128];
 
 /// A 128-bit id's text: its characters and how many there are.
 pub struct Text {
@@ -125,8 +136,19 @@ pub struct Parts {
 }
 
 impl Kind {
+  /// The kind `Kind as u8` gives `number` for (a kind as a const generic parameter).
+  #[inline(always)]
+  pub const fn numbered(number: u8) -> Self {
+    match number {
+      1 => Self::Uuidv7,
+      2 => Self::Flake128,
+      _ => Self::FlakeId,
+    }
+  }
+
   /// Its row.
-  pub const fn row(self) -> &'static Row {
+  #[inline(always)]
+  pub fn row(self) -> &'static Row {
     &KINDS[self as usize]
   }
 
@@ -152,19 +174,14 @@ impl Kind {
   }
 
   /// The 128-bit id made from `id` (an id of the row's `shape`): a flake's of `worker`, a
-  /// UUIDv7's with bits from `random`, called only for one.
+  /// UUIDv7's with `random` bits (see the row's `worker` and `random` for which it reads).
   #[inline(always)]
-  pub fn make(
-    self,
-    id: u64,
-    worker: u64,
-    random: impl FnOnce() -> Result<u64, FlakeError>,
-  ) -> Result<[u8; 16], FlakeError> {
-    Ok(match self {
-      Self::Uuidv7 => uuid::bytes(id, random()?),
+  pub fn make(self, id: u64, worker: u64, random: u64) -> [u8; 16] {
+    match self {
+      Self::Uuidv7 => uuid::bytes(id, random),
       Self::Flake128 => flake128::value(id, worker).to_be_bytes(),
       Self::FlakeId => unreachable!("64-bit ids are written by the id functions"),
-    })
+    }
   }
 
   /// The text of the 128-bit id `id`: a UUID's canonical form, a flake's base 62.
@@ -232,12 +249,3 @@ impl Kind {
     }
   }
 }
-
-// `Kind::row` indexes the table by `Kind`'s order.
-const _: () = {
-  let mut at = 0;
-  while at < KINDS.len() {
-    assert!(KINDS[at].kind as usize == at);
-    at += 1;
-  }
-};

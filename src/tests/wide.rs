@@ -314,3 +314,25 @@ fn a_forked_child_never_replays_its_parents_random_bits() {
   assert!(theirs.iter().all(|bits| *bits != 0));
   assert!(theirs.iter().all(|bits| !ours.contains(bits)));
 }
+
+#[test]
+fn the_kinds_table_is_in_kind_order_and_each_wide_shape_names_one_kind() {
+  use crate::kinds::{Kind, KINDS};
+  for (at, row) in KINDS.iter().enumerate() {
+    assert_eq!(row.kind as usize, at, "{} sits at {at}", row.name);
+    assert_eq!(Kind::named(row.name), Some(row.kind));
+    assert_eq!(Kind::numbered(row.kind as u8), row.kind);
+    match row.shape {
+      Some(shape) => {
+        assert_eq!(Kind::wide_of(shape), Some(row.kind), "{}", row.name);
+        assert_eq!(Kind::wide_named(row.name), Some(row.kind));
+        assert_eq!(row.bytes, 16);
+      }
+      None => assert_eq!(Kind::wide_named(row.name), None),
+    }
+  }
+  assert_eq!(
+    Kind::wide_of(crate::kinds::layout::Layout::DEFAULT.shape),
+    None
+  );
+}
