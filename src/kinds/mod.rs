@@ -52,8 +52,8 @@ pub struct Row {
   pub parts: &'static [&'static str],
 }
 
-/// Every kind, in `Kind`'s order. A static, not a const: the id functions look rows up on the
-/// per-id path, and a const indexed at run time is a copy of the whole table each time.
+/// Every kind, in `Kind`'s order. A static, not a const: rows are handed out by reference, and a
+/// const is a fresh value at each use.
 pub static KINDS: [Row; 3] = [
   Row {
     kind: Kind::FlakeId,
@@ -136,7 +136,7 @@ pub struct Parts {
 }
 
 impl Kind {
-  /// The kind `Kind as u8` gives `number` for (a kind as a const generic parameter).
+  /// The kind whose `Kind as u8` is `number`: a kind passed as a const generic parameter.
   #[inline(always)]
   pub const fn numbered(number: u8) -> Self {
     match number {
