@@ -110,6 +110,20 @@ describe('lease stores', () => {
     })
   })
 
+  it("storeFor reads a client's shape once: make serves what recognise saw", () => {
+    // An ioredis-shaped client whose shape answers otherwise when asked again.
+    let reads = 0
+    const shifting = {
+      get defineCommand() {
+        reads++
+        return reads === 1 ? () => {} : undefined
+      },
+      call: async () => null,
+    }
+    assert.equal(storeFor(shifting).kind, 'ioredis')
+    assert.equal(reads, 1)
+  })
+
   it("lease list: a row's flag, schemes and client, and storeFor over the client", async () => {
     const fake = fakeStore()
     await withRow(fake, async () => {

@@ -293,8 +293,8 @@ const isNodeRedis = (client) => typeof client.sendCommand === 'function' && type
  * cluster, with `replicas` that must acknowledge each acquire and renew (`WAIT`, on a
  * connection of the store's own, for up to `waitMs`).
  */
-function make(client, { replicas, waitMs }) {
-  if (isIoredis(client)) {
+function make(client, { replicas, waitMs }, recognised) {
+  if (recognised === 'ioredis') {
     const own = replicas > 0 ? ownConnection(() => client.duplicate()) : null
     const on = async () => (own === null ? client : await own.get())
     const send = async (args) => (await on()).call(...args)
@@ -360,7 +360,7 @@ const nodeRedis = {
 module.exports = {
   name: 'redis',
   describes: 'an ioredis client, a node-redis (v4/v5) client',
-  recognise: (client) => isIoredis(client) || isNodeRedis(client),
+  recognise: (client) => (isIoredis(client) ? 'ioredis' : isNodeRedis(client) ? 'redis' : undefined),
   make,
   schemes: ['redis:', 'rediss:'],
   clients: [ioredis, nodeRedis],

@@ -27,8 +27,10 @@ function storeFor(client, options = {}) {
   const replicas = integer('replicas', options.replicas, 0, 0, MAX_REPLICAS)
   const waitMs = options.waitMs ?? 1000
   if (client !== null && (typeof client === 'object' || typeof client === 'function')) {
-    const store = STORES.find((row) => row.recognise(client))
-    if (store !== undefined) return store.make(client, { replicas, waitMs })
+    for (const store of STORES) {
+      const recognised = store.recognise(client)
+      if (recognised) return store.make(client, { replicas, waitMs }, recognised)
+    }
   }
   throw invalidOption('store', accepted(), client)
 }

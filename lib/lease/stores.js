@@ -7,10 +7,13 @@
 // 1. A file in this folder that exports its row, an object of
 //    - name: the command's flag (`lease list --<name> URL`)
 //    - describes: the clients it takes, as the refusal of any other lists them ('a pg Pool or Client')
-//    - recognise(client): whether `client` (an object or a function) is one of them, by its shape
-//      alone: this package depends on no client, and the user's may be of any version
-//    - make(client, { replicas, waitMs }): the Store (below) over the client; it throws
-//      invalidOption (../errors.js) for an option or client it cannot serve
+//    - recognise(client): which of them `client` (an object or a function) is, by its shape
+//      alone (this package depends on no client, and the user's may be of any version): a
+//      truthy value naming it, or a falsy one. Its shape is read there once: make is given
+//      that value, not the client's properties again, which a getter could answer otherwise
+//    - make(client, { replicas, waitMs }, recognised): the Store (below) over the client, as
+//      recognise saw it; it throws invalidOption (../errors.js) for an option or client it
+//      cannot serve
 //    - schemes: the URL schemes of the command's flag, with their colon ('redis:')
 //    - clients: the packages the command may connect with, from the user's project, in order of
 //      preference: each { name, connect(lib, url, timeoutMs) } where `lib` is the package as
