@@ -33,8 +33,6 @@ export declare function configure(kind: 'flakeId' | 'uuidv7' | 'flake128', optio
  * properties of the instance.
  */
 export interface Configured {
-  /** The kind it issues, by name. */
-  kind: 'flakeId' | 'uuidv7' | 'flake128'
   /**
    * The shared state it issues from: one per layout shape and node id, on the host or in the
    * process, whatever the other options; `PRIVATE_SLOT` with a `clock`, whose state the

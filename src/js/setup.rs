@@ -56,9 +56,6 @@ pub fn setup(env: Env, scratch: Unknown) -> Result<Object<'static>> {
 /// properties of the instance.
 #[napi(object, object_from_js = false)]
 pub struct Configured<'env> {
-  /// The kind it issues, by name.
-  #[napi(ts_type = "'flakeId' | 'uuidv7' | 'flake128'")]
-  pub kind: String,
   /// The shared state it issues from: one per layout shape and node id, on the host or in the
   /// process, whatever the other options; `PRIVATE_SLOT` with a `clock`, whose state the
   /// instance keeps.
@@ -115,7 +112,6 @@ pub fn configure<'env>(
   };
   let (packed, shape, epoch) = encode_settings(&settings);
   Ok(Configured {
-    kind: kind.row().name.into(),
     slot,
     settings: packed,
     shape,

@@ -63,7 +63,7 @@ pub static KINDS: [Row; 3] = [
     shape: None,
     worker: false,
     random: false,
-    text: "a decimal string or a 0x-prefixed hex string of 64 bits at most",
+    text: layout::decompose::ID_EXPECTED,
     bytes_expected: "a Buffer of 8 bytes",
     parts: &["id", "sequence"],
   },
