@@ -34,18 +34,22 @@ test('each row: the bytes of its ids, and the parts its decompose gives after ti
 test("the 128-bit rows' ids per millisecond: as many as a clock that stands still gives", () => {
   assert.equal(binding.describeKind('flakeId').idsPerMs, undefined, "a layout's own")
   const stillClock = () => 1_700_000_000_000
+  const flake = new Flake128({ worker: 9, clock: stillClock, scope: 'process' })
   const take = {
     uuidv7: uuidv7.create({ clock: stillClock, scope: 'process' }),
-    flake128: ((flake) => () => flake.next())(new Flake128({ worker: 9, clock: stillClock, scope: 'process' })),
+    flake128: () => flake.next(),
   }
   for (const [name, next] of Object.entries(take)) {
     let issued = 0
-    assert.throws(() => {
-      for (;;) {
-        next()
-        issued++
-      }
-    }, { code: 'ERR_FLAKE_SEQUENCE_OVERFLOW' })
+    assert.throws(
+      () => {
+        for (;;) {
+          next()
+          issued++
+        }
+      },
+      { code: 'ERR_FLAKE_SEQUENCE_OVERFLOW' },
+    )
     assert.equal(issued, binding.describeKind(name).idsPerMs, name)
   }
 })
