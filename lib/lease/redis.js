@@ -7,6 +7,11 @@
 // the store's time plus `ahead`: a holder whose clock runs ahead hits its fence sooner, it never
 // issues past what a successor starts above.
 //
+// Redis runs one script at a time for every client, so no script reads the whole pool: three
+// indexes beside the hash, in its slot, find an id in O(log n) of the pool (INDEXES below).
+// They only choose; the record decides, so an index that is stale (a holder of an older version
+// of this package wrote the hash) costs a repair, never a fence.
+//
 // The scripts work on the key named in ARGV, in database 0, whatever the client does to KEYS[1]
 // (an ioredis keyPrefix) or which database it selected: one namespace is one hash. KEYS[1] still
 // routes the call to the namespace's Cluster node; a prefix without braces keeps its slot.
@@ -24,88 +29,207 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local key = ARGV[1]
 `
 
+// The indexes, kept by every write once the hash's field `index` says they are built:
+//   <key>:free  ids whose record is free (released, or found expired), scored by ceiling
+//   <key>:held  ids whose record has an owner, scored by expiry
+//   <key>:runs  the ids that have a record, as maximal runs "<first>-<last>" scored by first:
+//               the lowest id never held is the end of a run + 1
+// Members are ids of 5 digits, so that ties on a score go to the lowest id.
+const INDEXES = `
+local INDEX = '1'
+local free, held, runs = key .. ':free', key .. ':held', key .. ':runs'
+local function member(id) return string.format('%05d', id) end
+local function score(n) return string.format('%.0f', n) end
+local function record(id)
+  local raw = redis.call('HGET', key, string.format('%d', id))
+  if raw then return cjson.decode(raw) end
+end
+local function isFree(r) return type(r.o) ~= 'string' or r.e <= now end
+local function runOf(text)
+  local first, last = string.match(text, '^(%d+)-(%d+)$')
+  return tonumber(first), tonumber(last)
+end
+-- Every index from the records: once per namespace written by an older version, and after a
+-- change of settings shifted every ceiling.
+local function rebuild()
+  redis.call('DEL', free, held, runs)
+  local all = redis.call('HGETALL', key)
+  local ids = {}
+  for i = 1, #all, 2 do
+    if string.match(all[i], '^%d+$') then
+      local id = tonumber(all[i])
+      ids[#ids + 1] = id
+      local r = cjson.decode(all[i + 1])
+      if type(r.o) == 'string' then redis.call('ZADD', held, score(r.e), member(id))
+      else redis.call('ZADD', free, score(r.c), member(id)) end
+    end
+  end
+  table.sort(ids)
+  local first, last
+  for _, id in ipairs(ids) do
+    if first and id == last + 1 then last = id
+    else
+      if first then redis.call('ZADD', runs, first, first .. '-' .. last) end
+      first, last = id, id
+    end
+  end
+  if first then redis.call('ZADD', runs, first, first .. '-' .. last) end
+  redis.call('HSET', key, 'index', INDEX)
+end
+local function indexHeld(id, expires)
+  redis.call('ZREM', free, member(id))
+  redis.call('ZADD', held, score(expires), member(id))
+end
+local function indexFree(id, ceiling)
+  redis.call('ZREM', held, member(id))
+  redis.call('ZADD', free, score(ceiling), member(id))
+end
+`
+
+// Acquire takes the free id of lowest ceiling (then of lowest id) in [first, last]: an id never
+// held starts at the marker's floor, below every record's ceiling but its equals. Leases found
+// expired move to the free index first (each once: O(log n) a lease, amortised). The free index
+// is read from its lowest ceiling: its first id is in the pool whenever the namespace's holders
+// share one `ids` range; holders of other ranges in one namespace make it skip theirs.
+//
 // A namespace's settings may change once no lease of the old ones is live: the records keep
 // their ceilings, shifted by the change of epoch (an id's time is its timestamp minus the epoch,
 // so a later epoch must start that much later), and the layout never changes.
-const ACQUIRE = `${PRELUDE}
+const ACQUIRE = `${PRELUDE}${INDEXES}
 local first, last = tonumber(ARGV[2]), tonumber(ARGV[3])
 local owner, ttl, ahead = ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6])
 local meta, unknown = ARGV[7], tonumber(ARGV[8])
-local all = redis.call('HGETALL', key)
-local fields = {}
-for i = 1, #all, 2 do fields[all[i]] = all[i + 1] end
-if fields.meta == nil then
-  fields.meta, fields.floor = meta, string.format('%.0f', now + unknown)
-  redis.call('HSET', key, 'meta', fields.meta, 'floor', fields.floor)
-elseif fields.meta ~= meta then
-  local okOld, old = pcall(cjson.decode, fields.meta)
+local marker = redis.call('HMGET', key, 'meta', 'floor', 'index')
+local current, floor, index = marker[1], tonumber(marker[2]), marker[3]
+if current == false then
+  redis.call('DEL', free, held, runs)
+  floor, index = now + unknown, INDEX
+  redis.call('HSET', key, 'meta', meta, 'floor', score(floor), 'index', INDEX)
+elseif current ~= meta then
+  local okOld, old = pcall(cjson.decode, current)
   local okNew, new = pcall(cjson.decode, meta)
   if not (okOld and okNew) or type(old) ~= 'table' or type(new) ~= 'table' or old.layout ~= new.layout
     or type(old.epoch) ~= 'number' or type(new.epoch) ~= 'number' then
-    return cjson.encode({ status = 'mismatch', meta = fields.meta })
+    return cjson.encode({ status = 'mismatch', meta = current })
   end
-  for name, raw in pairs(fields) do
-    if string.match(name, '^%d+$') then
-      local r = cjson.decode(raw)
+  local all = redis.call('HGETALL', key)
+  for i = 1, #all, 2 do
+    if string.match(all[i], '^%d+$') then
+      local r = cjson.decode(all[i + 1])
       if type(r.o) == 'string' and r.e > now then
-        return cjson.encode({ status = 'mismatch', meta = fields.meta, live = true })
+        return cjson.encode({ status = 'mismatch', meta = current, live = true })
       end
     end
   end
   local shift = new.epoch - old.epoch
-  for name, raw in pairs(fields) do
-    if string.match(name, '^%d+$') then
-      local r = cjson.decode(raw)
+  for i = 1, #all, 2 do
+    if string.match(all[i], '^%d+$') then
+      local r = cjson.decode(all[i + 1])
       r.c = r.c + shift
-      fields[name] = cjson.encode(r)
-      redis.call('HSET', key, name, fields[name])
+      redis.call('HSET', key, all[i], cjson.encode(r))
     end
   end
-  fields.meta, fields.floor = meta, string.format('%.0f', (tonumber(fields.floor) or (now + unknown)) + shift)
-  redis.call('HSET', key, 'meta', fields.meta, 'floor', fields.floor)
+  floor, index = (floor or (now + unknown)) + shift, nil
+  redis.call('HSET', key, 'meta', meta, 'floor', score(floor))
 end
-local floor = tonumber(fields.floor) or (now + unknown)
-local best, bestCeiling, retryAt
-for id = first, last do
-  local raw = fields[string.format('%d', id)]
-  local ceiling = floor
-  local free = true
-  if raw then
-    local r = cjson.decode(raw)
-    ceiling = r.c
-    if type(r.o) == 'string' and r.e > now then
-      free = false
-      if retryAt == nil or r.e < retryAt then retryAt = r.e end
+floor = floor or (now + unknown)
+if index ~= INDEX then rebuild() end
+
+for _, m in ipairs(redis.call('ZRANGEBYSCORE', held, '-inf', now)) do
+  local id = tonumber(m)
+  local r = record(id)
+  if r == nil then redis.call('ZREM', held, m)
+  elseif isFree(r) then indexFree(id, r.c)
+  else indexHeld(id, r.e) end
+end
+
+-- The lowest id of [first, last] with no record: past the run that holds first, if one does.
+local function fresh()
+  local x = first
+  local below = redis.call('ZREVRANGEBYSCORE', runs, first, '-inf', 'LIMIT', 0, 1)
+  if #below > 0 then
+    local _, to = runOf(below[1])
+    if to >= first then x = to + 1 end
+  end
+  if x <= last then return x end
+end
+local newId = fresh()
+if newId and redis.call('HEXISTS', key, string.format('%d', newId)) == 1 then
+  rebuild()
+  newId = fresh()
+end
+
+local best, bestCeiling
+local offset, size = 0, 8
+while best == nil do
+  local batch = redis.call('ZRANGE', free, offset, offset + size - 1, 'WITHSCORES')
+  local dropped = 0
+  for i = 1, #batch, 2 do
+    local id = tonumber(batch[i])
+    if id >= first and id <= last then
+      local r = record(id)
+      if r and isFree(r) then
+        best, bestCeiling = id, r.c
+        break
+      end
+      -- Stale: the record says otherwise.
+      dropped = dropped + 1
+      if r then indexHeld(id, r.e) else redis.call('ZREM', free, batch[i]) end
     end
   end
-  if free and (best == nil or ceiling < bestCeiling) then best, bestCeiling = id, ceiling end
+  if best ~= nil or #batch < 2 * size then break end
+  offset, size = offset + size - dropped, size * 2
+end
+
+if newId and (best == nil or floor < bestCeiling or (floor == bestCeiling and newId < best)) then
+  best, bestCeiling = newId, floor
+  local from, to = newId, newId
+  local left = redis.call('ZREVRANGEBYSCORE', runs, newId - 1, '-inf', 'LIMIT', 0, 1)
+  if #left > 0 then
+    local a, b = runOf(left[1])
+    if b == newId - 1 then
+      from = a
+      redis.call('ZREM', runs, left[1])
+    end
+  end
+  local right = redis.call('ZRANGEBYSCORE', runs, newId + 1, newId + 1, 'LIMIT', 0, 1)
+  if #right > 0 then
+    local _, b = runOf(right[1])
+    to = b
+    redis.call('ZREM', runs, right[1])
+  end
+  redis.call('ZADD', runs, from, from .. '-' .. to)
 end
 if best == nil then
-  return cjson.encode({ status = 'exhausted', now = now, retryAt = retryAt })
+  local soonest = redis.call('ZRANGE', held, 0, 0, 'WITHSCORES')
+  return cjson.encode({ status = 'exhausted', now = now, retryAt = tonumber(soonest[2]) })
 end
 local ceiling = math.max(bestCeiling, now + ahead)
 redis.call('HSET', key, string.format('%d', best), cjson.encode({ o = owner, e = now + ttl, c = ceiling }))
+indexHeld(best, now + ttl)
 return cjson.encode({ status = 'acquired', id = best, floor = bestCeiling, ceiling = ceiling, now = now })
 `
 
 // A holder of other settings than the namespace's (it changed meanwhile) has lost its lease.
-const RENEW = `${PRELUDE}
+const RENEW = `${PRELUDE}${INDEXES}
 local field, owner, ttl, ahead, meta = ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6]
-local raw = redis.call('HGET', key, field)
-if not raw or redis.call('HGET', key, 'meta') ~= meta then return cjson.encode({ status = 'lost', now = now }) end
-local r = cjson.decode(raw)
+local got = redis.call('HMGET', key, field, 'meta', 'index')
+if not got[1] or got[2] ~= meta then return cjson.encode({ status = 'lost', now = now }) end
+local r = cjson.decode(got[1])
 if r.o ~= owner then return cjson.encode({ status = 'lost', now = now }) end
 r.e = now + ttl
 r.c = math.max(r.c, now + ahead)
 redis.call('HSET', key, field, cjson.encode(r))
+if got[3] == INDEX then indexHeld(tonumber(field), r.e) end
 return cjson.encode({ status = 'renewed', ceiling = r.c, now = now })
 `
 
-const RELEASE = `${PRELUDE}
+const RELEASE = `${PRELUDE}${INDEXES}
 local field, owner, last = ARGV[2], ARGV[3], tonumber(ARGV[4])
-local raw = redis.call('HGET', key, field)
-if not raw or cjson.decode(raw).o ~= owner then return cjson.encode({ status = 'lost' }) end
+local got = redis.call('HMGET', key, field, 'index')
+if not got[1] or cjson.decode(got[1]).o ~= owner then return cjson.encode({ status = 'lost' }) end
 redis.call('HSET', key, field, cjson.encode({ e = 0, c = last }))
+if got[2] == INDEX then indexFree(tonumber(field), last) end
 return cjson.encode({ status = 'released' })
 `
 
