@@ -1,12 +1,18 @@
 'use strict'
 // Leases in PostgreSQL: one row per (namespace, id) in flake_idgen_leases, and the namespace's
-// marker as the row with id -1 (its `ceiling` is the floor of ids never held, `meta` the meta).
-// Rows are never deleted; only leases expire. Every decision is one statement judged by the
-// server's clock, so it holds with a Pool (each query on any connection) as with a Client; on a
-// Client, a statement that ran inside a transaction the app opened counts as failed (the app's
-// ROLLBACK would undo it). Every ceiling is the server's time plus `ahead` (see redis.js).
+// marker as the row with id -1 (its `ceiling` is the floor of ids never held, `meta` the meta,
+// `pool_first` to `pool_last` the ids that have a row). Rows are never deleted; only leases
+// expire. Every decision is one statement judged by the server's clock, so it holds with a Pool
+// (each query on any connection) as with a Client; on a Client, a statement that ran inside a
+// transaction the app opened counts as failed (the app's ROLLBACK would undo it). Every ceiling
+// is the server's time plus `ahead` (see redis.js).
+//
+// Every statement an acquire, renewal or release runs costs O(log n) in the pool: two partial
+// indexes hold the free rows by ceiling and the held ones by expiry, and the rows of a pool are
+// written once, when the namespace is first leased (or a wider pool is).
 
 const { checkResult, storeError } = require('./replies.js')
+const { changeable } = require('./settings.js')
 const { invalidOption } = require('../errors.js')
 
 const TABLE = 'flake_idgen_leases'
@@ -18,46 +24,80 @@ const CREATE = `CREATE TABLE IF NOT EXISTS ${TABLE} (
   expires bigint NOT NULL,
   ceiling bigint NOT NULL,
   meta text,
+  pool_first integer,
+  pool_last integer,
   PRIMARY KEY (namespace, id)
 )`
 
+// A table made by an earlier version has neither the pool's columns nor the indexes: each is
+// added once, when missing (DDL takes locks the leases' statements would queue behind).
+const SCHEMA = `SELECT
+  (SELECT count(*)::int FROM pg_attribute WHERE attrelid = to_regclass('${TABLE}')
+     AND attname IN ('pool_first', 'pool_last') AND NOT attisdropped) AS columns,
+  (SELECT count(*)::int FROM pg_index AS i JOIN pg_class AS c ON c.oid = i.indexrelid
+     WHERE i.indrelid = to_regclass('${TABLE}') AND c.relname IN ('${TABLE}_free', '${TABLE}_held')) AS indexes`
+const MIGRATE = [
+  `ALTER TABLE ${TABLE} ADD COLUMN IF NOT EXISTS pool_first integer, ADD COLUMN IF NOT EXISTS pool_last integer`,
+  `CREATE INDEX IF NOT EXISTS ${TABLE}_free ON ${TABLE} (namespace, ceiling, id) WHERE owner IS NULL`,
+  `CREATE INDEX IF NOT EXISTS ${TABLE}_held ON ${TABLE} (namespace, expires) WHERE owner IS NOT NULL`,
+]
+
 const NOW = `SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint AS ms`
 
-// Idempotent: writes the marker if there is none, and a record for each id of the range that
-// has none, so that the statement that decides sees every candidate as a row it can lock.
-// Records written here have expires -1: never held (list leaves them out). Nothing is written
-// when the marker's meta differs. The marker may be another transaction's, committed after
-// this statement's snapshot: then no record is written here, and ACQUIRE says so (`present`).
+// Idempotent: writes the marker if there is none, and a row for each id from the lowest to the
+// highest of the pool's and [$2, $3] that has none, so that the statement that decides sees
+// every candidate as a row it can lock; then records that span as the marker's pool. Rows
+// written here have expires -1: never held (list leaves them out). Nothing is written when the
+// marker's meta differs. The marker may be another transaction's, committed after this
+// statement's snapshot: then nothing is written here, and ACQUIRE says the pool is not ready.
 const PREPARE = `WITH now AS (${NOW}),
 inserted AS (
-  INSERT INTO ${TABLE} (namespace, id, owner, expires, ceiling, meta)
-  SELECT $1, -1, NULL, 0, now.ms + $5::bigint, $4::text FROM now
+  INSERT INTO ${TABLE} (namespace, id, owner, expires, ceiling, meta, pool_first, pool_last)
+  SELECT $1, -1, NULL, 0, now.ms + $5::bigint, $4::text, $2::integer, $3::integer FROM now
   ON CONFLICT (namespace, id) DO NOTHING
-  RETURNING ceiling, meta
+  RETURNING ceiling, meta, pool_first, pool_last
 ),
 marker AS (
-  SELECT ceiling, meta FROM inserted
-  UNION ALL SELECT ceiling, meta FROM ${TABLE} WHERE namespace = $1 AND id = -1
+  SELECT ceiling, meta, pool_first, pool_last FROM inserted
+  UNION ALL SELECT ceiling, meta, pool_first, pool_last FROM ${TABLE} WHERE namespace = $1 AND id = -1
+),
+m AS (
+  SELECT ceiling, least(coalesce(pool_first, $2::integer), $2::integer) AS lo,
+    greatest(coalesce(pool_last, $3::integer), $3::integer) AS hi
+  FROM marker WHERE meta = $4::text LIMIT 1
+),
+rows AS (
+  INSERT INTO ${TABLE} (namespace, id, owner, expires, ceiling, meta)
+  SELECT $1, g, NULL, -1, m.ceiling, NULL FROM m, generate_series(m.lo, m.hi) AS g
+  ON CONFLICT (namespace, id) DO NOTHING
 )
-INSERT INTO ${TABLE} (namespace, id, owner, expires, ceiling, meta)
-SELECT $1, g, NULL, -1, m.ceiling, NULL
-FROM generate_series($2::integer, $3::integer) AS g, (SELECT ceiling, meta FROM marker LIMIT 1) AS m
-WHERE m.meta = $4::text
-ON CONFLICT (namespace, id) DO NOTHING`
+UPDATE ${TABLE} AS l SET pool_first = m.lo, pool_last = m.hi FROM m
+WHERE l.namespace = $1 AND l.id = -1 AND (l.pool_first IS DISTINCT FROM m.lo OR l.pool_last IS DISTINCT FROM m.hi)`
 
-// Takes the lease: the free record of lowest ceiling (then id), locked with SKIP LOCKED so that
+// Takes the lease: the free row of lowest ceiling (then id), or the lease that expired first,
+// whichever has the lower ceiling, each read from its index and locked with SKIP LOCKED so that
 // concurrent acquirers never pick the same one, re-checked on its newest version by FOR UPDATE.
+// `ready` is false while the marker is missing or its pool does not span [$2, $3] yet.
 const ACQUIRE = `WITH now AS (${NOW}),
-marker AS (SELECT meta FROM ${TABLE} WHERE namespace = $1 AND id = -1 FOR SHARE),
-pick AS (
-  SELECT l.id, l.ceiling FROM ${TABLE} AS l, now
-  WHERE l.namespace = $1 AND l.id BETWEEN $2::integer AND $3::integer
-    AND (l.owner IS NULL OR l.expires <= now.ms)
+marker AS (SELECT meta, pool_first, pool_last FROM ${TABLE} WHERE namespace = $1 AND id = -1 FOR SHARE),
+ready AS (SELECT 1 FROM marker WHERE meta = $4::text AND pool_first <= $2::integer AND pool_last >= $3::integer),
+free AS (
+  SELECT l.id, l.ceiling FROM ${TABLE} AS l
+  WHERE l.namespace = $1 AND l.owner IS NULL AND l.id BETWEEN $2::integer AND $3::integer
     AND EXISTS (SELECT 1 FROM marker WHERE meta = $4::text)
   ORDER BY l.ceiling, l.id
   LIMIT 1
   FOR UPDATE OF l SKIP LOCKED
 ),
+expired AS (
+  SELECT l.id, l.ceiling FROM ${TABLE} AS l, now
+  WHERE l.namespace = $1 AND l.owner IS NOT NULL AND l.expires <= now.ms AND l.id BETWEEN $2::integer AND $3::integer
+    AND EXISTS (SELECT 1 FROM marker WHERE meta = $4::text)
+  ORDER BY l.expires
+  LIMIT 1
+  FOR UPDATE OF l SKIP LOCKED
+),
+pick AS (SELECT id, ceiling FROM (SELECT * FROM free UNION ALL SELECT * FROM expired) AS c ORDER BY ceiling, id LIMIT 1),
 taken AS (
   UPDATE ${TABLE} AS l SET owner = $5::text, expires = now.ms + $6::bigint, ceiling = greatest(pick.ceiling, now.ms + $7::bigint)
   FROM pick, now
@@ -66,10 +106,12 @@ taken AS (
 )
 SELECT now.ms AS now,
   (SELECT meta FROM marker) AS meta,
+  EXISTS (SELECT 1 FROM ready) AS ready,
   taken.id, taken.floor, taken.ceiling,
-  (SELECT min(expires) FROM ${TABLE} WHERE namespace = $1 AND id BETWEEN $2::integer AND $3::integer
-     AND owner IS NOT NULL AND expires > now.ms) AS retry_at,
-  (SELECT count(*) FROM ${TABLE} WHERE namespace = $1 AND id BETWEEN $2::integer AND $3::integer) AS present
+  CASE WHEN taken.id IS NULL THEN
+    (SELECT min(expires) FROM ${TABLE} WHERE namespace = $1 AND owner IS NOT NULL AND expires > now.ms
+       AND id BETWEEN $2::integer AND $3::integer)
+  END AS retry_at
 FROM now LEFT JOIN taken ON true`
 
 // A holder of other settings than the namespace's (they changed meanwhile) has lost its lease.
@@ -107,18 +149,8 @@ SELECT now.ms AS now, l.id, l.owner, l.expires, l.ceiling, l.meta
 FROM now LEFT JOIN ${TABLE} AS l ON l.namespace = $1 AND (l.id = -1 OR l.expires >= 0)
 ORDER BY l.id`
 
-// Acquire retries only when a concurrent PREPARE or a TRUNCATE came between its two statements.
+// Acquire prepares and retries only when a concurrent PREPARE or a TRUNCATE came between its statements.
 const ATTEMPTS = 5
-
-/** Whether settings `from` may become `to` once no lease is live: both ours, of one layout. */
-function changeable(from, to) {
-  try {
-    const [a, b] = [JSON.parse(from), JSON.parse(to)]
-    return a?.layout === b?.layout && typeof a?.epoch === 'number' && typeof b?.epoch === 'number'
-  } catch {
-    return false
-  }
-}
 
 const num = (value) => (value === null || value === undefined ? null : Number(value))
 
@@ -134,11 +166,24 @@ function postgresStore(client) {
   // nobody else uses meanwhile.
   const status = typeof client.getTransactionStatus === 'function' ? () => client.getTransactionStatus() : null
 
-  // Once per adapter; two processes creating the table at once collide on the catalogs.
+  // Once per adapter; two processes creating the table or an index at once collide on the
+  // catalogs, and the loser finds it made.
+  const made = (error) => error && (error.code === '23505' || error.code === '42P07')
+  async function schema() {
+    await client.query(CREATE).catch((error) => {
+      if (!made(error)) throw error
+    })
+    const { rows } = await client.query(SCHEMA)
+    if (rows[0].columns === 2 && rows[0].indexes === 2) return
+    for (const statement of MIGRATE) {
+      await client.query(statement).catch((error) => {
+        if (!made(error)) throw error
+      })
+    }
+  }
   function table() {
     if (!ready) {
-      ready = client.query(CREATE).catch((error) => {
-        if (error && (error.code === '23505' || error.code === '42P07')) return
+      ready = schema().catch((error) => {
         ready = null
         throw error
       })
@@ -171,7 +216,6 @@ function postgresStore(client) {
     async acquire({ namespace, first, last, owner, ttl, ahead, meta, unknownMs }) {
       let changed = false
       for (let attempt = 1; ; attempt++) {
-        await query(PREPARE, [namespace, first, last, meta, unknownMs], false)
         const { rows } = await query(ACQUIRE, [namespace, first, last, meta, owner, ttl, ahead])
         const row = rows[0]
         const now = time(row.now)
@@ -187,12 +231,13 @@ function postgresStore(client) {
           }
           return checkResult('pg', 'acquire', { status: 'mismatch', meta: row.meta }, row)
         }
-        const complete = row.meta !== null && Number(row.present) === last - first + 1
-        if (complete || attempt === ATTEMPTS) {
+        if (row.ready || attempt === ATTEMPTS) {
           // Null when the only leases in the way are being taken right now: try again at once.
           const answer = { status: 'exhausted', now, retryAt: row.retry_at === null ? now : time(row.retry_at) }
           return checkResult('pg', 'acquire', answer, row)
         }
+        // A new namespace, one whose store lost its data, or a wider pool: its rows first.
+        await query(PREPARE, [namespace, first, last, meta, unknownMs], false)
       }
     },
     async renew({ namespace, id, owner, ttl, ahead, meta }) {
