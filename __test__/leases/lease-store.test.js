@@ -1,6 +1,7 @@
 'use strict'
 // The lease store adapters against real servers (see servers.js), through each client the
-// package accepts: ioredis, node-redis v5 and v4, pg Pool and pg Client.
+// package accepts: ioredis, node-redis v5 and v4, mysql2 Pool (callback and promise APIs), pg
+// Pool and pg Client.
 
 const { describe, it, before, after } = require('node:test')
 const assert = require('node:assert/strict')
@@ -9,7 +10,9 @@ const Redis = require('ioredis')
 const redis5 = require('redis')
 const redis4 = require('redis4')
 const pg = require('pg')
-const { startRedis, startPostgres } = require('../support/servers.js')
+const mysql = require('mysql2')
+const mysqlPromise = require('mysql2/promise')
+const { startRedis, startPostgres, startMariadb } = require('../support/servers.js')
 const { storeFor } = require('../../lib/lease/store.js')
 
 const UNKNOWN = 5_000
@@ -17,7 +20,7 @@ const META = JSON.stringify({ layout: '42/10/12', epoch: 0, ttl: 10_000, maxCloc
 // A hang reports where it is instead of stalling the run.
 const LIMIT = { timeout: 60_000 }
 
-let redisServer, replicaServer, pgServer
+let redisServer, replicaServer, pgServer, mariadbServer
 const clients = {}
 const opened = []
 
@@ -35,7 +38,7 @@ async function nodeRedis(lib, url) {
 }
 
 before(async () => {
-  ;[redisServer, pgServer] = await Promise.all([startRedis(), startPostgres()])
+  ;[redisServer, pgServer, mariadbServer] = await Promise.all([startRedis(), startPostgres(), startMariadb()])
   replicaServer = await startRedis({ replicaOf: redisServer })
   clients.ioredis = new Redis(redisServer.url)
   track(clients.ioredis, () => clients.ioredis.disconnect())
@@ -46,6 +49,10 @@ before(async () => {
   clients.pgClient = new pg.Client({ connectionString: pgServer.url })
   await clients.pgClient.connect()
   track(clients.pgClient, () => clients.pgClient.end())
+  clients.mysqlPool = mysql.createPool({ uri: mariadbServer.url, connectionLimit: 10 })
+  track(clients.mysqlPool, () => new Promise((resolve) => clients.mysqlPool.end(resolve)))
+  clients.mysqlPromise = mysqlPromise.createPool({ uri: mariadbServer.url, connectionLimit: 10 })
+  track(clients.mysqlPromise, () => clients.mysqlPromise.end())
 }, LIMIT)
 
 after(async () => {
@@ -54,12 +61,21 @@ after(async () => {
       await close()
     } catch {}
   }
-  await Promise.all([replicaServer, redisServer, pgServer].filter(Boolean).map((s) => s.stop()))
+  await Promise.all([replicaServer, redisServer, pgServer, mariadbServer].filter(Boolean).map((s) => s.stop()))
 }, LIMIT)
 
-const KINDS = { ioredis: 'ioredis', redis5: 'redis', redis4: 'redis', pgPool: 'pg', pgClient: 'pg' }
+const KINDS = {
+  ioredis: 'ioredis',
+  redis5: 'redis',
+  redis4: 'redis',
+  mysqlPool: 'mysql2',
+  mysqlPromise: 'mysql2',
+  pgPool: 'pg',
+  pgClient: 'pg',
+}
 const REDIS = ['ioredis', 'redis5', 'redis4']
 const PG = ['pgPool', 'pgClient']
+const MYSQL = ['mysqlPool', 'mysqlPromise']
 
 let unique = 0
 const ns = (name) => `${name}-${++unique}`
@@ -111,7 +127,7 @@ describe('storeFor', () => {
           assert.equal(error.code, 'ERR_FLAKE_INVALID_OPTION')
           assert.equal(
             error.message,
-            `option \`store\` must be an ioredis client, a node-redis (v4/v5) client, or a pg Pool or Client, ${got}`,
+            `option \`store\` must be an ioredis client, a node-redis (v4/v5) client, a mysql2 Pool, or a pg Pool or Client, ${got}`,
           )
           return true
         },
@@ -119,14 +135,14 @@ describe('storeFor', () => {
     }
   })
 
-  it('refuses replicas with PostgreSQL, and replicas that are not an integer from 0', LIMIT, () => {
-    for (const name of PG) {
+  it('refuses replicas with PostgreSQL and MySQL, and replicas that are not an integer from 0', LIMIT, () => {
+    for (const name of [...PG, ...MYSQL]) {
       assert.throws(() => storeFor(clients[name], { replicas: 1 }), {
         name: 'TypeError',
         code: 'ERR_FLAKE_INVALID_OPTION',
-        message: /synchronous replication/,
+        message: /synchronous replication|semi-synchronous replication/,
       })
-      assert.equal(storeFor(clients[name], { replicas: 0 }).kind, 'pg')
+      assert.equal(storeFor(clients[name], { replicas: 0 }).kind, KINDS[name])
     }
     for (const [replicas, name] of [
       [-1, 'RangeError'],
@@ -311,6 +327,37 @@ for (const name of Object.keys(KINDS)) {
   })
 }
 
+describe('mysql2', () => {
+  it(
+    'one Connection, of either API, is refused: a transaction of the lease would commit the app’s',
+    LIMIT,
+    async () => {
+      const callback = mysql.createConnection(mariadbServer.url)
+      const promise = await mysqlPromise.createConnection(mariadbServer.url)
+      try {
+        for (const connection of [callback, promise]) {
+          assert.throws(() => storeFor(connection), {
+            name: 'TypeError',
+            code: 'ERR_FLAKE_INVALID_OPTION',
+            message: /^option `store` must be a mysql2 Pool \(createPool\), not one Connection/,
+          })
+        }
+      } finally {
+        callback.destroy()
+        await promise.end()
+      }
+    },
+  )
+
+  it('a namespace is its bytes: case and trailing spaces make other namespaces', LIMIT, async () => {
+    const store = storeFor(clients.mysqlPool)
+    const base = ns('Bytes')
+    const names = [base, base.toLowerCase(), `${base} `]
+    for (const namespace of names) assert.equal((await store.acquire(args(namespace))).status, 'acquired', namespace)
+    for (const namespace of names) assert.equal((await store.list({ namespace })).records.length, 1, namespace)
+  })
+})
+
 describe('Redis replicas', () => {
   for (const name of REDIS) {
     it(`${name}: replicas: 1 waits for the replica; replicas: 2 with one replica is unreplicated`, LIMIT, async () => {
@@ -378,6 +425,30 @@ describe('the store loses its data', () => {
     }
     await clients.pgPool.query('TRUNCATE flake_idgen_leases')
     for (const name of PG) {
+      const { namespace, store, a } = held[name]
+      const lost = await store.renew({ namespace, id: a.id, owner: 'a', ttl: 10_000, ahead: 0, meta: META })
+      assert.equal(lost.status, 'lost', name)
+      const b = await store.acquire(args(namespace, { last: 2, owner: 'b' }))
+      assert.equal(b.status, 'acquired', name)
+      assert.ok(b.floor >= lost.now + UNKNOWN, `${name}: floor ${b.floor}, now ${lost.now}`)
+      assert.ok(b.floor < a.ceiling)
+      assert.equal((await store.list({ namespace })).floor, b.floor)
+    }
+  })
+})
+
+describe('MySQL loses its data', () => {
+  it('table truncated: holders lose, the next acquire starts at now + unknownMs', LIMIT, async () => {
+    const held = {}
+    for (const name of MYSQL) {
+      const namespace = ns(`truncate-${name}`)
+      const store = storeFor(clients[name])
+      const a = await store.acquire(args(namespace, { last: 2, ahead: 600_000 }))
+      assert.equal(a.status, 'acquired')
+      held[name] = { namespace, store, a }
+    }
+    await clients.mysqlPromise.query('TRUNCATE TABLE flake_idgen_leases')
+    for (const name of MYSQL) {
       const { namespace, store, a } = held[name]
       const lost = await store.renew({ namespace, id: a.id, owner: 'a', ttl: 10_000, ahead: 0, meta: META })
       assert.equal(lost.status, 'lost', name)

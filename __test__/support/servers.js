@@ -1,5 +1,5 @@
 'use strict'
-// Real Redis and PostgreSQL servers for the lease tests: each on a free loopback port, in a temp
+// Real Redis, PostgreSQL and MariaDB servers for the lease tests: each on a free loopback port, in a temp
 // directory of its own, gone when the test process exits. No mocked store stands in for a server.
 
 const { spawn, execFileSync } = require('node:child_process')
@@ -29,7 +29,7 @@ function killAll() {
 // Directories of servers whose test process was killed (their servers died with it).
 function sweep() {
   for (const name of fs.readdirSync(os.tmpdir())) {
-    const match = /^flake-(?:redis|pg)-(\d+)-/.exec(name)
+    const match = /^flake-(?:redis|pg|mariadb)-(\d+)-/.exec(name)
     if (!match || Number(match[1]) === process.pid) continue
     try {
       process.kill(Number(match[1]), 0)
@@ -385,4 +385,98 @@ async function startPostgres() {
   }
 }
 
-module.exports = { startRedis, startPostgres }
+function mariadbBinaries() {
+  const find = (name) =>
+    onPath(name) || ['/usr/sbin', '/usr/bin'].map((dir) => path.join(dir, name)).find(fs.existsSync)
+  const server = find('mariadbd')
+  const install = find('mariadb-install-db')
+  const client = find('mariadb')
+  if (!server || !install || !client) throw missing('mariadbd', 'mariadb-server')
+  return { server, install, client }
+}
+
+/**
+ * Starts Debian's MariaDB (mariadb-install-db, root without a password, InnoDB) on a free
+ * loopback port, with an empty database `flake`. Commits reach the OS, not the disk
+ * (innodb_flush_log_at_trx_commit 2): a killed server loses nothing, a crashed machine might.
+ * As root, it runs as root (mariadbd's --user=root). restart() kills it with SIGKILL and starts
+ * it again on its data (InnoDB's crash recovery), as a crashed server comes back.
+ */
+async function startMariadb() {
+  const bin = mariadbBinaries()
+  hook()
+  const port = await freePort()
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `flake-mariadb-${process.pid}-`))
+  const data = path.join(dir, 'data')
+  const socket = path.join(dir, 'mariadb.sock')
+  const logFile = path.join(dir, 'error.log')
+  const server = { dir, child: null }
+  live.add(server)
+  const root = process.getuid && process.getuid() === 0 ? ['--user=root'] : []
+  try {
+    execFileSync(
+      bin.install,
+      ['--no-defaults', `--datadir=${data}`, '--auth-root-authentication-method=normal', '--skip-test-db', ...root],
+      { stdio: 'pipe', cwd: dir },
+    )
+  } catch (error) {
+    throw new Error(`mariadb-install-db failed: ${error.stderr ? error.stderr.toString().trim() : error.message}`)
+  }
+  const args = [
+    '--no-defaults',
+    ...root,
+    `--datadir=${data}`,
+    `--socket=${socket}`,
+    `--port=${port}`,
+    '--bind-address=127.0.0.1',
+    `--pid-file=${path.join(dir, 'mariadb.pid')}`,
+    `--log-error=${logFile}`,
+    '--skip-log-bin',
+    '--innodb-buffer-pool-size=32M',
+    '--innodb-log-file-size=16M',
+    '--innodb-flush-log-at-trx-commit=2',
+    '--max-connections=1000',
+    // The bench reads each statement's time from it.
+    '--performance-schema=ON',
+  ]
+  const sql = (statement) =>
+    execFileSync(bin.client, ['--no-defaults', `--socket=${socket}`, '-u', 'root', '-e', statement], { stdio: 'pipe' })
+
+  async function start() {
+    server.child = spawnServer(bin.server, args, { stdio: 'ignore', detached: true, cwd: dir })
+    await until(`mariadbd on port ${port}`, server, logFile, async () => {
+      await new Promise((resolve, reject) => {
+        const probe = net.connect(port, '127.0.0.1', () => probe.end(resolve))
+        probe.on('error', reject)
+      })
+      sql('SELECT 1')
+      return true
+    })
+  }
+
+  await start()
+  sql('CREATE DATABASE IF NOT EXISTS flake')
+  return {
+    port,
+    url: `mysql://root@127.0.0.1:${port}/flake`,
+    /** Runs SQL statements as root, with the mariadb client. */
+    sql,
+    async restart() {
+      await kill(server)
+      await start()
+    },
+    async stop() {
+      if (server.child && !exited(server.child)) {
+        try {
+          process.kill(server.child.pid, 'SIGTERM')
+        } catch {}
+        await waitExit(server.child, STOP_TIMEOUT_MS)
+      }
+      await kill(server)
+      live.delete(server)
+      fs.rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+module.exports = { startRedis, startPostgres, startMariadb }

@@ -27,6 +27,7 @@
 //    Store's operations, FlakeId.lease over each client, and `lease list --<name>`.
 
 const redis = require('./redis.js')
+const mysql = require('./mysql.js')
 const postgres = require('./postgres.js')
 
 /**
@@ -42,7 +43,7 @@ const postgres = require('./postgres.js')
  * @property {() => Promise<void>} close closes the connections the store opened itself
  */
 
-// In the order a client is recognised.
-const STORES = [redis, postgres]
+// In the order a client is recognised: a mysql2 Connection has the shape PostgreSQL's row takes.
+const STORES = [redis, mysql, postgres]
 
 module.exports = { STORES }
