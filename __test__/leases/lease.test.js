@@ -1,5 +1,5 @@
 'use strict'
-// FlakeId.lease() against real redis-server and PostgreSQL (servers.js starts them): holders
+// FlakeId.lease() against real redis-server, PostgreSQL and MariaDB (servers.js starts them): holders
 // of one id never overlap, whatever closes, expiries, pauses, kills, clock skew and a store
 // that loses its data do. Every check is on the ids themselves: duplicates, and each holder's
 // ids within its fence (above its floor, at most its ceiling).
@@ -14,22 +14,23 @@ const { setTimeout: sleep } = require('node:timers/promises')
 const Redis = require('ioredis')
 const redis5 = require('redis')
 const pg = require('pg')
+const mysql = require('mysql2')
 const FlakeId = require('../..')
-const { startRedis, startPostgres } = require('../support/servers.js')
+const { startRedis, startPostgres, startMariadb } = require('../support/servers.js')
 
 const CHILD = path.join(__dirname, '..', 'support', 'lease-child.js')
 const LIMIT = { timeout: 90_000 }
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'flake-idgen-lease-'))
 process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }))
 
-let redisServer, pgServer
+let redisServer, pgServer, mariadbServer
 const stores = {}
 const closing = []
 let namespaces = 0
 const namespace = (what) => `${what}-${process.pid}-${namespaces++}`
 
 before(async () => {
-  ;[redisServer, pgServer] = await Promise.all([startRedis(), startPostgres()])
+  ;[redisServer, pgServer, mariadbServer] = await Promise.all([startRedis(), startPostgres(), startMariadb()])
   const ioredis = new Redis(redisServer.url, { maxRetriesPerRequest: 1 })
   ioredis.on('error', () => {})
   const nodeRedis = redis5.createClient({ url: redisServer.url })
@@ -48,12 +49,20 @@ before(async () => {
   stores.redis = { client: ioredis, url: redisServer.url, lose: () => redisServer.restart() }
   stores.pg = { client: pool, url: pgServer.url, lose: () => pool.query('TRUNCATE flake_idgen_leases') }
   stores.nodeRedis = { client: nodeRedis }
+  const mysqlPool = mysql.createPool({ uri: mariadbServer.url, connectionLimit: 4 })
+  mysqlPool.on('error', () => {})
+  closing.push(() => new Promise((resolve) => mysqlPool.end(resolve)))
+  stores.mysql = {
+    client: mysqlPool,
+    url: mariadbServer.url,
+    lose: () => mysqlPool.promise().query('TRUNCATE TABLE flake_idgen_leases'),
+  }
 })
 
 after(async () => {
   for (const close of closing) await Promise.resolve(close()).catch(() => {})
   // The servers are child processes: running, they keep this process alive.
-  await Promise.all([redisServer?.stop(), pgServer?.stop()])
+  await Promise.all([redisServer?.stop(), pgServer?.stop(), mariadbServer?.stop()])
 })
 
 /** The parts of an id (epoch 0). */
@@ -127,8 +136,12 @@ function checkFences(allTerms) {
   return seen.size
 }
 
-for (const kind of ['redis', 'pg']) {
-  describe(`leases on ${kind === 'redis' ? 'Redis (ioredis)' : 'PostgreSQL (pg Pool)'}`, () => {
+const NAMES = { redis: 'Redis (ioredis)', pg: 'PostgreSQL (pg Pool)', mysql: 'MariaDB (mysql2 Pool)' }
+// MySQL's is the store's first: a few minutes of it.
+const SOAK_MS = { redis: 16_000, pg: 16_000, mysql: 150_000 }
+
+for (const kind of Object.keys(NAMES)) {
+  describe(`leases on ${NAMES[kind]}`, () => {
     const options = (extra) => ({
       store: stores[kind].client,
       namespace: namespace(kind),
@@ -253,48 +266,46 @@ for (const kind of ['redis', 'pg']) {
       await Promise.all([holder.close(), next.close()])
     })
 
-    it(
-      'soak: 8 processes on a pool of 3, killed and respawned, one store loss: no duplicate, every id in its fence',
-      LIMIT,
-      async () => {
-        const ns = namespace(`${kind}-soak`)
-        const config = {
-          kind,
-          url: stores[kind].url,
-          namespace: ns,
-          ids: [10, 12],
-          ttl: 500,
-          maxClockSkewMs: 100,
-          mode: 'soak',
+    it(`soak: 8 processes on a pool of 3 for ${SOAK_MS[kind] / 1000} s, killed and respawned, one store loss: no duplicate, every id in its fence`, {
+      timeout: LIMIT.timeout + SOAK_MS[kind],
+    }, async () => {
+      const ns = namespace(`${kind}-soak`)
+      const config = {
+        kind,
+        url: stores[kind].url,
+        namespace: ns,
+        ids: [10, 12],
+        ttl: 500,
+        maxClockSkewMs: 100,
+        mode: 'soak',
+      }
+      const procs = Array.from({ length: 8 }, () => child(config))
+      const files = procs.map((proc) => proc.out)
+      const end = Date.now() + SOAK_MS[kind]
+      let lost = false
+      let kills = 0
+      while (Date.now() < end) {
+        await sleep(500 + Math.floor(Math.random() * 500))
+        if (!lost && Date.now() > end - 8_000) {
+          lost = true
+          await stores[kind].lose()
+          continue
         }
-        const procs = Array.from({ length: 8 }, () => child(config))
-        const files = procs.map((proc) => proc.out)
-        const end = Date.now() + 16_000
-        let lost = false
-        let kills = 0
-        while (Date.now() < end) {
-          await sleep(500 + Math.floor(Math.random() * 500))
-          if (!lost && Date.now() > end - 8_000) {
-            lost = true
-            await stores[kind].lose()
-            continue
-          }
-          const k = Math.floor(Math.random() * procs.length)
-          procs[k].kill('SIGKILL')
-          await procs[k].exited
-          kills++
-          procs[k] = child(config)
-          files.push(procs[k].out)
-        }
-        for (const proc of procs) proc.kill('SIGKILL')
-        await Promise.all(procs.map((proc) => proc.exited))
-        const all = files.flatMap((file) => terms(fs.readFileSync(file, 'utf8')))
-        const issued = checkFences(all)
-        assert.ok(lost && kills >= 8)
-        assert.ok(all.filter((term) => term.ids.length > 0).length >= 6, 'many holders came and went')
-        assert.ok(issued > 1000, `${issued} ids`)
-      },
-    )
+        const k = Math.floor(Math.random() * procs.length)
+        procs[k].kill('SIGKILL')
+        await procs[k].exited
+        kills++
+        procs[k] = child(config)
+        files.push(procs[k].out)
+      }
+      for (const proc of procs) proc.kill('SIGKILL')
+      await Promise.all(procs.map((proc) => proc.exited))
+      const all = files.flatMap((file) => terms(fs.readFileSync(file, 'utf8')))
+      const issued = checkFences(all)
+      assert.ok(lost && kills >= 8)
+      assert.ok(all.filter((term) => term.ids.length > 0).length >= 6, 'many holders came and went')
+      assert.ok(issued > 1000, `${issued} ids`)
+    })
 
     it(
       'a hazelcast layout leases its own node ids; a holder of another layout is refused, live or not',
@@ -362,7 +373,7 @@ for (const kind of ['redis', 'pg']) {
       const cases = [
         [
           { store: {}, namespace: 'x' },
-          /option `store` must be an ioredis client, a node-redis \(v4\/v5\) client, or a pg Pool or Client, got an object/,
+          /option `store` must be an ioredis client, a node-redis \(v4\/v5\) client, a mysql2 Pool, or a pg Pool or Client, got an object/,
         ],
         [{ store, namespace: '' }, /option `namespace` must be a string of 1 to 200 characters, got ""/],
         [{ store, namespace: 'x', ids: [5, 2] }, /option `ids` must be a pair \[first, last\]/],
@@ -411,6 +422,40 @@ for (const kind of ['redis', 'pg']) {
     })
   })
 }
+
+describe('MariaDB killed and restarted on its data', () => {
+  it('holders keep their leases and fences across the crash, and issue no id twice', LIMIT, async () => {
+    const shared = {
+      store: stores.mysql.client,
+      namespace: namespace('mariadb-restart'),
+      ids: [0, 3],
+      ttl: 3000,
+      maxClockSkewMs: 200,
+    }
+    const lost = []
+    const holders = []
+    for (let k = 0; k < 3; k++) holders.push(await FlakeId.lease({ ...shared, onLost: (error) => lost.push(error) }))
+    const fences = holders.map((holder) => holder.lease)
+    const before = holders.flatMap((holder) => ids(holder, 100))
+    await mariadbServer.restart()
+    // Renewals fail while it is down, then reach the recovered rows: ceilings rise again.
+    const deadline = Date.now() + 30_000
+    while (holders.some((holder, k) => holder.lease.ceiling <= fences[k].ceiling) && Date.now() < deadline) {
+      await sleep(100)
+    }
+    holders.forEach((holder, k) => {
+      assert.ok(holder.lease.ceiling > fences[k].ceiling, 'renewed after the restart')
+      assert.deepEqual([holder.lease.id, holder.lease.floor], [fences[k].id, fences[k].floor], 'the same lease')
+    })
+    const after = holders.flatMap((holder) => ids(holder, 100))
+    assert.equal(new Set([...before, ...after].map(String)).size, 600)
+    assert.deepEqual(lost, [])
+    await Promise.all(holders.map((holder) => holder.close()))
+    const successor = await FlakeId.lease(shared)
+    assert.ok(ids(successor, 1)[0] > after.reduce((a, b) => (b > a ? b : a)), 'handed over above every id issued')
+    await successor.close()
+  })
+})
 
 describe('leases with other clients', () => {
   it('node-redis v5 holds and hands over a lease like ioredis', LIMIT, async () => {

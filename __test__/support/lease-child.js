@@ -20,6 +20,12 @@ async function client() {
     redis.on('error', () => {})
     return redis
   }
+  if (config.kind === 'mysql') {
+    const mysql = require('mysql2')
+    const pool = mysql.createPool({ uri: config.url, connectionLimit: 2 })
+    pool.on('error', () => {})
+    return pool
+  }
   const { Pool } = require('pg')
   const pool = new Pool({ connectionString: config.url, max: 2 })
   pool.on('error', () => {})

@@ -44,35 +44,34 @@ const MIGRATE = [
 
 const NOW = `SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint AS ms`
 
-// Idempotent: writes the marker if there is none, and a row for each id from the lowest to the
-// highest of the pool's and [$2, $3] that has none, so that the statement that decides sees
-// every candidate as a row it can lock; then records that span as the marker's pool. Rows
-// written here have expires -1: never held (list leaves them out). Nothing is written when the
-// marker's meta differs. The marker may be another transaction's, committed after this
-// statement's snapshot: then nothing is written here, and ACQUIRE says the pool is not ready.
+// Idempotent: writes the marker if there is none, and, unless the marker's pool spans [$2, $3]
+// already, a row for each id from the lowest to the highest of the pool's and [$2, $3] that has
+// none, so that the statement that decides sees every candidate as a row it can lock; then
+// records that span as the marker's pool. Rows written here have expires -1: never held (list
+// leaves them out). Nothing is written when the marker's meta differs. The marker may be
+// another transaction's, committed after this statement's snapshot: then nothing is written
+// here, and ACQUIRE says the pool is not ready. So a fleet starting at once writes its pool once.
 const PREPARE = `WITH now AS (${NOW}),
 inserted AS (
   INSERT INTO ${TABLE} (namespace, id, owner, expires, ceiling, meta, pool_first, pool_last)
   SELECT $1, -1, NULL, 0, now.ms + $5::bigint, $4::text, $2::integer, $3::integer FROM now
   ON CONFLICT (namespace, id) DO NOTHING
-  RETURNING ceiling, meta, pool_first, pool_last
-),
-marker AS (
-  SELECT ceiling, meta, pool_first, pool_last FROM inserted
-  UNION ALL SELECT ceiling, meta, pool_first, pool_last FROM ${TABLE} WHERE namespace = $1 AND id = -1
+  RETURNING ceiling, pool_first, pool_last
 ),
 m AS (
-  SELECT ceiling, least(coalesce(pool_first, $2::integer), $2::integer) AS lo,
-    greatest(coalesce(pool_last, $3::integer), $3::integer) AS hi
-  FROM marker WHERE meta = $4::text LIMIT 1
+  SELECT ceiling, pool_first AS lo, pool_last AS hi FROM inserted
+  UNION ALL
+  SELECT ceiling, least(coalesce(pool_first, $2::integer), $2::integer), greatest(coalesce(pool_last, $3::integer), $3::integer)
+  FROM ${TABLE}
+  WHERE namespace = $1 AND id = -1 AND meta = $4::text AND NOT coalesce(pool_first <= $2::integer AND pool_last >= $3::integer, false)
+  LIMIT 1
 ),
 rows AS (
   INSERT INTO ${TABLE} (namespace, id, owner, expires, ceiling, meta)
   SELECT $1, g, NULL, -1, m.ceiling, NULL FROM m, generate_series(m.lo, m.hi) AS g
   ON CONFLICT (namespace, id) DO NOTHING
 )
-UPDATE ${TABLE} AS l SET pool_first = m.lo, pool_last = m.hi FROM m
-WHERE l.namespace = $1 AND l.id = -1 AND (l.pool_first IS DISTINCT FROM m.lo OR l.pool_last IS DISTINCT FROM m.hi)`
+UPDATE ${TABLE} AS l SET pool_first = m.lo, pool_last = m.hi FROM m WHERE l.namespace = $1 AND l.id = -1`
 
 // Takes the lease: the free row of lowest ceiling (then id), or the lease that expired first,
 // whichever has the lower ceiling, each read from its index and locked with SKIP LOCKED so that
