@@ -29,11 +29,11 @@ const USAGE = `Usage:
   flake-idgen state --reset ID [--state-dir D]
                                        forget generator ID's state; refused while a process
                                        has the file open
-  flake-idgen lease list (--redis URL | --postgres URL) --namespace N
+  flake-idgen lease list (--redis URL | --mysql URL | --postgres URL) --namespace N
                                        list namespace N's settings (its layout's key, epoch,
                                        ttl, skew) and leases of node ids: holder, expiry and
-                                       ceiling of each, with ioredis (else redis) or pg from
-                                       the current directory's project
+                                       ceiling of each, with ioredis (else redis), mysql2 or
+                                       pg from the current directory's project
 
 Options:
   -n, --count N        how many ids to print (default 1)
@@ -60,6 +60,7 @@ Options:
   --state-dir D        the state directory (default: $FLAKE_IDGEN_STATE_DIR, else
                        /tmp/flake-idgen-<uid> on Linux; see the README's scope)
   --redis URL          lease list: a redis:// or rediss:// URL
+  --mysql URL          lease list: a mysql:// or mariadb:// URL
   --postgres URL       lease list: a postgres:// or postgresql:// URL
   --namespace N        lease list: the namespace, as FlakeId.lease takes it
   -h, --help           show this help
@@ -81,6 +82,7 @@ const OPTIONS = {
   'state-dir': true,
   reset: true,
   redis: true,
+  mysql: true,
   postgres: true,
   namespace: true,
   help: false,
@@ -120,7 +122,7 @@ const COMMANDS = {
 const LEASE_COMMANDS = {
   list: {
     name: 'lease list',
-    options: ['redis', 'postgres', 'namespace'],
+    options: ['redis', 'mysql', 'postgres', 'namespace'],
     run: (values) => require('../lib/cli/lease-list.js')(values),
   },
 }

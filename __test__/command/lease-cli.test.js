@@ -13,7 +13,8 @@ const path = require('node:path')
 const { setTimeout: sleep } = require('node:timers/promises')
 const Redis = require('ioredis')
 const pg = require('pg')
-const { startRedis, startPostgres } = require('../support/servers.js')
+const mysql = require('mysql2')
+const { startRedis, startPostgres, startMariadb } = require('../support/servers.js')
 const { storeFor } = require('../../lib/lease/store.js')
 
 const ROOT = path.join(__dirname, '..', '..')
@@ -31,13 +32,14 @@ function run(args, cwd = ROOT) {
   return { status, stdout, stderr, lines: stdout.split('\n').filter(Boolean) }
 }
 
-let redisServer, pgServer, ioredis, pgClient
+let redisServer, pgServer, mariadbServer, ioredis, pgClient, mysqlPool
 // A project with no Redis or PostgreSQL client: the temp dir's parents have no node_modules.
 const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'flake-idgen-lease-cli-'))
 
 before(async () => {
-  ;[redisServer, pgServer] = await Promise.all([startRedis(), startPostgres()])
+  ;[redisServer, pgServer, mariadbServer] = await Promise.all([startRedis(), startPostgres(), startMariadb()])
   ioredis = new Redis(redisServer.url)
+  mysqlPool = mysql.createPool({ uri: mariadbServer.url, connectionLimit: 2 })
   pgClient = new pg.Client({ connectionString: pgServer.url })
   await pgClient.connect()
 })
@@ -45,7 +47,8 @@ before(async () => {
 after(async () => {
   ioredis?.disconnect()
   await pgClient?.end()
-  await Promise.all([redisServer, pgServer].filter(Boolean).map((server) => server.stop()))
+  await new Promise((resolve) => (mysqlPool ? mysqlPool.end(resolve) : resolve()))
+  await Promise.all([redisServer, pgServer, mariadbServer].filter(Boolean).map((server) => server.stop()))
   fs.rmSync(empty, { recursive: true, force: true })
 })
 
@@ -131,6 +134,7 @@ describe('lease list', () => {
     const FlakeId = require('../..')
     for (const [flag, store, url] of [
       ['--redis', ioredis, redisServer.url],
+      ['--mysql', mysqlPool, mariadbServer.url],
       ['--postgres', pgClient, pgServer.url],
     ]) {
       const namespace = `hazelcast${flag}`
@@ -176,6 +180,20 @@ describe('lease list', () => {
     assertEmpty(run(['lease', 'list', '--postgres', pgServer.url, '--namespace', 'none']), 'none')
   })
 
+  it("--mysql: each id's holder, expiry and ceiling, with mysql2 from the project", async () => {
+    await seed(storeFor(mysqlPool), 'orders')
+    assertListed(run(['lease', 'list', '--mysql', mariadbServer.url, '--namespace', 'orders']), {
+      namespace: 'orders',
+      url: mariadbServer.url,
+      client: 'mysql2',
+    })
+    assertEmpty(run(['lease', 'list', '--mysql', mariadbServer.url, '--namespace', 'none']), 'none')
+    // A database the lease never used: no table, nothing listed, no table made.
+    const url = mariadbServer.url.replace(/\/flake$/, '/mysql')
+    assertEmpty(run(['lease', 'list', '--mysql', url.replace('mysql://', 'mariadb://'), '--namespace', 'x']), 'x')
+    assert.doesNotMatch(String(mariadbServer.sql('SHOW TABLES FROM mysql')), /flake_idgen/)
+  })
+
   it('no client in the project: status 1, one line saying what to install', () => {
     const redis = run(['lease', 'list', '--redis', redisServer.url, '--namespace', 'orders'], empty)
     assert.equal(redis.status, 1)
@@ -183,6 +201,12 @@ describe('lease list', () => {
     assert.equal(
       redis.stderr,
       `flake-idgen: lease list --redis needs ioredis or redis installed in your project (npm install ioredis); neither was found from ${fs.realpathSync(empty)}\n`,
+    )
+    const mysqlRun = run(['lease', 'list', '--mysql', mariadbServer.url, '--namespace', 'orders'], empty)
+    assert.equal(mysqlRun.status, 1)
+    assert.equal(
+      mysqlRun.stderr,
+      `flake-idgen: lease list --mysql needs mysql2 installed in your project (npm install mysql2); it was not found from ${fs.realpathSync(empty)}\n`,
     )
     const postgres = run(['lease', 'list', '--postgres', pgServer.url, '--namespace', 'orders'], empty)
     assert.equal(postgres.status, 1)
@@ -206,6 +230,11 @@ describe('lease list', () => {
         `postgres://user:s3cret@127.0.0.1:${port}/db?password=s3cret`,
         `postgres://user:***@127.0.0.1:${port}/db?password=*** (pg)`,
       ],
+      [
+        '--mysql',
+        `mysql://user:s3cret@127.0.0.1:${port}/db?password=s3cret`,
+        `mysql://user:***@127.0.0.1:${port}/db?password=*** (mysql2)`,
+      ],
     ]
     for (const [flag, url, shown] of cases) {
       const { status, stdout, stderr } = run(['lease', 'list', flag, url, '--namespace', 'orders'])
@@ -221,10 +250,17 @@ describe('lease list', () => {
       [['lease'], 'lease needs a command: list (see --help)'],
       [['lease', 'show'], 'unknown lease command "show" (see --help)'],
       [['lease', 'list', 'extra', ...url, '--namespace', 'n'], 'lease list takes no arguments, got "extra"'],
-      [['lease', 'list', '--namespace', 'n'], 'lease list needs --redis URL or --postgres URL (see --help)'],
+      [
+        ['lease', 'list', '--namespace', 'n'],
+        'lease list needs --redis URL or --mysql URL or --postgres URL (see --help)',
+      ],
       [
         ['lease', 'list', ...url, '--postgres', 'postgres://h/db', '--namespace', 'n'],
-        'lease list takes --redis or --postgres, not both',
+        'lease list takes --redis or --mysql or --postgres, not more than one',
+      ],
+      [
+        ['lease', 'list', '--mysql', 'postgres://h/db', '--namespace', 'n'],
+        '--mysql must be a mysql:// or mariadb:// URL, got "postgres://h/db"',
       ],
       [['lease', 'list', ...url], 'lease list needs --namespace N (see --help)'],
       // FlakeId.lease's own check, in its words.
@@ -273,6 +309,8 @@ describe('lease list', () => {
       ['--redis', 'redis://:hunter2@h:port?password=hunter2'],
       ['--redis', 'redis:hunter2@h'],
       ['--postgres', 'http://u:hunter2@h/db?password=hunter2'],
+      ['--mysql', 'mysql://u:hunter2@h:port/db'],
+      ['--mysql', 'mysql://u:hunter2@127.0.0.1:1/db?password=hunter2'],
     ]
     for (const [flag, url] of urls) {
       const { status, stdout, stderr } = run(['lease', 'list', flag, url, '--namespace', 'n'], empty)
@@ -285,7 +323,7 @@ describe('lease list', () => {
   it('--help shows it', () => {
     const { status, stdout } = run(['--help'], empty)
     assert.equal(status, 0)
-    assert.match(stdout, /flake-idgen lease list \(--redis URL \| --postgres URL\) --namespace N/)
+    assert.match(stdout, /flake-idgen lease list \(--redis URL \| --mysql URL \| --postgres URL\) --namespace N/)
     assert.match(stdout, /--namespace N/)
   })
 })

@@ -68,7 +68,7 @@ describe('lease stores', () => {
   it('each row has what both paths read, under a name of its own', () => {
     assert.deepEqual(
       STORES.map((store) => store.name),
-      ['redis', 'postgres'],
+      ['redis', 'mysql', 'postgres'],
     )
     for (const store of STORES) {
       assert.match(store.name, /^[a-z][a-z0-9-]*$/, 'a flag of the command')
@@ -91,7 +91,7 @@ describe('lease stores', () => {
   it("storeFor: a row's client is made by its row, and the refusal lists every row's clients", async () => {
     assert.throws(() => storeFor({}), {
       message:
-        'option `store` must be an ioredis client, a node-redis (v4/v5) client, or a pg Pool or Client, got an object',
+        'option `store` must be an ioredis client, a node-redis (v4/v5) client, a mysql2 Pool, or a pg Pool or Client, got an object',
     })
     const fake = fakeStore()
     await withRow(fake, () => {
@@ -102,7 +102,7 @@ describe('lease stores', () => {
         name: 'TypeError',
         code: 'ERR_FLAKE_INVALID_OPTION',
         message:
-          'option `store` must be an ioredis client, a node-redis (v4/v5) client, a pg Pool or Client, or a fake client, got an object',
+          'option `store` must be an ioredis client, a node-redis (v4/v5) client, a mysql2 Pool, a pg Pool or Client, or a fake client, got an object',
       })
       // The option is checked before any row sees the client.
       assert.throws(() => storeFor({ fake: true }, { replicas: -1 }), { code: 'ERR_FLAKE_INVALID_OPTION' })
@@ -140,10 +140,13 @@ describe('lease stores', () => {
       )
 
       const usage = (values, message) => assert.rejects(leaseList(values), { name: 'UsageError', message })
-      await usage({ namespace: 'n' }, 'lease list needs --redis URL or --postgres URL or --fake URL (see --help)')
+      await usage(
+        { namespace: 'n' },
+        'lease list needs --redis URL or --mysql URL or --postgres URL or --fake URL (see --help)',
+      )
       await usage(
         { redis: 'redis://h', fake: 'fake://h', namespace: 'n' },
-        'lease list takes --redis or --postgres or --fake, not more than one',
+        'lease list takes --redis or --mysql or --postgres or --fake, not more than one',
       )
       await usage({ fake: 'redis://h', namespace: 'n' }, '--fake must be a fake:// URL, got "redis://h"')
     })
