@@ -37,7 +37,7 @@ const NOW = `(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)
 const MARKER = `SELECT ${NOW} AS now, meta, ceiling, pool_first, pool_last FROM ${TABLE} WHERE namespace = ? AND id = -1`
 
 // The free row of lowest ceiling (then id), and the lease that expired first: each the first
-// entry of its index that no concurrent acquire has locked.
+// entry of its index that no concurrent acquire has locked; of the two, the lower ceiling.
 const FREE = `SELECT id, ceiling FROM ${TABLE} WHERE namespace = ? AND held = 0 AND id BETWEEN ? AND ?
 ORDER BY ceiling, id LIMIT 1 FOR UPDATE SKIP LOCKED`
 const EXPIRED = `SELECT id, ceiling FROM ${TABLE} WHERE namespace = ? AND held = 1 AND expires <= ? AND id BETWEEN ? AND ?
@@ -209,7 +209,9 @@ function mysqlStore(connect) {
       if (current !== meta) return { next: 'change', meta: current }
       const range = [first, last]
       const [free] = await connection.query(FREE, [namespace, ...range])
-      const [expired] = await connection.query(EXPIRED, [namespace, now, ...range])
+      // A free id whose ceiling has passed costs its holder no wait: no expired lease does better.
+      const [expired] =
+        free && num(free.ceiling) < now ? [] : await connection.query(EXPIRED, [namespace, now, ...range])
       const [pick] = [free, expired]
         .filter(Boolean)
         .map((row) => ({ id: Number(row.id), ceiling: num(row.ceiling) }))
