@@ -7,7 +7,9 @@
 // (the layouts' next() rounds, default 21). BENCH_BEFORE=<checkout>: that build's next() rows
 // beside these, for a change's cost against the build before it (see per-call.js).
 // BENCH_ONLY=<parts>: some of the parts only, comma-separated: 64-bit (per call and bursts),
-// layouts, 128-bit (uuidv7 and Flake128, issue 24); all by default.
+// layouts, 128-bit (uuidv7 and Flake128, issue 24), leases (each lease store's time per acquire
+// beside the pool's size, on real servers: BENCH_LEASE_SAMPLES acquires a row, default 1,000);
+// all by default.
 
 const fs = require('node:fs')
 const os = require('node:os')
@@ -21,7 +23,7 @@ const BURST_ROUNDS = setting('BENCH_BURST_ROUNDS', 7)
 const BURST = setting('BENCH_BURST', 1_000_000)
 const LAYOUT_ROUNDS = setting('BENCH_LAYOUT_ROUNDS', 21)
 const LIMIT_PER_MS = 4096 // the 12-bit counter's ids per millisecond
-const PARTS = ['64-bit', 'layouts', '128-bit']
+const PARTS = ['64-bit', 'layouts', '128-bit', 'leases']
 const ONLY = (process.env.BENCH_ONLY || PARTS.join(',')).split(',')
 for (const part of ONLY) {
   if (!PARTS.includes(part)) throw new RangeError(`BENCH_ONLY must name parts of ${PARTS.join(', ')}, got ${part}`)
@@ -29,6 +31,7 @@ for (const part of ONLY) {
 const runs = (part) => ONLY.includes(part)
 // Loaded only when run: its module makes generators of its own as it loads.
 const wide = runs('128-bit') ? require('./wide.js') : undefined
+const leases = runs('leases') ? require('./leases.js') : undefined
 
 function setting(name, fallback) {
   const value = Number(process.env[name] || fallback)
@@ -123,6 +126,8 @@ async function main() {
     await rounds(wide.batches, 1, runBatch(Math.ceil(BURST / 10)))
     wideMs = await rounds(wide.batches, BURST_ROUNDS, runBatch(BURST))
   }
+  // Last: its servers start and stop within it, and time nothing of the parts above.
+  const leaseResults = runs('leases') ? await leases.run() : undefined
   if (process.stderr.isTTY) process.stderr.write('\n')
 
   const cpus = os.cpus()
@@ -145,6 +150,7 @@ async function main() {
   if (runs('64-bit')) print64(calls, ms)
   if (runs('layouts')) printLayouts(layoutCalls, layoutMs)
   if (runs('128-bit')) printWide(wideCalls, wideMs)
+  if (runs('leases')) leases.print(leaseResults, printTable)
 }
 
 const percent = (x) => `${(x * 100).toFixed(0)} %`

@@ -440,7 +440,10 @@ async function startMariadb() {
     '--performance-schema=ON',
   ]
   const sql = (statement) =>
-    execFileSync(bin.client, ['--no-defaults', `--socket=${socket}`, '-u', 'root', '-e', statement], { stdio: 'pipe' })
+    execFileSync(bin.client, ['--no-defaults', `--socket=${socket}`, '-u', 'root', '-e', statement], {
+      stdio: 'pipe',
+      maxBuffer: 256 * 1024 * 1024,
+    })
 
   async function start() {
     server.child = spawnServer(bin.server, args, { stdio: 'ignore', detached: true, cwd: dir })
