@@ -76,7 +76,7 @@ declare class FlakeId<L extends FlakeId.LayoutOption = 'flake-idgen'> {
    */
   static fromTime(time: number | Date, options?: FlakeId.LayoutOptions | null): bigint
   /**
-   * A generator whose id is leased from the user's Redis or PostgreSQL client: no other live
+   * A generator whose id is leased from the user's Redis, PostgreSQL or MySQL client: no other live
    * holder in the namespace has it, and its timestamps are fenced by the ceilings the store
    * acknowledged, so holders of one id never issue the same id, whatever pauses, kills or clock
    * skew do. Resolves once the generator can issue (above its predecessor's ceiling).
@@ -278,7 +278,7 @@ declare namespace FlakeId {
   /** Options of `FlakeId.lease`. */
   export interface LeaseOptions<L extends LayoutOption = 'flake-idgen'>
     extends Pick<Options<L>, 'layout' | 'epoch' | 'seqMask' | 'allowedFutureMs' | 'clock'> {
-    /** The user's own client: an ioredis `Redis` or `Cluster`, a node-redis v4/v5 client, or a connected pg `Pool` or `Client`. */
+    /** The user's own client: an ioredis `Redis` or `Cluster`, a node-redis v4/v5 client, a connected pg `Pool` or `Client`, or a mysql2 `Pool` (`mysql2` or `mysql2/promise`). */
     store: object
     /**
      * Ids are unique within a namespace (1 to 200 characters, no NUL or lone surrogate); every live
