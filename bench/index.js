@@ -127,7 +127,8 @@ async function main() {
     wideMs = await rounds(wide.batches, BURST_ROUNDS, runBatch(BURST))
   }
   // Last: its servers start and stop within it, and time nothing of the parts above.
-  const leaseResults = runs('leases') ? await leases.run() : undefined
+  // A missing server fails this part alone, after the others are printed.
+  const leaseResults = runs('leases') ? await leases.run().catch((error) => error) : undefined
   if (process.stderr.isTTY) process.stderr.write('\n')
 
   const cpus = os.cpus()
@@ -150,7 +151,10 @@ async function main() {
   if (runs('64-bit')) print64(calls, ms)
   if (runs('layouts')) printLayouts(layoutCalls, layoutMs)
   if (runs('128-bit')) printWide(wideCalls, wideMs)
-  if (runs('leases')) leases.print(leaseResults, printTable)
+  if (leaseResults instanceof Error) {
+    console.error(`\nleases: ${leaseResults.message}`)
+    process.exitCode = 1
+  } else if (runs('leases')) leases.print(leaseResults, printTable)
 }
 
 const percent = (x) => `${(x * 100).toFixed(0)} %`
