@@ -27,17 +27,18 @@ pub(super) fn borrowing(file: &'static HostFile, id: u16, allowed: f64) -> Gener
   let shared = SharedState {
     sequencer: file.sequencer(id),
     file: Some(file),
+    floor: Some(file.floor(id)),
   };
   Generator::shared(&Settings::from(&config), shared)
 }
 
 pub(super) fn mapped(dir: &std::path::Path) -> &'static HostFile {
-  HostFile::open(dir, Shape::FLAKE_IDGEN, &mut FakeTime::before_now()).unwrap()
+  HostFile::open(dir, Shape::FLAKE_IDGEN, &mut FakeTime::before_now(), false).unwrap()
 }
 
 /// Mapped by a process whose clock reads `now` (the start is then the horizon after it).
 pub(super) fn mapped_at(dir: &std::path::Path, now: u64) -> &'static HostFile {
-  HostFile::open(dir, Shape::FLAKE_IDGEN, &mut FakeTime(now)).unwrap()
+  HostFile::open(dir, Shape::FLAKE_IDGEN, &mut FakeTime(now), false).unwrap()
 }
 
 /// A directory (0700) holding `files` (name, content), each mode 0600, as processes that have
@@ -104,7 +105,8 @@ fn a_file_continues_above_the_last_id_a_mapping_issued() {
 }
 
 pub(super) fn refused(dir: &std::path::Path) -> (String, String) {
-  let err = HostFile::open(dir, Shape::FLAKE_IDGEN, &mut FakeTime::before_now()).unwrap_err();
+  let err =
+    HostFile::open(dir, Shape::FLAKE_IDGEN, &mut FakeTime::before_now(), false).unwrap_err();
   (err.code().to_string(), err.to_string())
 }
 

@@ -8,6 +8,8 @@ mod generator;
 #[cfg(unix)]
 mod host;
 #[cfg(unix)]
+mod host_limits;
+#[cfg(unix)]
 mod host_loss;
 mod input;
 mod layers;
