@@ -1,5 +1,7 @@
 //! Tests of the core against a fake clock: every clock reading is a parameter.
 
+#[cfg(unix)]
+mod admin;
 mod batch;
 mod decompose;
 #[cfg(unix)]
