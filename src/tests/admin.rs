@@ -139,7 +139,7 @@ fn files_mapped_by_generators_of_every_kind_are_listed_and_refuse_every_reset() 
   let file = mapped(&dir);
   generator(file, 3).take(NOW, 5).unwrap();
   for shape in [uuid::SHAPE, flake128::SHAPE, CUSTOM] {
-    HostFile::open(&dir, shape, &mut FakeTime::before_now()).unwrap();
+    HostFile::open(&dir, shape, &mut FakeTime::before_now(), false).unwrap();
   }
   let listed = admin::list(&dir).unwrap();
   assert_eq!(listed.len(), 4);
