@@ -1,10 +1,11 @@
 //! The shared states: one per layout shape and node id per process, so that every instance with
 //! that id, in any thread and of any epoch, draws from the same state and never repeats an id;
 //! and one mapped state file per state directory and shape for host scope. Both are bounded
-//! (a word per node id used, one mapping per directory and shape) and never released: a generator made after the last one
-//! was dropped must still not reissue its ids, and keeping the word is what remembers them. A
-//! mapping found lost is replaced by the directory's current file for the generators made after;
-//! those of before go on refusing (see `host::file`).
+//! (a word per node id used, one mapping per directory and shape) and kept while they are the
+//! state: a generator made after the last one was dropped must still not reissue its ids, and
+//! keeping the word is what remembers them. A mapping found lost is let go of (`HostFile::
+//! release`) and replaced by the directory's current file for the generators made after; those
+//! of before go on refusing (see `host::file`).
 //!
 //! One node id of a shape has one state in a process: a second state directory for an id that
 //! issues from one already is refused, since two states would issue the same ids.

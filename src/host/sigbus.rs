@@ -68,6 +68,11 @@ impl Pages {
       .is_ok()
   }
 
+  /// The pages are the file's again, after a replacement that could not be done.
+  fn set_intact(&self) {
+    self.0.store(INTACT, Ordering::Release);
+  }
+
   /// The spent pages are in place.
   fn set_replaced(&self) {
     self.0.store(REPLACED, Ordering::Release);
@@ -137,12 +142,15 @@ pub fn watch(file: &'static HostFile) -> Result<&'static AtomicPtr<HostFile>, St
 pub fn release(file: &HostFile, slot: &AtomicPtr<HostFile>) -> bool {
   let (start, len) = file.range();
   // A fault being handled meanwhile finishes first; one after finds the pages in place.
-  while !file.pages().begin_replacing() {
+  let was_replaced = loop {
+    if file.pages().begin_replacing() {
+      break false;
+    }
     if file.pages().replaced() && file.pages().begin_again() {
-      break;
+      break true;
     }
     std::hint::spin_loop();
-  }
+  };
   let replaced = spent_pages(file, len).is_some_and(|fd| {
     let flags = libc::MAP_PRIVATE | libc::MAP_FIXED;
     let protection = libc::PROT_READ | libc::PROT_WRITE;
@@ -150,7 +158,13 @@ pub fn release(file: &HostFile, slot: &AtomicPtr<HostFile>) -> bool {
     let at = unsafe { libc::mmap(start as *mut c_void, len, protection, flags, fd, 0) };
     at != libc::MAP_FAILED
   });
-  file.pages().set_replaced();
+  if replaced || was_replaced {
+    file.pages().set_replaced();
+  } else {
+    // Still the file's pages: a truncation must still be handled, not taken as replaced (the
+    // faulting access would then repeat for ever).
+    file.pages().set_intact();
+  }
   if replaced {
     slot.store(ptr::null_mut(), Ordering::Release);
   }
