@@ -71,7 +71,7 @@ test('a copy put over a file two processes issue from (cp: truncate, write): no 
       const options = { id: 2, stateDir: ${JSON.stringify(dir)}, layout: ${JSON.stringify(layout)} }
       let g = new F(options), lost = 0
       const ids = []
-      const until = Date.now() + 1500
+      const until = Date.now() + ${1200 + timeUnitMs * 1.1}
       while (Date.now() < until) {
         try { ids.push((g ??= new F(options)).next().toString('hex')) } catch (error) {
           // Made while the copy was half written: refused, tried again.
@@ -90,7 +90,8 @@ test('a copy put over a file two processes issue from (cp: truncate, write): no 
     const file = fs.readdirSync(dir).find((entry) => entry.endsWith('.state'))
     assert.ok(file, `no state file in ${dir}`)
     const backup = fs.readFileSync(path.join(dir, file))
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    // Put back a unit later at least: a counter used up within one unit would be the same word.
+    await new Promise((resolve) => setTimeout(resolve, 300 + timeUnitMs * 1.1))
     fs.writeFileSync(path.join(dir, file), backup)
     const results = await Promise.all(
       procs.map(async (proc, i) => {
