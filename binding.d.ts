@@ -213,12 +213,12 @@ export declare function readScratch(): { slot: number; settings: number; shape: 
 export declare const REPORT_UNIT: number
 
 /**
- * Forgets generator `id`'s state in the state file of `dir` (the default directory if
- * `undefined`), and removes the file if that leaves it with no state: one `StateReset`, or
- * none if the file has no state of `id`'s. Throws `ERR_FLAKE_STATE_IN_USE`, changing nothing,
- * while a process has the file open.
+ * Forgets `what` in the state file `file` of `dir` (the default directory if `undefined`): a
+ * node id's state (a number), the start when it is ahead of the clock (`'start'`), or the
+ * whole file (`'all'`); removes the file once it holds nothing. Throws
+ * `ERR_FLAKE_STATE_IN_USE`, changing nothing, while a process has the file open.
  */
-export declare function resetState(dir: string | Buffer | undefined | null, id: number): Array<StateReset>
+export declare function resetState(dir: string | Buffer | undefined | null, file: string, what: number | 'start' | 'all'): StateReset
 
 /** A layout, resolved: its bits, its epoch and its limits. */
 export interface ResolvedLayout {
@@ -320,24 +320,35 @@ export declare const SLOT_READS_FIELDS: number
  */
 export declare function startAbove(time: number): void
 
-/** A generator id's last id, as a state file records it. */
+/** A node id's last id, as a state file records it. */
 export interface StateEntry {
-  /** The generator id. */
+  /** The node (generator) id. */
   id: number
-  /** The last id's timestamp, in ms since 1970. */
+  /** The start of the last id's time unit, in ms since 1970. */
   time: number
   /** The last id's sequence number. */
   sequence: number
 }
 
 /**
- * The state file: its path (as `defaultStateDir` shows a directory), its entries, or why it
- * cannot be read (`error`, `code`).
+ * A state file: its path (as `defaultStateDir` shows a directory), name and layout, what it
+ * holds, or why it cannot be read (`error`, `code`).
  */
 export interface StateFile {
   /** The file's path. */
   path: string
-  /** Every generator id that has issued an id from it, by id. */
+  /** Its name in the directory, as `resetState` takes it. */
+  name: string
+  /** The layout shape of its ids, as a lease namespace records it (`42/10/12`). */
+  layout: string
+  /**
+   * The kinds of ids it serves: `layout` presets, `uuidv7`, `Flake128`; empty for a custom
+   * layout's.
+   */
+  kinds: Array<string>
+  /** Its start, ms since 1970: no id is issued from it at or before that time (0: none). */
+  start: number
+  /** Every node id that has issued an id from it, by id. */
   entries: Array<StateEntry>
   /** Why it cannot be read, if it cannot. */
   error?: string
@@ -346,24 +357,26 @@ export interface StateFile {
 }
 
 /**
- * The state file of `dir` (the default directory if `undefined`): none if there is none (or
- * no directory), else its entries or why it cannot be read. Throws `ERR_FLAKE_STATE_DIR` if
- * the directory is not safe to use.
+ * Every state file of `dir` (the default directory if `undefined`; none if there is no
+ * directory), each with what it holds or why it cannot be read. Throws `ERR_FLAKE_STATE_DIR`
+ * if the directory is not safe to use.
  */
 export declare function stateFiles(dir?: string | Buffer | undefined | null): StateListing
 
-/** A state directory and its state file, if it has one. */
+/** A state directory and its state files. */
 export interface StateListing {
   /** The directory, as `defaultStateDir` shows it. */
   dir: string
-  /** Its state file, if it has one. */
-  file?: StateFile
+  /** Its state files: flake-idgen's first, then by name. */
+  files: Array<StateFile>
 }
 
-/** What a reset did to the state file. */
+/** What a reset did to a state file. */
 export interface StateReset {
   /** The file's path. */
   path: string
-  /** The file held no other id's state, and was removed. */
+  /** Something was forgotten: false when there was nothing of the target's to forget. */
+  done: boolean
+  /** The file is removed (the target was the whole file, or nothing was left in it). */
   removed: boolean
 }

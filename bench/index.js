@@ -7,7 +7,8 @@
 // (the layouts' next() rounds, default 21). BENCH_BEFORE=<checkout>: that build's next() rows
 // beside these, for a change's cost against the build before it (see per-call.js).
 // BENCH_ONLY=<parts>: some of the parts only, comma-separated: 64-bit (per call and bursts),
-// layouts, 128-bit (uuidv7 and Flake128, issue 24), leases (each lease store's time per acquire
+// layouts, 128-bit (uuidv7 and Flake128, issue 24), cold-start (a fresh process to its first
+// id, issue 32; BENCH_COLD_ROUNDS, default 21), leases (each lease store's time per acquire
 // beside the pool's size, on real servers: BENCH_LEASE_SAMPLES acquires a row, default 1,000);
 // all by default.
 
@@ -17,13 +18,15 @@ const path = require('node:path')
 const perCall = require('./per-call.js')
 const bursts = require('./bursts.js')
 const layouts = require('./layouts.js')
+const coldStart = require('./cold-start.js')
 
 const ROUNDS = setting('BENCH_ROUNDS', 31)
 const BURST_ROUNDS = setting('BENCH_BURST_ROUNDS', 7)
 const BURST = setting('BENCH_BURST', 1_000_000)
 const LAYOUT_ROUNDS = setting('BENCH_LAYOUT_ROUNDS', 21)
+const COLD_ROUNDS = setting('BENCH_COLD_ROUNDS', 21)
 const LIMIT_PER_MS = 4096 // the 12-bit counter's ids per millisecond
-const PARTS = ['64-bit', 'layouts', '128-bit', 'leases']
+const PARTS = ['64-bit', 'layouts', '128-bit', 'cold-start', 'leases']
 const ONLY = (process.env.BENCH_ONLY || PARTS.join(',')).split(',')
 for (const part of ONLY) {
   if (!PARTS.includes(part)) throw new RangeError(`BENCH_ONLY must name parts of ${PARTS.join(', ')}, got ${part}`)
@@ -93,6 +96,9 @@ async function main() {
     for (const candidate of wide.candidates) checks.push([candidate, wide.check(candidate)])
     for (const batch of wide.batches) checks.push([batch, wide.checkBatch(batch)])
   }
+  if (runs('cold-start')) {
+    for (const candidate of coldStart.candidates) checks.push([candidate, coldStart.check(candidate)])
+  }
   const failed = checks.filter(([, why]) => why !== null)
   for (const [candidate, why] of failed) console.error(`sanity check failed: ${label(candidate)}: ${why}`)
   if (failed.length > 0) {
@@ -101,7 +107,7 @@ async function main() {
   }
 
   const run = (count) => (candidate) => candidate.run(candidate.make(), Math.ceil(count * candidate.share))
-  let calls, ms, layoutCalls, layoutMs, wideCalls, wideMs
+  let calls, ms, layoutCalls, layoutMs, wideCalls, wideMs, cold
   if (runs('64-bit')) {
     // One round untimed, so that no candidate's first round pays for compiling it.
     await rounds(perCall.candidates, 1, perCall.sample)
@@ -126,6 +132,10 @@ async function main() {
     await rounds(wide.batches, 1, runBatch(Math.ceil(BURST / 10)))
     wideMs = await rounds(wide.batches, BURST_ROUNDS, runBatch(BURST))
   }
+  if (runs('cold-start')) {
+    await rounds(coldStart.candidates, 1, coldStart.sample)
+    cold = await rounds(coldStart.candidates, COLD_ROUNDS, coldStart.sample)
+  }
   // Last: its servers start and stop within it, and time nothing of the parts above.
   // A missing server fails this part alone, after the others are printed.
   const leaseResults = runs('leases') ? await leases.run().catch((error) => error) : undefined
@@ -145,12 +155,14 @@ async function main() {
       `layouts: ${plural(LAYOUT_ROUNDS, 'round')} per call, ${plural(BURST_ROUNDS, 'round')} of batches`,
     runs('128-bit') &&
       `128-bit: ${plural(ROUNDS, 'round')} of ${wide.BATCHES} × ${format(wide.BATCH)} calls, ${plural(BURST_ROUNDS, 'round')} of batches`,
+    runs('cold-start') && `cold start: ${plural(COLD_ROUNDS, 'round')} of a fresh process each`,
     'medians, ratios taken within each round',
   ]
   console.log(`${header.filter(Boolean).join(', ')}\n`)
   if (runs('64-bit')) print64(calls, ms)
   if (runs('layouts')) printLayouts(layoutCalls, layoutMs)
   if (runs('128-bit')) printWide(wideCalls, wideMs)
+  if (runs('cold-start')) printColdStart(cold)
   if (leaseResults instanceof Error) {
     console.error(`\nleases: ${leaseResults.message}`)
     process.exitCode = 1
@@ -298,6 +310,49 @@ function printWide(calls, ms) {
     const met = kind === 'max' ? value <= target : value >= target
     const shown = kind === 'min' ? percent(value) : `${value.toFixed(2)}${kind === 'times' ? ' ×' : ''}`
     console.log(`target: ${what}: ${shown} ${met ? 'met' : 'MISSED'}`)
+  }
+}
+
+/**
+ * Cold start: each candidate's fresh processes, by the process's own timer (its script's start
+ * to `require` done, and to its first id) and by ours (spawn to exit), and the targets.
+ */
+function printColdStart(cold) {
+  // samples of one figure of each process: { key: [ms per round] }.
+  const figure = (name) =>
+    Object.fromEntries(Object.entries(cold).map(([key, runs]) => [key, runs.map((x) => x[name])]))
+  const [required, first, whole] = ['required', 'first', 'whole'].map(figure)
+  const ms = (samples, key) => `${median(samples[key]).toFixed(1)} ms`
+  const times = (samples, key) => ratio(samples, key, 'coldTheirs').toFixed(2)
+  console.log()
+  printTable([
+    [
+      'cold start: a fresh process to its first id',
+      'require',
+      '× flake-idgen',
+      'to first id',
+      '× flake-idgen',
+      'whole process',
+      '× flake-idgen',
+    ],
+    ...coldStart.candidates.map((c) => [
+      label(c),
+      ms(required, c.key),
+      times(required, c.key),
+      ms(first, c.key),
+      times(first, c.key),
+      ms(whole, c.key),
+      times(whole, c.key),
+    ]),
+  ])
+  console.log()
+  // Issue 32's targets are times: the process's own, from its script's first line.
+  const targets = [
+    ['`require` ≤ 6 ms', median(required.coldOurs), 6],
+    ['first id ≤ 10 ms after the script starts', median(first.coldOurs), 10],
+  ]
+  for (const [what, value, target] of targets) {
+    console.log(`target: ${what}: ${value.toFixed(1)} ms ${value <= target ? 'met' : 'MISSED'}`)
   }
 }
 

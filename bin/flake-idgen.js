@@ -24,11 +24,15 @@ const USAGE = `Usage:
                                        UUIDv7 (8-4-4-4-12 hex digits) or a 128-bit flake id (22
                                        base62 characters, or 0x and 32 hex digits); a 128-bit
                                        id's object starts with its "type": uuidv7 or flake128
-  flake-idgen state [--state-dir D]    list the host's state file: the time and sequence of
-                                       the last id each generator id issued
-  flake-idgen state --reset ID [--state-dir D]
-                                       forget generator ID's state; refused while a process
-                                       has the file open
+  flake-idgen state [--state-dir D]    list the host's state files, one per layout (uuid's
+                                       and flake128's too): each file's start (no id is issued
+                                       until the clock passes it) and the time and sequence of
+                                       the last id each node id issued
+  flake-idgen state --reset ID|start|all [--file NAME] [--state-dir D]
+                                       forget node id ID's state, the file's start (when it is
+                                       ahead of the clock) or the whole file, in state file
+                                       NAME as state lists it (default epoch-0.state, the
+                                       default layout's); refused while a process has it open
   flake-idgen lease list (--redis URL | --mysql URL | --postgres URL) --namespace N
                                        list namespace N's settings (its layout's key, epoch,
                                        ttl, skew) and leases of node ids: holder, expiry and
@@ -59,6 +63,7 @@ Options:
   --scope SCOPE        host (default: unique across the host's processes) or process
   --state-dir D        the state directory (default: $FLAKE_IDGEN_STATE_DIR, else
                        /tmp/flake-idgen-<uid> on Linux; see the README's scope)
+  --file NAME          state --reset: the state file, by its name as state lists it
   --redis URL          lease list: a redis:// or rediss:// URL
   --mysql URL          lease list: a mysql:// or mariadb:// URL
   --postgres URL       lease list: a postgres:// or postgresql:// URL
@@ -81,6 +86,7 @@ const OPTIONS = {
   scope: true,
   'state-dir': true,
   reset: true,
+  file: true,
   redis: true,
   mysql: true,
   postgres: true,
@@ -115,7 +121,7 @@ const COMMANDS = {
   },
   state: {
     name: 'state',
-    options: ['state-dir', 'reset'],
+    options: ['state-dir', 'reset', 'file'],
     run: (values) => require('../lib/cli/state.js')(values),
   },
 }

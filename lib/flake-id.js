@@ -3,10 +3,12 @@
 const binding = require('./load-binding.js')
 const native = require('./native.js')
 const Counts = require('./stats.js')
-const Callbacks = require('./callbacks.js')
-const batchAsync = require('./batch-async.js')
-const { invalidArgument } = require('./errors.js')
-const { lease } = require('./lease/index.js')
+
+// Loaded by the first call that needs them: most processes never take a callback, an async
+// batch or a lease, and every process pays at its start for what it loads then.
+let Callbacks
+let batchAsync
+let lease
 
 const { issue, issueBy, takeId, takeBigInt, PRIVATE_SLOT } = native
 const readOnly = (value) => ({ value, enumerable: true })
@@ -46,6 +48,7 @@ class FlakeId {
    * holders of its namespace, its timestamps fenced by the ceilings the store acknowledged.
    */
   static lease(options) {
+    lease ??= require('./lease/index.js').lease
     return lease(
       options,
       (generatorOptions, configured, fields, controller) =>
@@ -80,8 +83,8 @@ class FlakeId {
       this.#take()
       return takeId()
     }
-    if (typeof cb !== 'function') throw invalidArgument('cb', 'a function', cb)
-    this.#callbacks ??= new Callbacks(this.#fields, this.#clock, this.#counts)
+    if (typeof cb !== 'function') throw require('./errors.js').invalidArgument('cb', 'a function', cb)
+    this.#callbacks ??= callbacksFor(this.#fields, this.#clock, this.#counts)
     this.#callbacks.push(cb)
   }
 
@@ -110,6 +113,7 @@ class FlakeId {
   }
 
   nextBatchAsync(count, options) {
+    batchAsync ??= require('./batch-async.js')
     return batchAsync(this.#fields, this.#clock, this.#counts, count, options)
   }
 
@@ -153,6 +157,12 @@ class LeasedFlakeId extends FlakeId {
       lease: { get: () => controller.fence },
     })
   }
+}
+
+/** A generator's queue of callbacks, made on its first next(cb). */
+function callbacksFor(fields, clock, counts) {
+  Callbacks ??= require('./callbacks.js')
+  return new Callbacks(fields, clock, counts)
 }
 
 /** A resolved layout, frozen, its parts too: what a generator shows cannot be changed under it. */

@@ -6,7 +6,6 @@
 
 const { Buffer } = require('node:buffer')
 const binding = require('./load-binding.js')
-const warnHostScope = require('./warn.js')
 
 const { REPORT_UNIT, MET_OVERFLOW, MET_CLOCK_BEHIND, SCRATCH_BYTES, PRIVATE_SLOT, SLOT_READS_FIELDS } = binding
 
@@ -342,7 +341,8 @@ const decode = {
  */
 function configure(options, kind = 'flakeId', worker = 0) {
   const configured = binding.configure(kind, options)
-  if (configured.warning !== undefined) warnHostScope(configured.warning)
+  // Loaded when first needed: most processes never fall back.
+  if (configured.warning !== undefined) require('./warn.js')(configured.warning)
   configured.fields = new GeneratorFields(configured.slot, configured, worker)
   return configured
 }

@@ -116,6 +116,12 @@ pub enum FlakeError {
   #[error("state file {} cannot be used: {reason}", QuotedPath(path))]
   StateFile { path: String, reason: String },
 
+  /// A state file another process holds locked for longer than a mapping takes (a reset, or a
+  /// first mapping stopped halfway): never a reason to fall back to another directory, where
+  /// the same generator id would issue from a second state.
+  #[error("state file {} cannot be used now: {reason}", QuotedPath(path))]
+  StateBusy { path: String, reason: String },
+
   /// A leased generator reached the ceiling its store acknowledged: nothing past it may be
   /// issued until a renewal raises it (or a new lease is had).
   #[error("Lease expired: no id may be issued past the lease's ceiling ({ceiling} ms since 1970) until the lease is renewed")]
@@ -159,7 +165,7 @@ impl FlakeError {
       }
       Self::ClockType { .. } | Self::ClockRange { .. } => "ERR_FLAKE_INVALID_CLOCK",
       Self::StateDir { .. } | Self::StateDirTaken { .. } => "ERR_FLAKE_STATE_DIR",
-      Self::StateFile { .. } => "ERR_FLAKE_STATE_FILE",
+      Self::StateFile { .. } | Self::StateBusy { .. } => "ERR_FLAKE_STATE_FILE",
       Self::StateInUse { .. } => "ERR_FLAKE_STATE_IN_USE",
       Self::StateLost { .. } => "ERR_FLAKE_STATE_LOST",
       Self::LeaseExpired { .. } => "ERR_FLAKE_LEASE_EXPIRED",
@@ -181,6 +187,7 @@ impl FlakeError {
       | Self::StateDir { .. }
       | Self::StateDirTaken { .. }
       | Self::StateFile { .. }
+      | Self::StateBusy { .. }
       | Self::StateInUse { .. }
       | Self::StateLost { .. }
       | Self::LeaseExpired { .. }

@@ -6,7 +6,7 @@ use crate::host::HostFile;
 use crate::kinds::layout::{Layout, Shape};
 use crate::options::Config;
 use crate::registry::SharedState;
-use crate::sequencer::{Met, Refusal, Sequencer, Taken};
+use crate::sequencer::{last_issued, Floor, Met, Refusal, Sequencer, Taken};
 
 /// A generator: its configuration and the state it issues from. Cheap to make and to copy: the
 /// id functions make one per call from what JS wrote into the scratch.
@@ -20,14 +20,22 @@ pub struct Generator<'s> {
   state: &'s Sequencer,
   /// The mapped state file `state` is a word of (host scope), whose fence every id passes.
   file: Option<&'static HostFile>,
+  /// The last id the process took from `state`, when it is a mapped file's (see `Floor`).
+  floor: Option<&'static Floor>,
   clock: Clock,
   /// The highest timestamp (ms since 1970) it may issue: a lease's ceiling; `u64::MAX` for none,
   /// `CLOSED` for a closed lease.
   ceiling: u64,
+  /// Whether a clock behind its shared state goes on from the state's time (see `counting_on`).
+  counts_on: bool,
 }
 
 /// The ceiling of a closed lease: nothing at all may be issued.
 pub const CLOSED: u64 = 0;
+
+/// How many times a generator `counting_on` starts again from the shared state's time when
+/// other takers keep moving it on (each try is two takes).
+const COUNT_ON_TRIES: usize = 64;
 
 /// What a generator is, besides its state: all a call needs to say (see `js::protocol`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -125,6 +133,7 @@ impl<'s> Generator<'s> {
   pub fn shared(settings: &Settings, shared: SharedState) -> Self {
     Self {
       file: shared.file,
+      floor: shared.floor,
       ..Self::with(settings, shared.sequencer, Clock::System, u64::MAX)
     }
   }
@@ -144,8 +153,22 @@ impl<'s> Generator<'s> {
       shape: settings.shape,
       state,
       file: None,
+      floor: None,
       clock,
       ceiling,
+      counts_on: false,
+    }
+  }
+
+  /// The same generator, for a kind whose ids go on from the shared state's time when the
+  /// system clock reads behind it (UUIDv7 and Flake128, as RFC 9562 §6.2 and `uuid`'s `v7()`
+  /// do), rather than refuse: another process's clock ahead must not stop every process's ids
+  /// until the clock catches up. Ids then run ahead of the clock by as much as the furthest
+  /// clock that issued from the state. A clock of the generator's own keeps refusing.
+  pub fn counting_on(&self) -> Self {
+    Self {
+      counts_on: self.clock == Clock::System,
+      ..*self
     }
   }
 
@@ -216,6 +239,40 @@ impl<'s> Generator<'s> {
   /// Up to `max` (≥ 1) consecutive ids, all in one time unit, for a clock reading of `now_ms`.
   #[inline(always)]
   pub fn take(&self, now_ms: u64, max: u32) -> Result<Ids, FlakeError> {
+    match self.take_at(now_ms, max) {
+      Err(FlakeError::ClockBackwards { .. }) if self.counts_on => self.count_on(now_ms, max),
+      taken => taken,
+    }
+  }
+
+  /// `take` for a clock behind the shared state, of a generator `counting_on`: the ids after
+  /// the state's last, in its time unit or the next ones.
+  #[cold]
+  #[inline(never)]
+  fn count_on(&self, now_ms: u64, max: u32) -> Result<Ids, FlakeError> {
+    let unit = self.shape.unit();
+    let mut refusal = None;
+    // Other threads and processes move the state on meanwhile: each try starts from its time.
+    for _ in 0..COUNT_ON_TRIES {
+      let Some((last, _)) = last_issued(self.shape.word(), self.state.word()) else {
+        return self.take_at(now_ms, max);
+      };
+      let from_ms = last.saturating_mul(unit).max(now_ms);
+      for at in [from_ms, from_ms.saturating_add(unit)] {
+        match self.take_at(at, max) {
+          Err(err @ (FlakeError::ClockBackwards { .. } | FlakeError::SequenceOverflow { .. })) => {
+            refusal = Some(err);
+          }
+          taken => return taken,
+        }
+      }
+    }
+    Err(refusal.expect("tried at least once"))
+  }
+
+  /// `take`, refusing a clock behind the state.
+  #[inline(always)]
+  fn take_at(&self, now_ms: u64, max: u32) -> Result<Ids, FlakeError> {
     if now_ms < self.epoch {
       return Err(FlakeError::ClockBeforeEpoch {
         now: now_ms,
@@ -280,16 +337,18 @@ impl<'s> Generator<'s> {
     // One comparison for both ends: a reading before `verified_at` wraps around to a large one.
     if now_ms.wrapping_sub(verified_at) <= HORIZON_MS {
       let horizon = self.units(verified_at + HORIZON_MS, 0).0;
-      let taken = self.state.take(
+      let taken = self.state.take_above(
         self.shape.word(),
         now,
         self.seq_mask,
         max,
         self.allowed(),
         horizon.min(limit),
+        self.floor,
       );
       match taken {
         Err(Refusal::PastLimit { .. }) => {}
+        Err(Refusal::Reverted) => return Err(file.reverted()),
         // A refusal of spent words (a truncated file) is the loss, which the renewal reports.
         Err(_) if file.is_lost() => {}
         taken => return self.issued(taken, now_ms, 0),
@@ -313,10 +372,17 @@ impl<'s> Generator<'s> {
     // Borrowing reaches no further than the horizon on host scope: within it, a refusal is the
     // clock's (behind, or every id of the allowed units used), with its wait.
     let allowed = self.allowed().min(horizon.saturating_sub(now));
-    let taken = self
-      .state
-      .take(self.shape.word(), now, self.seq_mask, max, allowed, limit);
+    let taken = self.state.take_above(
+      self.shape.word(),
+      now,
+      self.seq_mask,
+      max,
+      allowed,
+      limit,
+      self.floor,
+    );
     match taken {
+      Err(Refusal::Reverted) => Err(file.reverted()),
       // Lost since the renewal: the words are spent.
       Err(_) if file.is_lost() => Err(file.lost_error()),
       taken => self.issued(taken, now_ms, 0),
@@ -403,6 +469,14 @@ impl<'s> Generator<'s> {
         wait_ms: self.wait_ms(wait, now_ms),
       }),
       Err(Refusal::PastLimit { delta: time }) => Err(self.past(time, origin)),
+      // Only a mapped file's word goes back, and `take_fenced` answers for it before this.
+      Err(Refusal::Reverted) => Err(match self.file {
+        Some(file) => file.reverted(),
+        None => FlakeError::StateLost {
+          path: String::new(),
+          reason: "its state went back".into(),
+        },
+      }),
     }
   }
 

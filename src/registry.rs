@@ -1,10 +1,11 @@
 //! The shared states: one per layout shape and node id per process, so that every instance with
 //! that id, in any thread and of any epoch, draws from the same state and never repeats an id;
 //! and one mapped state file per state directory and shape for host scope. Both are bounded
-//! (a word per node id used, one mapping per directory and shape) and never released: a generator made after the last one
-//! was dropped must still not reissue its ids, and keeping the word is what remembers them. A
-//! mapping found lost is replaced by the directory's current file for the generators made after;
-//! those of before go on refusing (see `host::file`).
+//! (a word per node id used, one mapping per directory and shape) and kept while they are the
+//! state: a generator made after the last one was dropped must still not reissue its ids, and
+//! keeping the word is what remembers them. A mapping found lost is let go of (`HostFile::
+//! release`) and replaced by the directory's current file for the generators made after; those
+//! of before go on refusing (see `host::file`).
 //!
 //! One node id of a shape has one state in a process: a second state directory for an id that
 //! issues from one already is refused, since two states would issue the same ids.
@@ -19,7 +20,7 @@ use crate::error::FlakeError;
 use crate::host::HostFile;
 use crate::kinds::layout::Shape;
 use crate::options::{Config, Scope};
-use crate::sequencer::Sequencer;
+use crate::sequencer::{Floor, Sequencer};
 
 /// A generator id's shared state: a word of the process's, or of a mapped state file (host
 /// scope), which says how long it may be issued from (see `host::file`).
@@ -27,6 +28,8 @@ use crate::sequencer::Sequencer;
 pub struct SharedState {
   pub sequencer: &'static Sequencer,
   pub file: Option<&'static HostFile>,
+  /// The last id the process took from a mapped file's word (see `Floor`).
+  pub floor: Option<&'static Floor>,
 }
 
 /// A state word on a cache line of its own: threads busy on different ids do not contend.
@@ -124,6 +127,7 @@ pub fn process(shape: Shape, node: u16) -> SharedState {
   SharedState {
     sequencer,
     file: None,
+    floor: None,
   }
 }
 
@@ -133,15 +137,26 @@ pub fn process(shape: Shape, node: u16) -> SharedState {
 pub fn host(dir: &Path, shape: Shape, node: u16) -> Result<SharedState, FlakeError> {
   let mut files = lock(&HOST_FILES);
   let key = (dir.to_path_buf(), shape);
-  let reopen = matches!(files.by_dir.get(&key), Some(Ok(file)) if file.is_lost());
-  if reopen {
+  let lost = match files.by_dir.get(&key) {
+    Some(Ok(file)) if file.is_lost() => Some(*file),
+    _ => None,
+  };
+  if let Some(lost) = lost {
     files.by_dir.remove(&key);
+    // A loss the SIGBUS handler marked is released here: it could not let go of anything.
+    lost.release();
   }
-  let file = files
-    .by_dir
-    .entry(key)
-    .or_insert_with(|| HostFile::open(dir, shape, &mut SystemClock))
-    .clone()?;
+  let file = match files.by_dir.get(&key) {
+    Some(opened) => opened.clone()?,
+    None => {
+      let opened = HostFile::open(dir, shape, &mut SystemClock, lost.is_some());
+      // A busy file is not kept as the directory's failure: it is tried again next time.
+      if !matches!(opened, Err(FlakeError::StateBusy { .. })) {
+        files.by_dir.insert(key, opened.clone());
+      }
+      opened?
+    }
+  };
   // Checked once the directory is known usable: an unusable one is the reason to go on to
   // the next candidate, which may be the one the id uses.
   match files.dir_of_id.get(&(shape, node)) {
@@ -159,6 +174,7 @@ pub fn host(dir: &Path, shape: Shape, node: u16) -> Result<SharedState, FlakeErr
   Ok(SharedState {
     sequencer: file.sequencer(node),
     file: Some(file),
+    floor: Some(file.floor(node)),
   })
 }
 
@@ -190,8 +206,9 @@ pub fn shared_state(config: &Config) -> Result<(SharedState, bool), FlakeError> 
       required,
     } => match host(dir, config.layout.shape, config.id) {
       Ok(sequencer) => Ok((sequencer, true)),
-      // Another directory, or process scope, would be a second state for the id.
-      Err(err @ FlakeError::StateDirTaken { .. }) => Err(err),
+      // Another directory, or process scope, would be a second state for the id: its file is
+      // used by others (busy), or this process uses another for it.
+      Err(err @ (FlakeError::StateDirTaken { .. } | FlakeError::StateBusy { .. })) => Err(err),
       Err(err) => fall_back(config, alternatives, *required, err),
     },
   }
@@ -216,7 +233,9 @@ fn fall_back(
         });
         return Ok((sequencer, true));
       }
-      Err(err @ FlakeError::StateDirTaken { .. }) => return Err(err),
+      Err(err @ (FlakeError::StateDirTaken { .. } | FlakeError::StateBusy { .. })) => {
+        return Err(err)
+      }
       Err(err) => reasons.push(err),
     }
   }

@@ -36,6 +36,43 @@ pub enum Refusal {
   Backwards { ms: u64, wait: u64 },
   /// The next free timestamp is past the limit the caller set (42 bits, or a lease's ceiling).
   PastLimit { delta: u64 },
+  /// The word is below an id this process took from it: it went back (see `Floor`).
+  Reverted,
+}
+
+/// The last id this process took from a shared word it does not own (a mapped state file's),
+/// in an order words keep: the word with its lead field cleared (time, then sequence), plus
+/// one, so that 0 means none yet. Written with a plain store, so two threads may leave the
+/// lower of their two values: it stays a value the word held, so never above the word.
+#[derive(Debug, Default)]
+#[repr(align(64))]
+pub struct Floor(AtomicU64);
+
+impl Floor {
+  #[inline(always)]
+  fn get(&self) -> u64 {
+    self.0.load(Ordering::Acquire)
+  }
+
+  /// `state` in the floor's order, plus one.
+  #[inline(always)]
+  fn rank(word: Word, state: u64) -> u64 {
+    (state & !(word.lead_mask() << word.sequence_bits)).saturating_add(1)
+  }
+
+  /// Whether `floor` (not 0) records an id above the one `last` records, or `last` none.
+  #[inline(always)]
+  fn above(word: Word, last: u64, floor: u64) -> bool {
+    last == NOTHING_ISSUED || Self::rank(word, last) < floor
+  }
+
+  #[inline(always)]
+  fn raise(&self, word: Word, next: u64, seen: u64) {
+    let rank = Self::rank(word, next);
+    if rank > seen {
+      self.0.store(rank, Ordering::Release);
+    }
+  }
 }
 
 /// One atomic word and nothing else (`repr(transparent)`), so that a word in a memory-mapped
@@ -104,9 +141,34 @@ impl Sequencer {
     allowed: u64,
     limit: u64,
   ) -> Result<Taken, Refusal> {
+    self.take_above(word, now, seq_mask, max, allowed, limit, None)
+  }
+
+  /// `take`, on a state that something outside the process can rewrite (a mapped state file):
+  /// `floor` (see `Floor`) holds the last id this process took from it, so a word found below
+  /// that has gone back (a copy put over the file in place) and is refused as `Reverted`, never
+  /// issued from again.
+  #[allow(clippy::too_many_arguments)]
+  #[inline(always)]
+  pub fn take_above(
+    &self,
+    word: Word,
+    now: u64,
+    seq_mask: u16,
+    max: u32,
+    allowed: u64,
+    limit: u64,
+    floor: Option<&Floor>,
+  ) -> Result<Taken, Refusal> {
     let (lead_shift, delta_shift) = (word.sequence_bits, word.time_shift());
+    // Read before the word: every id the floor records was in the word before this load, and
+    // a word only grows, so a word below it was rewritten.
+    let floor_seen = floor.map_or(0, Floor::get);
     let mut last = self.last.load(Ordering::Acquire);
     loop {
+      if floor_seen != 0 && Floor::above(word, last, floor_seen) {
+        return Err(Refusal::Reverted);
+      }
       let (delta, first, high) = if last == NOTHING_ISSUED || now > last >> delta_shift {
         (now, 0, now)
       } else {
@@ -147,6 +209,9 @@ impl Sequencer {
         .compare_exchange_weak(last, next, Ordering::AcqRel, Ordering::Acquire)
       {
         Ok(_) => {
+          if let Some(floor) = floor {
+            floor.raise(word, next, floor_seen);
+          }
           let met = (delta > now).then_some(if now < high {
             Met::ClockBehind
           } else {

@@ -200,9 +200,19 @@ test('bad arguments: status 2, one line on stderr naming the problem in our word
     [['state', '--epoch', '1000'], '--epoch does not apply to state'],
     [['state', '--reset', '3', '--epoch', '1000'], '--epoch does not apply to state'],
     // Limits the library checks, in its words, naming the flag and the value as typed.
-    [['state', '--reset', 'all'], '--reset must be an integer from 0 to 1023, got "all"'],
-    [['state', '--reset', '1024'], '--reset must be an integer from 0 to 1023, got "1024"'],
-    [['state', '--reset', '1.5'], '--reset must be an integer from 0 to 1023, got "1.5"'],
+    [['state', '--reset', 'every'], '--reset must be a node id from 0 to 1023, start or all, got "every"'],
+    [['state', '--reset', '1024'], '--reset must be a node id from 0 to 1023, start or all, got "1024"'],
+    [['state', '--reset', '1.5'], '--reset must be a node id from 0 to 1023, start or all, got "1.5"'],
+    [
+      ['state', '--reset', '1', '--file', 'layout-48_0_15.state'],
+      '--reset must be a node id from 0 to 0, start or all, got "1"',
+    ],
+    [
+      ['state', '--reset', 'all', '--file', '../epoch-0.state'],
+      '--file must be the name of a state file as listed (epoch-0.state, or layout-<shape>.state), got "../epoch-0.state"',
+    ],
+    [['state', '--file', 'epoch-0.state'], '--file needs --reset: state lists every file (see --help)'],
+    [['--file', 'epoch-0.state'], '--file applies to state only'],
     [['state', '--state-dir', 'relative'], '--state-dir must be an absolute path, got "relative"'],
     [['state', '--reset', '3', '--state-dir', 'relative'], '--state-dir must be an absolute path, got "relative"'],
     [['--epoch', '9999-01-01'], /^--epoch must be not in the future/],
@@ -277,8 +287,9 @@ test('state lists the state file; --reset forgets an id, refused while a process
   const listed = run(['state', '--state-dir', dir])
   assert.equal(listed.status, 0, listed.stderr)
   assert.equal(listed.lines[0], `state file: ${file}`)
+  assert.equal(listed.lines[1], 'layout 42/10/12 (flake-idgen, discord), start none')
   assert.deepEqual(
-    listed.lines.slice(1).map((line) => line.split(/ {2,}/)),
+    listed.lines.slice(2).map((line) => line.split(/ {2,}/)),
     [
       ['id', 'last id issued at', 'sequence'],
       ['3', '2026-01-02T03:04:05.678Z', '9'],
@@ -301,20 +312,20 @@ test('state lists the state file; --reset forgets an id, refused while a process
     refused.stderr,
     /^flake-idgen: state file ".*epoch-0\.state" is in use by a running process; stop it first\n$/,
   )
-  assert.equal(run(['state', '--state-dir', dir]).lines.length, 4)
+  assert.equal(run(['state', '--state-dir', dir]).lines.length, 5)
 
   const reset = run(['state', '--reset', '3', '--state-dir', dir])
   assert.equal(reset.status, 0, reset.stderr)
   assert.deepEqual(reset.lines, [`reset generator 3 in ${file}`])
   assert.deepEqual(
     run(['state', '--state-dir', dir])
-      .lines.slice(2)
+      .lines.slice(3)
       .map((line) => line.split(/ {2,}/)[0]),
     ['4'],
   )
   const again = run(['state', '--reset', '3', '--state-dir', dir])
   assert.equal(again.status, 1)
-  assert.equal(again.stderr, `flake-idgen: generator 3 has no state in ${dir}\n`)
+  assert.equal(again.stderr, `flake-idgen: generator 3 has no state in ${file}\n`)
   const last = run(['state', '--reset', '4', '--state-dir', dir])
   assert.deepEqual([last.status, last.lines], [0, [`removed ${file}`]])
   assert.deepEqual(run(['state', '--state-dir', dir]).lines, [`state directory: ${dir}`, '(no state)'])
@@ -328,7 +339,7 @@ test('state: a damaged state file is listed as such, status 1, and left as it is
   const file = plant(dir, stateFile().subarray(0, 100))
   const { status, lines, stderr } = run(['state', '--state-dir', dir])
   assert.equal(status, 1)
-  assert.deepEqual(lines, [`state file: ${file}`, '(no state)'])
+  assert.deepEqual(lines, [`state file: ${file}`, 'layout 42/10/12 (flake-idgen, discord)', '(not read: see below)'])
   assert.match(
     stderr,
     /^flake-idgen: state file ".*epoch-0\.state" cannot be used: it is 100 bytes, .* \[ERR_FLAKE_STATE_FILE\]\n$/,
@@ -343,8 +354,92 @@ test('state: a stray epoch-00.state is no state of ours, whatever it holds', () 
   const stray = plant(dir, stateFile({ 7: word(5) }), 'epoch-00.state')
   assert.deepEqual(run(['state', '--state-dir', dir]).lines, [`state directory: ${dir}`, '(no state)'])
   const reset = run(['state', '--reset', '7', '--state-dir', dir])
-  assert.deepEqual([reset.status, reset.stderr], [1, `flake-idgen: generator 7 has no state in ${dir}\n`])
+  assert.deepEqual(
+    [reset.status, reset.stderr],
+    [1, `flake-idgen: generator 7 has no state in ${path.join(dir, 'epoch-0.state')}\n`],
+  )
   assert.deepEqual(require('node:fs').readFileSync(stray), stateFile({ 7: word(5) }))
+})
+
+test("state lists every layout's file, a start ahead of the clock flagged; --reset ID, start or all of a --file", () => {
+  const fs = require('node:fs')
+  const os = require('node:os')
+  const { stateDir, writeWord } = require('../support/state-files.js')
+  const dir = stateDir('cli-layouts')
+  const root = path.join(__dirname, '..', '..')
+  const env = { ...process.env, FLAKE_IDGEN_STATE_DIR: dir }
+  const made = spawnSync(
+    process.execPath,
+    [
+      '-e',
+      "const F = require('.'); F.uuidv7(); new F.Flake128({ worker: 1 }).next(); new F({ layout: 'twitter', id: 5 }).next()",
+    ],
+    { cwd: root, env, encoding: 'utf8' },
+  )
+  assert.equal(made.status, 0, made.stderr)
+  // UUIDv7's file as a process whose clock ran an hour ahead left it: its word and its start.
+  const ahead = Date.now() + 3_600_000
+  const [twitter, uuid, flake128] = ['layout-41_10_12.state', 'layout-48_0_15.state', 'layout-48_0_16.state']
+  const uuidFile = path.join(dir, uuid)
+  const bytes = fs.readFileSync(uuidFile)
+  bytes[os.endianness() === 'LE' ? 'writeBigUInt64LE' : 'writeBigUInt64BE'](BigInt(ahead), 32)
+  writeWord(bytes, 0, (BigInt(ahead) << 22n) | 7n)
+  fs.writeFileSync(uuidFile, bytes)
+  const blocks = () => {
+    const listed = run(['state', '--state-dir', dir])
+    assert.equal(listed.status, 0, listed.stderr)
+    return listed.stdout.split('\n\n').map((block) => block.trim().split('\n'))
+  }
+  const iso = (ms) => new Date(ms).toISOString()
+  const [first, second, third] = blocks()
+  assert.deepEqual(
+    [first[0], second[0], third[0]],
+    [twitter, uuid, flake128].map((name) => `state file: ${path.join(dir, name)}`),
+  )
+  assert.match(first[1], /^layout 41\/10\/12 \(twitter\), start \d{4}-[\d-]+T[\d:.]+Z$/)
+  assert.match(third[1], /^layout 48\/0\/16 \(Flake128\), start \d{4}-[\d-]+T[\d:.]+Z$/)
+  const late = /^ahead of the clock by \d+ ms/
+  assert.match(
+    second[1],
+    new RegExp(
+      `^layout 48/0/15 \\(uuidv7\\), start ${iso(ahead)}, ahead of the clock by \\d+ ms: no id is issued until then$`,
+    ),
+  )
+  const [id, time, sequence, flag] = second[3].split(/ {2,}/)
+  assert.deepEqual([id, time, sequence], ['0', iso(ahead), '7'])
+  assert.match(flag, late)
+  assert.deepEqual(first[3].split(/ {2,}/).slice(0, 1), ['5'])
+  assert.equal(first[3].split(/ {2,}/).length, 3, 'a time behind the clock is not flagged')
+
+  // A process holding the twitter file: every reset of it is refused, and changes nothing.
+  const resets = ['5', 'start', 'all'].map((what) => [BIN, 'state', '--reset', what, '--file', twitter])
+  const holder = spawnSync(
+    process.execPath,
+    [
+      '-e',
+      `new (require('.'))({ layout: 'twitter', id: 5 }).next(); const { spawnSync } = require('node:child_process'); process.stdout.write(JSON.stringify(${JSON.stringify(resets)}.map((args) => spawnSync(process.execPath, args, { encoding: 'utf8' }))))`,
+    ],
+    { cwd: root, env, encoding: 'utf8' },
+  )
+  for (const refused of JSON.parse(holder.stdout)) {
+    assert.equal(refused.status, 1)
+    assert.match(refused.stderr, /^flake-idgen: state file ".*layout-41_10_12\.state" is in use by a running process/)
+  }
+  assert.equal(blocks()[0][3].split(/ {2,}/)[0], '5')
+
+  const reset = (what, file) => run(['state', '--state-dir', dir, '--reset', what, '--file', file])
+  const said = ({ status, stdout, stderr }) => [status, stdout || stderr]
+  // The word goes; the start stays ahead, holding back what the file's other ids may not issue.
+  assert.deepEqual(said(reset('0', uuid)), [0, `reset generator 0 in ${uuidFile}\n`])
+  assert.deepEqual(blocks()[1].slice(2), ['(no state)'])
+  assert.match(blocks()[1][1], /ahead of the clock by/)
+  // Then the start, and the file, holding nothing more, goes.
+  assert.deepEqual(said(reset('start', uuid)), [0, `removed ${uuidFile}\n`])
+  const flakeFile = path.join(dir, flake128)
+  assert.deepEqual(said(reset('start', flake128)), [1, `flake-idgen: ${flakeFile} has no start ahead of the clock\n`])
+  assert.deepEqual(said(reset('all', flake128)), [0, `removed ${flakeFile}\n`])
+  assert.deepEqual(said(reset('all', flake128)), [1, `flake-idgen: no state to reset in ${flakeFile}\n`])
+  assert.deepEqual(fs.readdirSync(dir), [twitter])
 })
 
 test('state: a directory whose name is not UTF-8, in use, by FLAKE_IDGEN_STATE_DIR or --state-dir: listed, reset', async (t) => {
@@ -401,7 +496,7 @@ test('state: a directory whose name is not UTF-8, in use, by FLAKE_IDGEN_STATE_D
     const lines = listed.stdout.split('\n')
     assert.equal(lines[0], `state file: ${shown}/epoch-0.state"`)
     assert.deepEqual(
-      lines.slice(2, -1).map((line) => line.split(/ {2,}/)[0]),
+      lines.slice(3, -1).map((line) => line.split(/ {2,}/)[0]),
       ['4'],
     )
     const refused = command(env, 'state', '--reset', '4')

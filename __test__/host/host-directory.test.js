@@ -64,36 +64,40 @@ test('two processes, one with XDG_RUNTIME_DIR and TMPDIR and one without, defaul
   if (process.platform === 'linux') assert.equal(dirs[0], `/tmp/flake-idgen-${process.getuid()}`)
 })
 
-test('4 cluster workers on an unusable directory that exit right after their loop: the warning is in their stderr', async () => {
-  const dir = stateDir('cluster')
-  fs.chmodSync(dir, 0o777)
+test('4 cluster workers on a named directory that cannot be used: each throws, none issues an id', async () => {
+  // FLAKE_IDGEN_STATE_DIR names a file (or a path under one): a fall-back to process scope
+  // would give each worker the same ids.
+  const file = path.join(stateDir('cluster'), 'a-file')
+  fs.writeFileSync(file, '')
   const script = `
     const cluster = require('node:cluster')
     if (cluster.isPrimary) {
       for (let i = 0; i < 4; i++) cluster.fork()
     } else {
-      const g = new (require(${JSON.stringify(ROOT)}))({ id: 3 })
-      for (let i = 0; i < 1000; i++) g.next()
-      process.stdout.write(g.scope + '\\n')
+      let ids = 0
+      try {
+        const g = new (require(${JSON.stringify(ROOT)}))({ id: 3 })
+        for (let i = 0; i < 1000; i++, ids++) g.next()
+        process.stdout.write(g.scope + ' ' + ids + '\\n')
+      } catch (error) {
+        process.stdout.write(error.code + ' ' + ids + '\\n')
+      }
       process.exit(0)
     }`
   // A file: cluster forks the main module, which -e has none of.
   const main = path.join(stateDir('cluster-main'), 'main.js')
   fs.writeFileSync(main, script)
-  const proc = spawn(process.execPath, [main], {
-    env: { ...process.env, FLAKE_IDGEN_STATE_DIR: dir },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let [stdout, stderr] = ['', '']
-  proc.stdout.on('data', (chunk) => (stdout += chunk))
-  proc.stderr.on('data', (chunk) => (stderr += chunk))
-  const [code] = await once(proc, 'exit')
-  assert.equal(code, 0, stderr)
-  assert.deepEqual(stdout.split('\n'), ['process', 'process', 'process', 'process', ''])
-  const warned = stderr.split('\n').filter((line) => line.includes(`[${CODE}]`))
-  const pids = new Set(warned.map((line) => line.match(/^\(node:(\d+)\)/)?.[1]))
-  assert.equal(pids.size, 4, stderr)
-  for (const line of warned) {
-    assert.match(line, /host scope unavailable, ids are unique per process only: state directory ".*" cannot be used/)
+  for (const named of [file, path.join(file, 'under')]) {
+    const proc = spawn(process.execPath, [main], {
+      env: { ...process.env, FLAKE_IDGEN_STATE_DIR: named },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let [stdout, stderr] = ['', '']
+    proc.stdout.on('data', (chunk) => (stdout += chunk))
+    proc.stderr.on('data', (chunk) => (stderr += chunk))
+    const [code] = await once(proc, 'exit')
+    assert.equal(code, 0, stderr)
+    assert.deepEqual(stdout.split('\n').sort(), ['', ...Array(4).fill('ERR_FLAKE_STATE_DIR 0')], stderr)
+    assert.doesNotMatch(stderr, new RegExp(CODE))
   }
 })

@@ -96,19 +96,39 @@ test('a file others can write is refused', () => {
   })
 })
 
-test('by default, an unusable directory falls back to process scope with one warning per process', () => {
-  const dir = stateDir('fallback')
-  fs.chmodSync(dir, 0o777)
+// The default directories are per user: another user's are made unusable here, so this needs
+// root (as CI runs) to start a process as that user.
+const NOBODY = 65534
+const asNobody = process.getuid?.() === 0 ? false : 'starts a process as another user: needs root'
+
+test('by default, unusable directories fall back to process scope with one warning per process', {
+  skip: asNobody,
+}, (t) => {
+  const roots = ['/tmp', '/var/tmp', '/dev/shm'].filter((root) => fs.existsSync(root))
+  const dirs = roots.map((root) => path.join(root, `flake-idgen-${NOBODY}`))
+  const planted = dirs.filter((dir) => !fs.existsSync(dir))
+  if (planted.length < dirs.length) return t.skip(`${NOBODY}'s state directories exist already`)
+  for (const dir of dirs) fs.mkdirSync(dir, { mode: 0o777 })
+  t.after(() => {
+    for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true })
+  })
+  for (const dir of dirs) {
+    fs.chownSync(dir, NOBODY, NOBODY)
+    fs.chmodSync(dir, 0o777)
+  }
   const script = `
-    const F = require('.')
+    const F = require(${JSON.stringify(path.join(__dirname, '..', '..'))})
     const a = new F({ id: 1 }), b = new F({ id: 2 }), c = new F({ id: 1, epoch: 1000 })
     a.next(); b.next(); c.next()
     let threw
     try { new F({ scope: 'host' }) } catch (error) { threw = error.code }
     process.stdout.write(JSON.stringify([a.scope, b.scope, c.scope, threw]))`
+  const { FLAKE_IDGEN_STATE_DIR, ...env } = process.env
   const { status, stdout, stderr } = spawnSync(process.execPath, ['-e', script], {
-    cwd: path.join(__dirname, '..', '..'),
-    env: { ...process.env, FLAKE_IDGEN_STATE_DIR: dir },
+    cwd: '/',
+    env: { ...env, HOME: '/' },
+    uid: NOBODY,
+    gid: NOBODY,
     encoding: 'utf8',
   })
   assert.equal(status, 0, stderr)
@@ -126,6 +146,27 @@ test('by default, an unusable directory falls back to process scope with one war
       /host scope unavailable, ids are unique per process only: state directory ".*" cannot be used: writable by group or others/,
     )
   }
+})
+
+test('a directory FLAKE_IDGEN_STATE_DIR names that cannot be used is an error, never a fall-back', () => {
+  const dir = stateDir('named-unusable')
+  fs.chmodSync(dir, 0o777)
+  const script = `
+    const F = require('.')
+    let threw
+    try { new F({ id: 1 }).next() } catch (error) { threw = [error.code, error.message] }
+    process.stdout.write(JSON.stringify(threw))`
+  const { status, stdout, stderr } = spawnSync(process.execPath, ['-e', script], {
+    cwd: path.join(__dirname, '..', '..'),
+    env: { ...process.env, FLAKE_IDGEN_STATE_DIR: dir },
+    encoding: 'utf8',
+  })
+  assert.equal(status, 0, stderr)
+  const [code, message] = JSON.parse(stdout)
+  assert.equal(code, 'ERR_FLAKE_STATE_DIR')
+  assert.match(message, /writable by group or others/)
+  assert.ok(message.includes(dir), message)
+  assert.doesNotMatch(stderr, /FLAKE_IDGEN_HOST_SCOPE_UNAVAILABLE/)
 })
 
 test('scope and stateDir are checked like the other options', () => {

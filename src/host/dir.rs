@@ -17,10 +17,17 @@ pub fn default_dir() -> PathBuf {
 /// The state directories a generator without `stateDir` tries, in order: `$FLAKE_IDGEN_STATE_DIR`
 /// alone if set, else `candidates()`.
 pub fn default_dirs() -> Vec<PathBuf> {
-  match std::env::var_os(ENV).filter(|value| !value.is_empty()) {
-    Some(dir) => vec![PathBuf::from(dir)],
+  match named_dir() {
+    Some(dir) => vec![dir],
     None => candidates(),
   }
+}
+
+/// The directory `$FLAKE_IDGEN_STATE_DIR` names, if it is set (and not empty).
+pub fn named_dir() -> Option<PathBuf> {
+  std::env::var_os(ENV)
+    .filter(|value| !value.is_empty())
+    .map(PathBuf::from)
 }
 
 /// The default state directories, in the order they are tried. The same for every process of

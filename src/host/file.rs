@@ -16,6 +16,7 @@
 //! - A truncation faults on the next touch of the lost pages; `sigbus` puts a page of spent words
 //!   there and marks the mapping lost, instead of the process dying.
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -31,7 +32,7 @@ use super::os::{self, read_at, Identity};
 use crate::clock::Time;
 use crate::error::FlakeError;
 use crate::kinds::layout::Shape;
-use crate::sequencer::Sequencer;
+use crate::sequencer::{Floor, Sequencer};
 
 /// How long (ms of the clock) a process issues from a mapped state file after it last saw the
 /// file at its path: the bound within which a lost file is noticed, and how far ahead of the
@@ -72,21 +73,45 @@ pub struct HostFile {
   /// while opening.
   start: AtomicU64,
   path: PathBuf,
-  /// The file's own descriptor, and its identity at `path`. Kept open for its shared lock: a
-  /// reset takes the exclusive one, so it is refused while any process has the file mapped.
-  file: File,
+  /// The file's and the directory's descriptors while the mapping is the file's (see `Held`);
+  /// let go once it is lost.
+  held: Mutex<Option<Held>>,
   identity: Identity,
+  /// The last id this process took from each node id's word (see `Floor`), made on first use.
+  floors: Mutex<HashMap<u16, &'static Floor>>,
+  /// The SIGBUS handler's slot for the mapping, given back on release.
+  #[cfg(any(target_os = "linux", target_os = "android"))]
+  slot: std::sync::OnceLock<&'static std::sync::atomic::AtomicPtr<HostFile>>,
+}
+
+/// What a mapping holds open.
+#[derive(Debug)]
+struct Held {
+  /// The file's own descriptor. Kept open for its shared lock: a reset takes the exclusive
+  /// one, so it is refused while any process has the file mapped.
+  file: File,
   /// The directory, held with a shared lock too: age-based cleaners of temporary directories
-  /// (systemd-tmpfiles) skip a locked directory, so they do not remove a file in use.
+  /// (systemd-tmpfiles) skip a locked directory, so they do not remove a file in use; and a
+  /// first mapping that finds it held by nobody knows no process issues from this directory.
   dir: Option<File>,
 }
+
+/// A margin for the kernel's file times, which lag its clock by up to a tick (10 ms at 100 Hz).
+pub const TICK_MS: u64 = 10;
 
 impl HostFile {
   /// Maps the state file of `shape` in `dir`, creating the directory (0700) and the file (0600)
   /// if they are missing; refuses either when it is not safe or not what this version wrote.
-  /// Returns once the clock has passed the file's start (at most `HORIZON_MS` and a time unit
-  /// after a first mapping).
-  pub fn open(dir: &Path, shape: Shape, time: &mut impl Time) -> Result<&'static Self, FlakeError> {
+  /// `after_loss`: this process lost the mapping of this directory's file before, so whatever
+  /// the path holds now (the same file grown back, a copy of it) is taken for a new file.
+  /// Returns once the clock has passed the file's start (see `start`). A failure leaves nothing
+  /// open, mapped or locked.
+  pub fn open(
+    dir: &Path,
+    shape: Shape,
+    time: &mut impl Time,
+    after_loss: bool,
+  ) -> Result<&'static Self, FlakeError> {
     let format = Format { shape };
     let directory = Directory::open(dir, format)?;
     let path = dir.join(format.file_name());
@@ -118,26 +143,44 @@ impl HostFile {
         format,
         start: AtomicU64::new(0),
         path,
-        file,
+        held: Mutex::new(None),
         identity,
-        dir: directory.locked(),
+        floors: Mutex::new(HashMap::new()),
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        slot: std::sync::OnceLock::new(),
       };
-      // Leaked: a mapping is never released (see `registry`), and the SIGBUS handler needs it
-      // for as long as its pages can fault, before the first page is touched.
+      // Leaked: the SIGBUS handler may look at it from the first touch of a page on, and
+      // generators keep it; once lost it is released (`release`), all but this small value.
       let mapped: &'static Self = Box::leak(Box::new(mapped));
       #[cfg(any(target_os = "linux", target_os = "android"))]
-      super::sigbus::watch(mapped).map_err(|reason| error(&mapped.path, reason))?;
-      // The start is the last ms of its time unit: no id is issued in the unit the start is in.
-      let unit = shape.unit();
-      if first {
-        let start = (time.now_ms() + HORIZON_MS) / unit * unit + unit - 1;
-        mapped.start_word().fetch_max(start, Ordering::AcqRel);
-        downgrade(&mapped.path, &mapped.file)?;
+      match super::sigbus::watch(mapped) {
+        Ok(slot) => _ = mapped.slot.set(slot),
+        Err(reason) => {
+          let path = mapped.path.clone();
+          // SAFETY: leaked just above and handed to nobody (the handler has no slot of it),
+          // so this is its only reference; dropping it unmaps it and closes `file`.
+          drop(unsafe { Box::from_raw(std::ptr::from_ref(mapped).cast_mut()) });
+          drop(file);
+          return Err(error(&path, reason));
+        }
       }
-      let start = mapped.start_word().load(Ordering::Acquire);
+      let start = mapped.start(&directory, &file, first, after_loss, time.now_ms());
+      let downgraded = if first {
+        downgrade(&mapped.path, &file)
+      } else {
+        Ok(())
+      };
+      *lock_ignoring_poison(&mapped.held) = Some(Held {
+        file,
+        dir: directory.locked(),
+      });
+      if let Err(err) = downgraded {
+        mapped.release();
+        return Err(err);
+      }
       mapped.start.store(start, Ordering::Release);
       let now = time.now_ms();
-      if start >= now && start - now < HORIZON_MS + unit {
+      if start >= now && start - now <= HORIZON_MS + TICK_MS + shape.unit() {
         time.wait_until(start + 1);
       }
       return Ok(mapped);
@@ -145,14 +188,67 @@ impl HostFile {
     Err(error(&path, "it kept being replaced while it was opened"))
   }
 
+  /// The time at or before which this mapping issues no id (ms since 1970, the last ms of a
+  /// time unit), for a clock reading of `now`: after every id a file this one replaced can
+  /// still issue. A process still on the file it replaced issues for at most `HORIZON_MS` after
+  /// it last saw that file in place, so before the change that put this one in its place plus
+  /// the horizon. So:
+  /// - a first mapping (nobody else holds the file) starts the horizon after the file and its
+  ///   directory last changed, or after `now` when that is not known; with nobody holding the
+  ///   directory either (no process maps any of its files), after its last change alone. Most
+  ///   starts are then already past: no wait. The start is raised in the file for later ones.
+  /// - a later mapping keeps the file's start, unless that is further ahead than a first
+  ///   mapping on this clock could have put it (one whose clock is ahead did): it then starts
+  ///   as a first mapping would, rather than wait for that clock.
+  /// - after a loss in this process, the path's file is a new one, whatever it holds: the
+  ///   horizon after `now`, past every id the lost mapping could issue.
+  fn start(&self, dir: &Directory, file: &File, first: bool, after_loss: bool, now: u64) -> u64 {
+    let unit = self.format.shape.unit();
+    let unit_end = |ms: u64| ms / unit * unit + unit - 1;
+    let fresh = unit_end(now + HORIZON_MS + TICK_MS);
+    let word = self.start_word();
+    if after_loss {
+      word.fetch_max(fresh, Ordering::AcqRel);
+      return fresh;
+    }
+    if !first {
+      let start = word.load(Ordering::Acquire);
+      return if start > fresh { fresh } else { start };
+    }
+    let dir_changed = dir.changed_at().unwrap_or(u64::MAX);
+    let changed = if dir.alone() {
+      dir_changed
+    } else {
+      let file_changed = file
+        .metadata()
+        .map_or(u64::MAX, |meta| os::changed_at(&meta));
+      dir_changed.max(file_changed)
+    };
+    let start = match changed.checked_add(HORIZON_MS + TICK_MS) {
+      Some(after) if changed <= now => unit_end(after).min(fresh),
+      _ => fresh,
+    };
+    word.fetch_max(start, Ordering::AcqRel);
+    start
+  }
+
   /// Node id `id`'s state (`id` ≤ the shape's largest): a word of the mapping, shared with every
   /// process that maps it.
   pub fn sequencer(&self, id: u16) -> &Sequencer {
     assert!(usize::from(id) < self.format.words());
     // SAFETY: the mapping is `file_len()` bytes, page-aligned, so the word is in it and
-    // 8-aligned; it lives as long as `self`, and is only ever accessed atomically.
+    // 8-aligned; it lives as long as `self` (a release puts other pages in the same place),
+    // and is only ever accessed atomically.
     let word = unsafe { &*self.map.as_ptr().add(word_offset(id)).cast::<AtomicU64>() };
     Sequencer::from_word(word)
+  }
+
+  /// The last id this process took from node id `id`'s word (see `Floor`): one per node id,
+  /// kept for as long as generators may use it.
+  pub fn floor(&self, id: u16) -> &'static Floor {
+    lock_ignoring_poison(&self.floors)
+      .entry(id)
+      .or_insert_with(|| Box::leak(Box::default()))
   }
 
   fn start_word(&self) -> &AtomicU64 {
@@ -203,7 +299,11 @@ impl HostFile {
     if self.truncated.load(Ordering::SeqCst) {
       return Err("it was truncated while mapped".into());
     }
-    let meta = self.file.metadata().map_err(|err| err.to_string())?;
+    let held = lock_ignoring_poison(&self.held);
+    let Some(Held { file, dir }) = held.as_ref() else {
+      return Err("it was let go".into());
+    };
+    let meta = file.metadata().map_err(|err| err.to_string())?;
     if meta.len() != self.format.file_len() as u64 {
       return Err(format!("it was truncated to {} bytes", meta.len()));
     }
@@ -215,7 +315,7 @@ impl HostFile {
       }
       Err(err) => return Err(format!("it cannot be looked at: {err}")),
     }
-    if let Some(dir) = &self.dir {
+    if let Some(dir) = dir {
       let meta = dir.metadata().map_err(|err| err.to_string())?;
       if let Some(reason) = dir::not_ours(&meta) {
         return Err(format!("its directory is no longer safe: {reason}"));
@@ -225,13 +325,33 @@ impl HostFile {
   }
 
   fn lose(&self, reason: String) {
-    let mut kept = self
-      .reason
-      .lock()
-      .unwrap_or_else(|poisoned| poisoned.into_inner());
-    kept.get_or_insert(reason);
+    lock_ignoring_poison(&self.reason).get_or_insert(reason);
     self.lost.store(true, Ordering::SeqCst);
     self.verified_at.store(UNSEEN, Ordering::SeqCst);
+    self.release();
+  }
+
+  /// A word found below an id this process took from it: the file's content went back (a
+  /// copy put over it in place), so it is lost, and none of its ids are issued again.
+  #[cold]
+  pub fn reverted(&self) -> FlakeError {
+    self.lose("its content went back (a copy was put over it in place)".into());
+    self.lost_error()
+  }
+
+  /// Lets go of what a lost mapping holds: the file's pages (replaced by spent ones, where
+  /// that can be done in one step), its descriptors and locks, the SIGBUS handler's slot.
+  /// Generators of it go on refusing; a new mapping of the directory takes its place.
+  pub fn release(&self) {
+    let Some(held) = lock_ignoring_poison(&self.held).take() else {
+      return;
+    };
+    // A mapping keeps the open file, and with it the lock, until its pages are replaced.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    if let Some(slot) = self.slot.get() {
+      super::sigbus::release(self, slot);
+    }
+    drop(held);
   }
 
   /// Whether the file is lost: no id is issued from it any more.
@@ -241,11 +361,7 @@ impl HostFile {
 
   /// `ERR_FLAKE_STATE_LOST`, with why.
   pub fn lost_error(&self) -> FlakeError {
-    let reason = self
-      .reason
-      .lock()
-      .unwrap_or_else(|poisoned| poisoned.into_inner())
-      .clone();
+    let reason = lock_ignoring_poison(&self.reason).clone();
     FlakeError::StateLost {
       path: self.path.display().to_string(),
       reason: reason.unwrap_or_else(|| "it was truncated while mapped".into()),
@@ -271,11 +387,16 @@ impl HostFile {
 
   /// The words its lost pages are replaced with: spent, so every take is refused.
   pub(super) fn spent_page(&self, bytes: &mut [u8]) {
-    let spent = crate::sequencer::spent(self.format.shape.word());
+    let spent = self.spent_word();
     for id in 0..self.format.words() {
       let at = word_offset(id as u16);
       bytes[at..at + 8].copy_from_slice(&spent.to_ne_bytes());
     }
+  }
+
+  /// A spent word of its format.
+  pub(super) fn spent_word(&self) -> u64 {
+    crate::sequencer::spent(self.format.shape.word())
   }
 
   /// For the SIGBUS handler: where it is in replacing the mapping's pages.
@@ -298,6 +419,13 @@ pub enum OpenFailure {
   Refused(FlakeError),
 }
 use OpenFailure::{Missing, Refused};
+
+// A panic elsewhere cannot leave these half-written: each is replaced whole.
+fn lock_ignoring_poison<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+  mutex
+    .lock()
+    .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
 
 /// `ERR_FLAKE_STATE_FILE` for the file at `path`, saying `reason`.
 pub fn error(path: &Path, reason: impl Into<String>) -> FlakeError {
@@ -371,6 +499,16 @@ impl Directory {
   fn locked(self) -> Option<File> {
     self.dir.locked()
   }
+
+  /// Whether no process holds the directory (see `os::Dir::alone`).
+  fn alone(&self) -> bool {
+    self.dir.alone()
+  }
+
+  /// When the directory last changed (see `os::Dir::changed_at`).
+  fn changed_at(&self) -> io::Result<u64> {
+    self.dir.changed_at()
+  }
 }
 
 /// Opens `path` without following a symlink, and checks on the descriptor that it is a regular
@@ -437,10 +575,12 @@ fn lock(path: &Path, file: &File) -> Result<bool, FlakeError> {
       Err(TryLockError::Error(err)) => return Err(failed(err)),
     }
   }
-  Err(error(
-    path,
-    "another process has held it locked for over a second",
-  ))
+  Err(FlakeError::StateBusy {
+    path: path.display().to_string(),
+    reason: "another process has held it locked for over a second (a reset, or a process \
+             stopped while it started the file)"
+      .into(),
+  })
 }
 
 /// Turns the first mapping's exclusive lock into the shared one every mapping holds.

@@ -156,9 +156,8 @@ impl Format {
   }
 }
 
-/// flake-idgen's shape's file: one word per node id.
-pub const WORDS: usize = Format::DEFAULT.words();
 /// The exact size of flake-idgen's shape's file.
+#[cfg(test)]
 pub const FILE_LEN: usize = Format::DEFAULT.file_len();
 
 #[cfg(test)]

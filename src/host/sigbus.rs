@@ -11,17 +11,38 @@
 
 use std::ffi::c_void;
 use std::ptr;
-use std::sync::atomic::{AtomicPtr, AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU8, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use super::file::HostFile;
 
-/// The most state files a process maps (one per state directory, plus one per loss).
-const MAX_MAPPINGS: usize = 256;
+/// The mappings watched, in chunks that are added as needed and never freed, so the handler
+/// walks them with loads alone; a released mapping's slot is taken by the next one.
+struct Chunk {
+  slots: [AtomicPtr<HostFile>; CHUNK],
+  next: AtomicPtr<Chunk>,
+}
 
-static MAPPINGS: [AtomicPtr<HostFile>; MAX_MAPPINGS] =
-  [const { AtomicPtr::new(ptr::null_mut()) }; MAX_MAPPINGS];
-static COUNT: AtomicUsize = AtomicUsize::new(0);
+const CHUNK: usize = 64;
+
+static FIRST: Chunk = Chunk::new();
+
+impl Chunk {
+  const fn new() -> Self {
+    Self {
+      slots: [const { AtomicPtr::new(ptr::null_mut()) }; CHUNK],
+      next: AtomicPtr::new(ptr::null_mut()),
+    }
+  }
+
+  /// Every chunk, from the first.
+  fn all() -> impl Iterator<Item = &'static Chunk> {
+    // SAFETY: chunks are leaked, never freed.
+    std::iter::successors(Some(&FIRST), |chunk| unsafe {
+      chunk.next.load(Ordering::Acquire).as_ref()
+    })
+  }
+}
 
 // Where the handler is in replacing a mapping's pages (see `Pages`).
 const INTACT: u8 = 0;
@@ -47,6 +68,11 @@ impl Pages {
       .is_ok()
   }
 
+  /// The pages are the file's again, after a replacement that could not be done.
+  fn set_intact(&self) {
+    self.0.store(INTACT, Ordering::Release);
+  }
+
   /// The spent pages are in place.
   fn set_replaced(&self) {
     self.0.store(REPLACED, Ordering::Release);
@@ -55,6 +81,15 @@ impl Pages {
   /// Whether the spent pages are in place.
   fn replaced(&self) -> bool {
     self.0.load(Ordering::Acquire) == REPLACED
+  }
+
+  /// Whether this thread is the one to replace the pages again (the handler's anonymous
+  /// copy by the shared one, on release).
+  fn begin_again(&self) -> bool {
+    self
+      .0
+      .compare_exchange(REPLACED, REPLACING, Ordering::AcqRel, Ordering::Acquire)
+      .is_ok()
   }
 }
 
@@ -68,16 +103,101 @@ static PREVIOUS: OnceLock<Previous> = OnceLock::new();
 static INSTALLED: Mutex<bool> = Mutex::new(false);
 
 /// Watches `file`'s mapping for faults from here on; installs the handler on first use.
-pub fn watch(file: &'static HostFile) -> Result<(), String> {
+/// Returns the slot to give back (`release`) once the mapping is no longer the file's.
+pub fn watch(file: &'static HostFile) -> Result<&'static AtomicPtr<HostFile>, String> {
   install()?;
-  let at = COUNT.fetch_add(1, Ordering::AcqRel);
-  if at >= MAX_MAPPINGS {
-    return Err(format!(
-      "this process maps {MAX_MAPPINGS} state files already"
-    ));
+  let file = ptr::from_ref(file).cast_mut();
+  let mut last = &FIRST;
+  for chunk in Chunk::all() {
+    for slot in &chunk.slots {
+      let taken = slot.compare_exchange(ptr::null_mut(), file, Ordering::AcqRel, Ordering::Acquire);
+      if taken.is_ok() {
+        return Ok(slot);
+      }
+    }
+    last = chunk;
   }
-  MAPPINGS[at].store(ptr::from_ref(file).cast_mut(), Ordering::Release);
-  Ok(())
+  // Every slot is taken: a chunk more, linked after the last (or after whichever chunk
+  // another thread linked there first).
+  let chunk: &'static Chunk = Box::leak(Box::new(Chunk::new()));
+  chunk.slots[0].store(file, Ordering::Release);
+  let mut at = last;
+  while let Err(next) = at.next.compare_exchange(
+    ptr::null_mut(),
+    ptr::from_ref(chunk).cast_mut(),
+    Ordering::AcqRel,
+    Ordering::Acquire,
+  ) {
+    // SAFETY: a chunk, leaked.
+    at = unsafe { &*next };
+  }
+  Ok(&chunk.slots[0])
+}
+
+/// Puts pages of spent words where `file`'s mapping was, in one step, so that it no longer holds
+/// the file (nor its lock, which goes with the open file a mapping keeps), and no longer faults;
+/// then gives back its slot. The pages are one copy per format, shared by every mapping
+/// released: a lost file costs its address range and nothing else. False if they cannot be put
+/// there (the mapping stays the file's, watched).
+pub fn release(file: &HostFile, slot: &AtomicPtr<HostFile>) -> bool {
+  let (start, len) = file.range();
+  // A fault being handled meanwhile finishes first; one after finds the pages in place.
+  let was_replaced = loop {
+    if file.pages().begin_replacing() {
+      break false;
+    }
+    if file.pages().replaced() && file.pages().begin_again() {
+      break true;
+    }
+    std::hint::spin_loop();
+  };
+  let replaced = spent_pages(file, len).is_some_and(|fd| {
+    let flags = libc::MAP_PRIVATE | libc::MAP_FIXED;
+    let protection = libc::PROT_READ | libc::PROT_WRITE;
+    // SAFETY: maps over our own mapping's range only, from the start of a file of `len` bytes.
+    let at = unsafe { libc::mmap(start as *mut c_void, len, protection, flags, fd, 0) };
+    at != libc::MAP_FAILED
+  });
+  if replaced || was_replaced {
+    file.pages().set_replaced();
+  } else {
+    // Still the file's pages: a truncation must still be handled, not taken as replaced (the
+    // faulting access would then repeat for ever).
+    file.pages().set_intact();
+  }
+  if replaced {
+    slot.store(ptr::null_mut(), Ordering::Release);
+  }
+  replaced
+}
+
+/// A memory file of `len` bytes holding the spent words of `file`'s format: one per format
+/// and size, made on first use and kept.
+fn spent_pages(file: &HostFile, len: usize) -> Option<libc::c_int> {
+  static SPENT: Mutex<Vec<((u64, usize), libc::c_int)>> = Mutex::new(Vec::new());
+  let key = (file.spent_word(), len);
+  let mut made = SPENT
+    .lock()
+    .unwrap_or_else(|poisoned| poisoned.into_inner());
+  if let Some((_, fd)) = made.iter().find(|(made, _)| *made == key) {
+    return Some(*fd);
+  }
+  // SAFETY: a NUL-terminated name and flags.
+  let fd = unsafe { libc::memfd_create(c"flake-idgen-spent".as_ptr(), libc::MFD_CLOEXEC) };
+  if fd < 0 {
+    return None;
+  }
+  let mut bytes = vec![0; len];
+  file.spent_page(&mut bytes);
+  // SAFETY: a descriptor of ours, and `len` bytes to write.
+  let written = unsafe { libc::pwrite(fd, bytes.as_ptr().cast(), len, 0) };
+  if written != len as isize {
+    // SAFETY: our descriptor, not shared.
+    unsafe { libc::close(fd) };
+    return None;
+  }
+  made.push((key, fd));
+  Some(fd)
 }
 
 fn install() -> Result<(), String> {
@@ -108,18 +228,19 @@ fn install() -> Result<(), String> {
 extern "C" fn on_sigbus(signal: libc::c_int, info: *mut libc::siginfo_t, context: *mut c_void) {
   // SAFETY: the kernel passes a valid siginfo to an SA_SIGINFO handler.
   let address = unsafe { (*info).si_addr() } as usize;
-  let count = COUNT.load(Ordering::Acquire).min(MAX_MAPPINGS);
-  for slot in &MAPPINGS[..count] {
-    // SAFETY: only leaked, never freed, `HostFile`s are stored.
-    let Some(file) = (unsafe { slot.load(Ordering::Acquire).as_ref() }) else {
-      continue;
-    };
-    let (start, len) = file.range();
-    if (start..start + len).contains(&address) {
-      if replace(file, start, len) {
-        return;
+  'found: for chunk in Chunk::all() {
+    for slot in &chunk.slots {
+      // SAFETY: only leaked, never freed, `HostFile`s are stored.
+      let Some(file) = (unsafe { slot.load(Ordering::Acquire).as_ref() }) else {
+        continue;
+      };
+      let (start, len) = file.range();
+      if (start..start + len).contains(&address) {
+        if replace(file, start, len) {
+          return;
+        }
+        break 'found;
       }
-      break;
     }
   }
   // SAFETY: as the kernel called us.

@@ -102,6 +102,12 @@ fn fill(
     Width::Narrow => Kind::FlakeId,
     Width::Wide => Kind::wide_of(generator.shape()).ok_or_else(unusable)?,
   };
+  // 128-bit ids go on from the shared state when the system clock is behind it, as one at a
+  // time does (see `Generator::counting_on`).
+  let generator = match width {
+    Width::Wide => generator.counting_on(),
+    Width::Narrow => generator,
+  };
   // The Buffer is looked up again for each run: the user's clock could have detached it.
   let write = |index: usize, run: &Ids| -> std::result::Result<(), CallError> {
     let out = unsafe { bytes(&env, ids.raw()) }?;

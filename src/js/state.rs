@@ -1,5 +1,5 @@
-//! The functions behind `flake-idgen state`: the default state directory, the state file of
-//! one, and resetting a generator id's state. None of them is on the per-id path.
+//! The functions behind `flake-idgen state`: the default state directory, the state files of
+//! one, and resetting what one holds. None of them is on the per-id path.
 
 use std::path::{Path, PathBuf};
 
@@ -11,27 +11,35 @@ use super::error::thrown;
 use crate::error::FlakeError;
 use crate::host::{admin, dir};
 use crate::input::Input;
-use crate::kinds::layout::Shape;
 use crate::number::whole;
 
-/// A generator id's last id, as a state file records it.
+/// A node id's last id, as a state file records it.
 #[napi(object)]
 pub struct StateEntry {
-  /// The generator id.
+  /// The node (generator) id.
   pub id: u32,
-  /// The last id's timestamp, in ms since 1970.
+  /// The start of the last id's time unit, in ms since 1970.
   pub time: f64,
   /// The last id's sequence number.
   pub sequence: u32,
 }
 
-/// The state file: its path (as `defaultStateDir` shows a directory), its entries, or why it
-/// cannot be read (`error`, `code`).
+/// A state file: its path (as `defaultStateDir` shows a directory), name and layout, what it
+/// holds, or why it cannot be read (`error`, `code`).
 #[napi(object)]
 pub struct StateFile {
   /// The file's path.
   pub path: String,
-  /// Every generator id that has issued an id from it, by id.
+  /// Its name in the directory, as `resetState` takes it.
+  pub name: String,
+  /// The layout shape of its ids, as a lease namespace records it (`42/10/12`).
+  pub layout: String,
+  /// The kinds of ids it serves: `layout` presets, `uuidv7`, `Flake128`; empty for a custom
+  /// layout's.
+  pub kinds: Vec<String>,
+  /// Its start, ms since 1970: no id is issued from it at or before that time (0: none).
+  pub start: f64,
+  /// Every node id that has issued an id from it, by id.
   pub entries: Vec<StateEntry>,
   /// Why it cannot be read, if it cannot.
   pub error: Option<String>,
@@ -39,12 +47,14 @@ pub struct StateFile {
   pub code: Option<String>,
 }
 
-/// What a reset did to the state file.
+/// What a reset did to a state file.
 #[napi(object)]
 pub struct StateReset {
   /// The file's path.
   pub path: String,
-  /// The file held no other id's state, and was removed.
+  /// Something was forgotten: false when there was nothing of the target's to forget.
+  pub done: bool,
+  /// The file is removed (the target was the whole file, or nothing was left in it).
   pub removed: bool,
 }
 
@@ -112,83 +122,110 @@ pub fn raw_argument(from_end: u32, expected: String) -> Option<Buffer> {
     .then(|| arg.as_encoded_bytes().to_vec().into())
 }
 
-/// A state directory and its state file, if it has one.
+/// A state directory and its state files.
 #[napi(object)]
 pub struct StateListing {
   /// The directory, as `defaultStateDir` shows it.
   pub dir: String,
-  /// Its state file, if it has one.
-  pub file: Option<StateFile>,
+  /// Its state files: flake-idgen's first, then by name.
+  pub files: Vec<StateFile>,
 }
 
-/// The state file of `dir` (the default directory if `undefined`): none if there is none (or
-/// no directory), else its entries or why it cannot be read. Throws `ERR_FLAKE_STATE_DIR` if
-/// the directory is not safe to use.
+/// Every state file of `dir` (the default directory if `undefined`; none if there is no
+/// directory), each with what it holds or why it cannot be read. Throws `ERR_FLAKE_STATE_DIR`
+/// if the directory is not safe to use.
 #[napi(ts_args_type = "dir?: string | Buffer | undefined | null")]
 pub fn state_files(env: &Env, dir: Option<Either<String, Buffer>>) -> Result<StateListing> {
   let dir = state_dir(dir).map_err(|e| thrown(env, e))?;
   let listed = admin::list(&dir).map_err(|e| thrown(env, e))?;
-  let file = listed.map(|file| {
-    let path = shown(&file.path);
-    match file.entries {
-      Ok(entries) => StateFile {
-        path,
-        entries: entries
-          .into_iter()
-          .map(|entry| StateEntry {
-            id: u32::from(entry.id),
-            time: entry.time as f64,
-            sequence: u32::from(entry.sequence),
-          })
-          .collect(),
-        error: None,
-        code: None,
-      },
-      Err(err) => StateFile {
-        path,
-        entries: Vec::new(),
-        error: Some(err.to_string()),
-        code: Some(err.code().into()),
-      },
+  let files = listed.into_iter().map(|file| {
+    let (contents, error, code) = match file.contents {
+      Ok(contents) => (contents, None, None),
+      Err(err) => (
+        admin::Contents {
+          start: 0,
+          entries: Vec::new(),
+        },
+        Some(err.to_string()),
+        Some(err.code().into()),
+      ),
+    };
+    StateFile {
+      name: file
+        .path
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default(),
+      path: shown(&file.path),
+      layout: file.shape.key(),
+      kinds: admin::kinds(file.shape)
+        .into_iter()
+        .map(String::from)
+        .collect(),
+      start: contents.start as f64,
+      entries: contents
+        .entries
+        .into_iter()
+        .map(|entry| StateEntry {
+          id: u32::from(entry.id),
+          time: entry.time as f64,
+          sequence: u32::from(entry.sequence),
+        })
+        .collect(),
+      error,
+      code,
     }
   });
   Ok(StateListing {
     dir: shown(&dir),
-    file,
+    files: files.collect(),
   })
 }
 
-/// Forgets generator `id`'s state in the state file of `dir` (the default directory if
-/// `undefined`), and removes the file if that leaves it with no state: one `StateReset`, or
-/// none if the file has no state of `id`'s. Throws `ERR_FLAKE_STATE_IN_USE`, changing nothing,
-/// while a process has the file open.
-#[napi(ts_args_type = "dir: string | Buffer | undefined | null, id: number")]
+/// Forgets `what` in the state file `file` of `dir` (the default directory if `undefined`): a
+/// node id's state (a number), the start when it is ahead of the clock (`'start'`), or the
+/// whole file (`'all'`); removes the file once it holds nothing. Throws
+/// `ERR_FLAKE_STATE_IN_USE`, changing nothing, while a process has the file open.
+#[napi(
+  ts_args_type = "dir: string | Buffer | undefined | null, file: string, what: number | 'start' | 'all'"
+)]
 pub fn reset_state(
   env: &Env,
   dir: Option<Either<String, Buffer>>,
-  id: f64,
-) -> Result<Vec<StateReset>> {
+  file: String,
+  what: Either<f64, String>,
+) -> Result<StateReset> {
   let checked = || -> std::result::Result<_, FlakeError> {
     let dir = state_dir(dir)?;
-    let id = whole(id)
-      .filter(|id| *id <= u64::from(Shape::FLAKE_IDGEN.max_node()))
-      .ok_or_else(|| FlakeError::ArgumentRange {
-        argument: "id".into(),
-        expected: "an integer from 0 to 1023".into(),
-        got: Input::Number(id),
-      })?;
-    admin::reset(&dir, id as u16)
+    let shape = admin::shape_named(&file)?;
+    let target = match what {
+      Either::B(text) if text == "start" => admin::Target::Start,
+      Either::B(text) if text == "all" => admin::Target::All,
+      Either::B(text) => {
+        return Err(FlakeError::ArgumentValue {
+          argument: "what".into(),
+          expected: admin::expected_target(shape),
+          got: Input::String(text),
+        })
+      }
+      Either::A(id) => admin::Target::Id(
+        whole(id)
+          .and_then(|id| u16::try_from(id).ok())
+          .ok_or_else(|| FlakeError::ArgumentRange {
+            argument: "what".into(),
+            expected: admin::expected_target(shape),
+            got: Input::Number(id),
+          })?,
+      ),
+    };
+    admin::reset(&dir, &file, target)
   };
   let done = checked().map_err(|e| thrown(env, e))?;
-  Ok(
-    done
-      .into_iter()
-      .map(|reset| StateReset {
-        path: shown(&reset.path),
-        removed: reset.removed,
-      })
-      .collect(),
-  )
+  Ok(StateReset {
+    path: shown(&done.path),
+    done: done.outcome != admin::Outcome::Nothing,
+    removed: done.outcome == admin::Outcome::Removed,
+  })
 }
 
 fn absolute(dir: &str) -> std::result::Result<PathBuf, FlakeError> {

@@ -12,8 +12,9 @@
 //! Unlike `issue()`, none throws when the host's ids of a millisecond are used up: on the
 //! system clock it spins to the next millisecond (under one), as `uuid`'s `v7()` and
 //! synchronous batches never fail for that. A clock of the user's may never move, so with one
-//! it throws, as `next()` does. Whatever the clock, a step back that borrowing cannot cover
-//! throws: it may last for hours.
+//! it throws, as `next()` does. On the system clock, a clock behind the shared state (another
+//! process's clock ahead) goes on from the state's time (`Generator::counting_on`); a clock of
+//! the user's that steps back further than borrowing covers throws: it may last for hours.
 
 use std::ffi::CStr;
 use std::ptr;
@@ -58,7 +59,9 @@ unsafe extern "C" fn by_system_clock<const FORM: Form>(
   // each kind's branch, and the take lost its constant shape (see `of_its_kind`).
   #[allow(clippy::redundant_closure)]
   let issued = with_generator(thread, |generator| {
-    of_its_kind(generator, |generator| take_waiting(generator))
+    of_its_kind(&generator.counting_on(), |generator| {
+      take_waiting(generator)
+    })
   });
   unsafe { answer::<FORM>(env, thread, issued.flatten()) }
 }

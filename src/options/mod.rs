@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use crate::error::FlakeError;
-use crate::host::dir::{absolute, default_dirs};
+use crate::host::dir::{absolute, default_dirs, named_dir};
 use crate::input::Input;
 use crate::kinds::layout::{node_id, Layout, Preset, MAX_PART};
 use crate::kinds::Kind;
@@ -83,8 +83,8 @@ pub enum Scope {
     /// Tried in order when `dir` cannot be used: the default directory's next candidates
     /// (`dir::candidates`); none for a directory given (`stateDir`, `FLAKE_IDGEN_STATE_DIR`).
     alternatives: Vec<PathBuf>,
-    /// Asked for (`scope: 'host'` or a `stateDir`): an unusable directory is then an error,
-    /// not a fallback to `Process`.
+    /// Asked for (`scope: 'host'`, a `stateDir` or `FLAKE_IDGEN_STATE_DIR`): an unusable
+    /// directory is then an error, not a fallback to `Process`.
     required: bool,
   },
 }
@@ -253,7 +253,9 @@ fn scope(raw: &RawOptions, custom_clock: bool) -> Result<Scope, FlakeError> {
       &raw.state_dir,
     ));
   }
-  let required = host.is_some() || dir.is_some();
+  // A directory the user named, by option or environment, is the one they meant: falling back
+  // from it would split a generator id's state between processes that can use it and not.
+  let required = host.is_some() || dir.is_some() || named_dir().is_some();
   Ok(match host {
     Some(false) => Scope::Process,
     _ if custom_clock => Scope::Process,

@@ -6,8 +6,8 @@ use std::os::unix::fs::{symlink, PermissionsExt};
 
 use super::{config, decode, temp_dir, FakeTime, NOW};
 use crate::generator::{Generator, Settings};
-use crate::host::format::{fresh, word_offset, FILE_LEN, FILE_NAME};
-use crate::host::{admin, HostFile};
+use crate::host::format::{fresh, word_offset, FILE_NAME};
+use crate::host::HostFile;
 use crate::input::Input;
 use crate::kinds::layout::Shape;
 use crate::options::RawOptions;
@@ -27,17 +27,18 @@ pub(super) fn borrowing(file: &'static HostFile, id: u16, allowed: f64) -> Gener
   let shared = SharedState {
     sequencer: file.sequencer(id),
     file: Some(file),
+    floor: Some(file.floor(id)),
   };
   Generator::shared(&Settings::from(&config), shared)
 }
 
 pub(super) fn mapped(dir: &std::path::Path) -> &'static HostFile {
-  HostFile::open(dir, Shape::FLAKE_IDGEN, &mut FakeTime::before_now()).unwrap()
+  HostFile::open(dir, Shape::FLAKE_IDGEN, &mut FakeTime::before_now(), false).unwrap()
 }
 
 /// Mapped by a process whose clock reads `now` (the start is then the horizon after it).
 pub(super) fn mapped_at(dir: &std::path::Path, now: u64) -> &'static HostFile {
-  HostFile::open(dir, Shape::FLAKE_IDGEN, &mut FakeTime(now)).unwrap()
+  HostFile::open(dir, Shape::FLAKE_IDGEN, &mut FakeTime(now), false).unwrap()
 }
 
 /// A directory (0700) holding `files` (name, content), each mode 0600, as processes that have
@@ -104,7 +105,8 @@ fn a_file_continues_above_the_last_id_a_mapping_issued() {
 }
 
 pub(super) fn refused(dir: &std::path::Path) -> (String, String) {
-  let err = HostFile::open(dir, Shape::FLAKE_IDGEN, &mut FakeTime::before_now()).unwrap_err();
+  let err =
+    HostFile::open(dir, Shape::FLAKE_IDGEN, &mut FakeTime::before_now(), false).unwrap_err();
   (err.code().to_string(), err.to_string())
 }
 
@@ -189,52 +191,6 @@ fn a_directory_others_can_write_is_refused() {
 }
 
 #[test]
-fn state_is_listed_and_a_reset_refused_while_mapped() {
-  let dir = temp_dir("admin");
-  assert!(admin::list(&dir).unwrap().is_none(), "no directory yet");
-  let file = mapped(&dir);
-  assert!(admin::list(&dir)
-    .unwrap()
-    .unwrap()
-    .entries
-    .unwrap()
-    .is_empty());
-  generator(file, 3).take(NOW, 5).unwrap();
-  let listed = admin::list(&dir).unwrap().unwrap();
-  assert_eq!(listed.path, dir.join(FILE_NAME));
-  let entries = listed.entries.unwrap();
-  assert_eq!(entries.len(), 1);
-  assert_eq!(
-    (entries[0].id, entries[0].time, entries[0].sequence),
-    (3, NOW, 4)
-  );
-  let err = admin::reset(&dir, 3).unwrap_err();
-  assert_eq!(err.code(), "ERR_FLAKE_STATE_IN_USE");
-  let left = admin::list(&dir).unwrap().unwrap().entries.unwrap();
-  assert_eq!(left.len(), 1);
-}
-
-#[test]
-fn a_reset_clears_one_word_or_removes_a_file_left_empty() {
-  let dir = planted(
-    "reset",
-    &[(FILE_NAME, &with_words(&[(1, 5 << 22), (2, 6 << 22)]))],
-  );
-  let path = dir.join(FILE_NAME);
-  let done = admin::reset(&dir, 1).unwrap().unwrap();
-  assert_eq!((&done.path, done.removed), (&path, false));
-  let left = admin::list(&dir).unwrap().unwrap().entries.unwrap();
-  let ids: Vec<u16> = left.iter().map(|e| e.id).collect();
-  assert_eq!(ids, [2]);
-  assert_eq!(fs::metadata(&path).unwrap().len(), FILE_LEN as u64);
-  assert!(admin::reset(&dir, 1).unwrap().is_none());
-  assert!(admin::reset(&dir, 2).unwrap().unwrap().removed);
-  assert!(!path.exists());
-  assert!(admin::list(&dir).unwrap().is_none());
-  assert!(admin::reset(&dir, 2).unwrap().is_none());
-}
-
-#[test]
 fn a_hand_edited_word_is_refused_or_passed_never_a_panic() {
   // Delta 50 with a lead of 1,000: more than the delta, which no sequencer writes.
   let word = (50u64 << 22) | (1000 << 12);
@@ -243,43 +199,4 @@ fn a_hand_edited_word_is_refused_or_passed_never_a_panic() {
   // Refused while the clock is behind the state, issued above it once the clock passes it.
   assert!(generator(file, 1).take(30, 1).is_err());
   assert_eq!(decode(generator(file, 1).next_id(51).unwrap()), (51, 1, 0));
-}
-
-#[test]
-fn a_reset_leaves_a_damaged_file_to_the_listing() {
-  let dir = planted("reset-damaged", &[(FILE_NAME, &[0; 10])]);
-  assert!(admin::reset(&dir, 1).unwrap().is_none());
-  assert_eq!(fs::read(dir.join(FILE_NAME)).unwrap(), [0; 10]);
-  let err = admin::list(&dir).unwrap().unwrap().entries.unwrap_err();
-  assert_eq!(err.code(), "ERR_FLAKE_STATE_FILE");
-  assert!(err.to_string().contains("it is 10 bytes"), "{err}");
-}
-
-#[test]
-fn files_named_like_other_epochs_are_never_listed_nor_touched() {
-  // No build that shipped wrote them: whatever they hold is not this package's state.
-  let word = with_words(&[(1, 9 << 22)]);
-  let strays: [(&str, &[u8]); 3] = [
-    ("epoch-1000.state", &word),
-    ("epoch-00.state", &word),
-    ("epoch-1.state", b"not a state file"),
-  ];
-  let dir = planted("strays", &strays);
-  assert!(admin::list(&dir).unwrap().is_none());
-  assert!(admin::reset(&dir, 1).unwrap().is_none());
-  fs::write(dir.join(FILE_NAME), with_words(&[(1, 7 << 22)])).unwrap();
-  fs::set_permissions(dir.join(FILE_NAME), fs::Permissions::from_mode(0o600)).unwrap();
-  let listed = admin::list(&dir).unwrap().unwrap();
-  assert_eq!(listed.path, dir.join(FILE_NAME));
-  let entries = listed.entries.unwrap();
-  assert_eq!((entries.len(), entries[0].time), (1, 7));
-  assert!(admin::reset(&dir, 1).unwrap().unwrap().removed);
-  // A generator's file is created anew beside them.
-  assert_eq!(
-    decode(generator(mapped(&dir), 1).next_id(NOW).unwrap()),
-    (NOW, 1, 0)
-  );
-  for (name, bytes) in strays {
-    assert_eq!(fs::read(dir.join(name)).unwrap(), bytes, "{name} changed");
-  }
 }

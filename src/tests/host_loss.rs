@@ -7,7 +7,7 @@ use std::os::unix::fs::PermissionsExt;
 
 use super::host::{borrowing, generator, mapped, mapped_at, planted, refused};
 use super::{decode, temp_dir, NOW};
-use crate::host::file::HORIZON_MS;
+use crate::host::file::{HORIZON_MS, TICK_MS};
 use crate::host::format::{fresh, FILE_LEN, FILE_NAME};
 use crate::input::Input;
 use crate::options::RawOptions;
@@ -104,17 +104,20 @@ fn a_truncated_file_is_a_lost_state_not_a_crash() {
 #[test]
 fn a_first_mapping_starts_past_the_horizon_and_later_ones_keep_its_start() {
   let dir = temp_dir("start");
+  // The file was made just now by the system clock, which is ahead of the fake one: the start
+  // is then the horizon (and a tick of the kernel's file times) after the fake clock.
   let first = mapped_at(&dir, NOW);
+  let start = NOW + HORIZON_MS + TICK_MS;
   // Nothing at or before the start, whatever the word says.
-  let err = generator(first, 4).next_id(NOW + HORIZON_MS).unwrap_err();
+  let err = generator(first, 4).next_id(start).unwrap_err();
   assert_eq!(err.code(), "ERR_FLAKE_CLOCK_BACKWARDS");
   assert_eq!(
-    decode(generator(first, 4).next_id(NOW + HORIZON_MS + 1).unwrap()).0,
-    NOW + HORIZON_MS + 1
+    decode(generator(first, 4).next_id(start + 1).unwrap()).0,
+    start + 1
   );
   // A second mapping while the first is held: not first, so the start stays.
-  let joined = mapped_at(&dir, NOW + 5_000);
-  assert!(generator(joined, 4).next_id(NOW + HORIZON_MS + 2).is_ok());
+  let joined = mapped_at(&dir, NOW + 10);
+  assert!(generator(joined, 4).next_id(start + 2).is_ok());
 }
 
 #[test]

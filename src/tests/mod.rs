@@ -1,5 +1,7 @@
 //! Tests of the core against a fake clock: every clock reading is a parameter.
 
+#[cfg(unix)]
+mod admin;
 mod batch;
 mod decompose;
 #[cfg(unix)]
@@ -7,6 +9,8 @@ mod fallback;
 mod generator;
 #[cfg(unix)]
 mod host;
+#[cfg(unix)]
+mod host_limits;
 #[cfg(unix)]
 mod host_loss;
 mod input;

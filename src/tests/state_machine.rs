@@ -175,11 +175,10 @@ fn mapped_generator_follows_the_model() {
       ..raw
     });
     let shape = config.layout.shape;
-    let file = *files
-      .lock()
-      .unwrap()
-      .entry(shape)
-      .or_insert_with(|| HostFile::open(&dir, shape, &mut FakeTime::before_now()).unwrap());
+    let file =
+      *files.lock().unwrap().entry(shape).or_insert_with(|| {
+        HostFile::open(&dir, shape, &mut FakeTime::before_now(), false).unwrap()
+      });
     let sequencer = file.sequencer(config.id);
     sequencer.forget();
     Generator::private(&Settings::from(&config), sequencer, u64::MAX)

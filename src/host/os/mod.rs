@@ -9,5 +9,6 @@
 mod imp;
 
 pub use imp::{
-  downgrade, identity, identity_at, open, read_at, refused_symlink, write_at, Dir, Identity,
+  changed_at, downgrade, identity, identity_at, open, read_at, refused_symlink, write_at, Dir,
+  Identity,
 };

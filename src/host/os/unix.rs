@@ -45,12 +45,41 @@ impl Dir {
     at::unlink_at(&self.0, &c_name(name))
   }
 
-  /// The directory's descriptor, with a shared lock if one can be had: a protection against
-  /// cleaners only, so a failure is no reason to refuse.
+  /// Whether no process holds the directory locked: every mapping of a file in it does (see
+  /// `locked`), so then none maps one. It is held exclusively until `locked`.
+  pub fn alone(&self) -> bool {
+    self.0.try_lock().is_ok()
+  }
+
+  /// When the directory last changed (an entry made, removed or renamed; it moved), in ms
+  /// since 1970 by the kernel's clock.
+  pub fn changed_at(&self) -> io::Result<u64> {
+    self.0.metadata().map(|meta| changed_at(&meta))
+  }
+
+  /// The directory's descriptor, with a shared lock: what `alone` looks for, and a protection
+  /// against cleaners. An exclusive one of `alone` becomes shared in place; another process's
+  /// (held while it starts a file) is waited for a moment. Never a reason to refuse.
   pub fn locked(self) -> Option<File> {
-    let _ = self.0.try_lock_shared();
+    for _ in 0..LOCK_TRIES {
+      // SAFETY: a valid descriptor.
+      if unsafe { libc::flock(self.0.as_raw_fd(), libc::LOCK_SH | libc::LOCK_NB) } == 0 {
+        break;
+      }
+      std::thread::sleep(std::time::Duration::from_millis(1));
+    }
     Some(self.0)
   }
+}
+
+/// How many ms `locked` waits for another process's exclusive lock on the directory.
+const LOCK_TRIES: usize = 100;
+
+/// When the file or directory of `meta` last changed (its inode: written, renamed, linked),
+/// in ms since 1970; 0 for a time before 1970.
+pub fn changed_at(meta: &std::fs::Metadata) -> u64 {
+  let (secs, nanos) = (meta.ctime(), meta.ctime_nsec());
+  u64::try_from(secs).map_or(0, |secs| secs * 1000 + nanos as u64 / 1_000_000)
 }
 
 /// A file name of ours as a C string: ours never hold a NUL.

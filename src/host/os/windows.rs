@@ -42,10 +42,26 @@ impl Dir {
     fs::remove_file(self.0.join(name))
   }
 
+  /// Never known: the directory is not held here (see `locked`).
+  pub fn alone(&self) -> bool {
+    false
+  }
+
+  /// Not known here: a first mapping waits the whole horizon instead.
+  pub fn changed_at(&self) -> io::Result<u64> {
+    Err(io::ErrorKind::Unsupported.into())
+  }
+
   /// None: the directory is known by its path only, there is no descriptor to hold and lock.
   pub fn locked(self) -> Option<File> {
     None
   }
+}
+
+/// Not known here (see `Dir::changed_at`): `u64::MAX`, later than any reading, which a first
+/// mapping takes as "now".
+pub fn changed_at(_meta: &std::fs::Metadata) -> u64 {
+  u64::MAX
 }
 
 /// Makes `dir` if it is missing, then checks it as `dir::check` does. (On Unix,

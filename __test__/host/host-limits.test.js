@@ -1,0 +1,145 @@
+'use strict'
+// Host scope where its machinery runs out or meets what it did not expect, attacked as a user's
+// host would: a state file lost hundreds of times in one process, a copy put over a file in
+// use, a start another clock put an hour ahead.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const { spawn, spawnSync } = require('node:child_process')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const { once } = require('node:events')
+const { stateDir } = require('../support/state-files.js')
+
+const ROOT = path.join(__dirname, '..', '..')
+const linux = process.platform === 'linux' ? false : 'counts descriptors in /proc/self/fd'
+
+/** Runs `script` in a fresh process with the package as `F`; returns its stdout as JSON. */
+function run(script, env = {}) {
+  const { status, stdout, stderr } = spawnSync(
+    process.execPath,
+    ['-e', `const F = require(${JSON.stringify(ROOT)});\n${script}`],
+    { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 120_000 },
+  )
+  assert.equal(status, 0, stderr)
+  return JSON.parse(stdout)
+}
+
+test('a state file removed 300 times under one process: every new generator works, nothing leaks', {
+  skip: linux,
+}, () => {
+  const dir = stateDir('many-losses')
+  const [lost, fdsBefore, fdsAfter, scopes] = run(`
+    const fs = require('node:fs')
+    const file = ${JSON.stringify(path.join(dir, 'epoch-0.state'))}
+    const fds = () => fs.readdirSync('/proc/self/fd').length
+    let lost = 0, before
+    const scopes = new Set()
+    for (let round = 0; round < 300; round++) {
+      const g = new F({ id: 1, stateDir: ${JSON.stringify(dir)} })
+      g.next()
+      scopes.add(g.scope)
+      if (round === 1) before = fds()
+      fs.rmSync(file)
+      // Noticed within the horizon: the old generator refuses from then on.
+      for (;;) {
+        try { g.next() } catch (error) {
+          if (error.code === 'ERR_FLAKE_STATE_LOST') { lost++; break }
+          if (error.code !== 'ERR_FLAKE_SEQUENCE_OVERFLOW') throw error
+        }
+      }
+    }
+    process.stdout.write(JSON.stringify([lost, before, fds(), [...scopes]]))`)
+  assert.equal(lost, 300)
+  assert.deepEqual(scopes, ['host'])
+  assert.ok(fdsAfter <= fdsBefore + 2, `${fdsBefore} descriptors, then ${fdsAfter}`)
+  // And nothing is left locked: another process maps the directory's file at once.
+  const [scope] = run(
+    `const g = new F({ id: 1, stateDir: ${JSON.stringify(dir)} }); g.next(); process.stdout.write(JSON.stringify([g.scope]))`,
+  )
+  assert.equal(scope, 'host')
+})
+
+test('a copy put over a file two processes issue from (cp: truncate, write): no id is issued twice', async () => {
+  for (const timeUnitMs of [1, 1000]) {
+    const dir = stateDir(`copied-over-${timeUnitMs}`)
+    const layout = { timeBits: 41, timeUnitMs, nodeBits: 10, sequenceBits: 12 }
+    const child = `
+      const F = require(${JSON.stringify(ROOT)})
+      const fs = require('node:fs')
+      const options = { id: 2, stateDir: ${JSON.stringify(dir)}, layout: ${JSON.stringify(layout)} }
+      let g = new F(options), lost = 0
+      const ids = []
+      const until = Date.now() + ${1200 + timeUnitMs * 1.1}
+      while (Date.now() < until) {
+        try { ids.push((g ??= new F(options)).next().toString('hex')) } catch (error) {
+          // Made while the copy was half written: refused, tried again.
+          if (error.code === 'ERR_FLAKE_STATE_FILE') continue
+          if (error.code === 'ERR_FLAKE_STATE_LOST') { lost++; g = undefined }
+          else if (error.code !== 'ERR_FLAKE_SEQUENCE_OVERFLOW' && error.code !== 'ERR_FLAKE_CLOCK_BACKWARDS') throw error
+        }
+      }
+      fs.writeFileSync(process.argv[1], JSON.stringify({ ids, lost }))`
+    const outs = [0, 1].map((i) => path.join(dir, `..${path.basename(dir)}-out-${i}.json`))
+    const procs = outs.map((out) =>
+      spawn(process.execPath, ['-e', child, out], { stdio: ['ignore', 'ignore', 'pipe'] }),
+    )
+    // The state file, once both issue from it; a backup of it, then (later) the backup put back.
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const file = fs.readdirSync(dir).find((entry) => entry.endsWith('.state'))
+    assert.ok(file, `no state file in ${dir}`)
+    const backup = fs.readFileSync(path.join(dir, file))
+    // Put back a unit later at least: a counter used up within one unit would be the same word.
+    await new Promise((resolve) => setTimeout(resolve, 300 + timeUnitMs * 1.1))
+    fs.writeFileSync(path.join(dir, file), backup)
+    const results = await Promise.all(
+      procs.map(async (proc, i) => {
+        let stderr = ''
+        proc.stderr.on('data', (chunk) => (stderr += chunk))
+        const [code] = await once(proc, 'exit')
+        assert.equal(code, 0, stderr)
+        return JSON.parse(fs.readFileSync(outs[i], 'utf8'))
+      }),
+    )
+    const ids = results.flatMap((result) => result.ids)
+    assert.ok(ids.length > 1000, `${ids.length} ids`)
+    assert.ok(
+      results.some((result) => result.lost > 0),
+      'neither process noticed',
+    )
+    assert.equal(new Set(ids).size, ids.length, `unit ${timeUnitMs} ms: ${ids.length - new Set(ids).size} duplicates`)
+  }
+})
+
+test('a start put an hour ahead by another clock does not stop generator ids it never used', async () => {
+  const dir = stateDir('start-ahead')
+  // A process that holds the file (so the next one is not its first mapping), as the one whose
+  // clock was ahead would.
+  const holder = spawn(
+    process.execPath,
+    [
+      '-e',
+      `const g = new (require(${JSON.stringify(ROOT)}))({ id: 1, stateDir: ${JSON.stringify(dir)} }); g.next(); console.log('held'); setTimeout(() => {}, 60_000)`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  )
+  await once(holder.stdout, 'data')
+  try {
+    const file = path.join(dir, 'epoch-0.state')
+    const bytes = fs.readFileSync(file)
+    const ahead = BigInt(Date.now() + 3_600_000)
+    if (os.endianness() === 'LE') bytes.writeBigUInt64LE(ahead, 32)
+    else bytes.writeBigUInt64BE(ahead, 32)
+    const fd = fs.openSync(file, 'r+')
+    fs.writeSync(fd, bytes, 32, 8, 32)
+    fs.closeSync(fd)
+    const [ok] = run(`
+      const g = new F({ id: 5, stateDir: ${JSON.stringify(dir)} })
+      for (let i = 0; i < 1000; i++) g.next()
+      process.stdout.write(JSON.stringify([g.scope]))`)
+    assert.equal(ok, 'host')
+  } finally {
+    holder.kill()
+  }
+})
