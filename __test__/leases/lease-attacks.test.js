@@ -1,6 +1,7 @@
 'use strict'
-// FlakeId.lease() as an attacker and a new user would try it, against real redis-server and
-// PostgreSQL (servers.js): the app's own transaction on a shared pg Client, a clock that jumps
+// FlakeId.lease() as an attacker and a new user would try it, against real redis-server,
+// PostgreSQL and MariaDB (servers.js): the app's own transaction on a shared pg Client or mysql2
+// Pool, a clock that jumps
 // after acquire, a replica that stops, a client's keyPrefix or database, a changed ttl, a store
 // restarted at the default ttl, garbage replies. Every check is on the ids themselves.
 
@@ -9,21 +10,22 @@ const assert = require('node:assert/strict')
 const { setTimeout: sleep } = require('node:timers/promises')
 const { performance } = require('node:perf_hooks')
 const Redis = require('ioredis')
+const mysql = require('mysql2/promise')
 const pg = require('pg')
 const FlakeId = require('../..')
-const { startRedis, startPostgres } = require('../support/servers.js')
+const { startRedis, startPostgres, startMariadb } = require('../support/servers.js')
 
 // Room for a loaded machine (two CPU hogs beside the run): store calls time out at ttl / 3.
 const LIMIT = { timeout: 120_000 }
 const TTL = 3000
 
-let redisServer, pgServer, redis, pool
+let redisServer, pgServer, mariadbServer, redis, pool
 const closing = []
 let count = 0
 const namespace = (what) => `${what}-${process.pid}-${count++}`
 
 before(async () => {
-  ;[redisServer, pgServer] = await Promise.all([startRedis(), startPostgres()])
+  ;[redisServer, pgServer, mariadbServer] = await Promise.all([startRedis(), startPostgres(), startMariadb()])
   redis = new Redis(redisServer.url, { maxRetriesPerRequest: 1 })
   redis.on('error', () => {})
   pool = new pg.Pool({ connectionString: pgServer.url, max: 4 })
@@ -36,7 +38,7 @@ before(async () => {
 
 after(async () => {
   for (const close of closing.reverse()) await Promise.resolve(close()).catch(() => {})
-  await Promise.all([redisServer?.stop(), pgServer?.stop()])
+  await Promise.all([redisServer?.stop(), pgServer?.stop(), mariadbServer?.stop()])
 })
 
 /** Takes ids from `generator` every few ms into `into` until `stop()` is called. */
@@ -101,6 +103,94 @@ describe('leases on a store shared with the app', () => {
     await Promise.all([first.close(), second.close()])
   })
 
+  it(
+    'a mysql2 Pool the app runs its own transactions on: renewals go on, its ROLLBACK undoes its own',
+    LIMIT,
+    async () => {
+      const shared = mysql.createPool({ uri: mariadbServer.url, connectionLimit: 3 })
+      const other = mysql.createPool({ uri: mariadbServer.url, connectionLimit: 2 })
+      closing.push(
+        () => shared.end(),
+        () => other.end(),
+      )
+      await shared.query('CREATE TABLE IF NOT EXISTS app_rows (n INT) ENGINE=InnoDB')
+      const lease = { namespace: namespace('mysql-tx'), ids: [0, 0], ttl: TTL, maxClockSkewMs: 200 }
+      const lost = []
+      const first = await FlakeId.lease({ ...lease, store: shared, onLost: (error) => lost.push(error) })
+      const a = []
+      const stopA = issue(first, a)
+      // Two of the pool's three connections are nearly always inside a transaction of the app's,
+      // which writes a row and rolls it back: the lease's renewals queue for the third, and never
+      // run inside the app's transactions (a START TRANSACTION there would commit the app's row).
+      let app = true
+      const appLoop = async () => {
+        while (app) {
+          const connection = await shared.getConnection()
+          try {
+            await connection.query('START TRANSACTION')
+            await connection.query('INSERT INTO app_rows VALUES (1)')
+            await sleep(300)
+            await connection.query('ROLLBACK')
+          } finally {
+            connection.release()
+          }
+        }
+      }
+      const apps = [appLoop(), appLoop()]
+      const b = []
+      try {
+        // Renewed all along: the second holder waits, then takes the id once the first hands it over.
+        const waiting = FlakeId.lease({ ...lease, store: other, acquireTimeout: 30_000 })
+        await sleep(2 * TTL)
+        const before = a.length
+        await sleep(TTL / 2)
+        assert.ok(a.length > before, 'the first holder still issues after two ttls')
+        assert.deepEqual(lost, [])
+        await stopA()
+        await first.close()
+        const second = await waiting
+        const stopB = issue(second, b)
+        await sleep(TTL / 2)
+        await stopB()
+        await second.close()
+      } finally {
+        app = false
+        await Promise.all([stopA(), ...apps])
+      }
+      assert.ok(b.length > 0)
+      assertUnique(a, b)
+      assert.ok(
+        b.every((id) => id > a.at(-1)),
+        'the second holder starts above the first',
+      )
+      const [[{ committed }]] = await shared.query('SELECT COUNT(*) AS committed FROM app_rows')
+      assert.equal(Number(committed), 0, 'a row of the app’s rolled-back transactions was committed')
+    },
+  )
+
+  it('mysql: a clock that jumps 5 s ahead after acquire, then a TRUNCATE: no duplicate', LIMIT, async () => {
+    const store = mysql.createPool({ uri: mariadbServer.url, connectionLimit: 4 })
+    closing.push(() => store.end())
+    const shared = { store, namespace: namespace('mysql-jump'), ids: [0, 0], ttl: TTL, maxClockSkewMs: 500 }
+    let jump = 0
+    const lost = []
+    const first = await FlakeId.lease({ ...shared, clock: () => Date.now() + jump, onLost: (e) => lost.push(e) })
+    const a = []
+    const stopA = issue(first, a)
+    jump = 5000
+    await sleep(TTL / 3 + 500)
+    await store.query('TRUNCATE TABLE flake_idgen_leases')
+    const second = await FlakeId.lease(shared)
+    const b = []
+    const stopB = issue(second, b)
+    await sleep(5000 + TTL)
+    await Promise.all([stopA(), stopB()])
+    assert.ok(b.length > 0)
+    assertUnique(a, b)
+    assert.ok(lost.length >= 1, 'onLost was told')
+    await Promise.all([first.close(), second.close()])
+  })
+
   it('a clock that jumps 5 s ahead after acquire, then the namespace key deleted: no duplicate', LIMIT, async () => {
     const shared = { namespace: namespace('jump'), ids: [0, 0], ttl: TTL, maxClockSkewMs: 500 }
     let jump = 0
@@ -150,7 +240,9 @@ describe('leases on a store shared with the app', () => {
   })
 
   it('a changed ttl, skew or epoch once every lease of the old ones is gone: leases again', LIMIT, async () => {
-    for (const store of [redis, pool]) {
+    const mysqlPool = mysql.createPool({ uri: mariadbServer.url, connectionLimit: 4 })
+    closing.push(() => mysqlPool.end())
+    for (const store of [redis, pool, mysqlPool]) {
       const shared = { store, namespace: namespace('settings'), ids: [0, 0], ttl: TTL, maxClockSkewMs: 200 }
       const first = await FlakeId.lease(shared)
       const a = Array.from({ length: 50 }, () => first.nextBigInt())
