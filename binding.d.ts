@@ -191,6 +191,12 @@ export declare const MET_NONE: number
 /** `met`: the clock's millisecond had no id left. */
 export declare const MET_OVERFLOW: number
 
+/**
+ * `met`: the clock's millisecond had no id left, taken by other generators; the call waited
+ * for the next (only a synchronous call by the system clock waits: see `sync_take`).
+ */
+export declare const MET_WAITED: number
+
 /** The slot of a call whose generator's state is the scratch's private word. */
 export declare const PRIVATE_SLOT: number
 
@@ -287,6 +293,9 @@ export declare const SCRATCH_SHAPE: number
 
 /** Byte offset in the scratch of the call's slot: a `u32`. */
 export declare const SCRATCH_SLOT: number
+
+/** Byte offset in the scratch of the instance's `Tally`: a `u64`. */
+export declare const SCRATCH_TALLY: number
 
 /** Byte offset in the scratch of a 128-bit id issued: 16 bytes, big-endian. */
 export declare const SCRATCH_WIDE_ID: number
