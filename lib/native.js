@@ -37,8 +37,7 @@ const STATE_HIGH = STATE_LOW + 1
 const CEILING = binding.SCRATCH_CEILING / 8
 const WIDE_ID = binding.SCRATCH_WIDE_ID
 const WORKER = binding.SCRATCH_WORKER / 8
-const TALLY_LOW = binding.SCRATCH_TALLY / 4
-const TALLY_HIGH = TALLY_LOW + 1
+const TALLY = binding.SCRATCH_TALLY / 8
 
 // The id functions (see src/js/id_functions.rs). A generator's fields go through the scratch,
 // not as arguments: reading an argument costs the native side a `napi_get_value_*` each, a
@@ -85,12 +84,12 @@ class GeneratorFields {
     this.stateLow = NOTHING_ISSUED
     this.stateHigh = NOTHING_ISSUED
     this.ceiling = Infinity
-    // The ids this instance took in its last time unit, as two halves the native side reads as
-    // one word: in the scratch while the instance is `current`, here while it is not. So a
-    // sync call throws the overflow only for a unit it used up itself, not one its neighbours
-    // (threads, processes) did, as flake-idgen's instance counter does (see src/sync_take.rs).
-    this.tallyLow = 0
-    this.tallyHigh = 0
+    // The ids this instance took in its last time unit, a word the native side reads, carried
+    // as the double of the same bits (never a NaN: see src/js/protocol.rs): in the scratch
+    // while the instance is `current`, here while it is not. So a sync call throws the overflow
+    // only for a unit it used up itself, not one its neighbours (threads, processes) did, as
+    // flake-idgen's instance counter does (see src/sync_take.rs).
+    this.tally = 0
   }
 }
 
@@ -116,8 +115,7 @@ function claim() {
 
 /** Copies the tally of `fields`, the current instance, out of the scratch before another's goes in. */
 function keepTally(fields) {
-  fields.tallyLow = halves[TALLY_LOW]
-  fields.tallyHigh = halves[TALLY_HIGH]
+  fields.tally = doubles[TALLY]
 }
 
 /** Makes `fields` (not `current`) the current instance, with its tally in the scratch. */
@@ -125,8 +123,7 @@ function become(fields) {
   if (current === undefined) claim()
   else keepTally(current)
   current = fields
-  halves[TALLY_LOW] = fields.tallyLow
-  halves[TALLY_HIGH] = fields.tallyHigh
+  doubles[TALLY] = fields.tally
 }
 
 function enter(fields) {

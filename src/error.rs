@@ -151,16 +151,17 @@ pub enum FlakeError {
   )]
   StateInUse { path: String },
 
-  /// A synchronous call waiting out a time unit that other generators of its id used up found
-  /// the clock not moving to the next unit (a clock stopped, or stepped back by less than a
-  /// unit, for longer than the wait should have taken): it gives up rather than hang.
-  #[error("The clock did not advance for {waited_ms} ms while waiting for the next time unit: other generators sharing this generator id's state (threads or processes) used up every id of the current one")]
+  /// A synchronous call waiting for the next time unit (every id of the clock's is used) found
+  /// the clock not getting there, for longer than the wait should have taken (a clock stopped,
+  /// or stepped back by less than a unit): it gives up rather than hang.
+  #[error("The clock did not advance for {waited_ms} ms while waiting for the next time unit (every id of the current one is used); refusing to wait longer")]
   ClockStalled { waited_ms: u64 },
 
-  /// A synchronous call waited for `units` time units in a row, each of whose ids other
-  /// generators of its id took before it could take one: it gives up rather than block longer.
-  #[error("Other generators sharing this generator id's state (threads or processes) took every id of {units} time units in a row before this call could take one; next(callback) and nextAsync() wait without blocking")]
-  SequenceBusy { units: u32 },
+  /// A synchronous call waited `waited_ms` for `units` time units in a row, each of whose ids
+  /// other generators of its id took before it could take one: it gives up rather than block
+  /// longer.
+  #[error("Other generators sharing this generator id's state (threads or processes) took every id of {units} time units in a row ({waited_ms} ms) before this call could take one; next(callback) and nextAsync() wait without blocking")]
+  SequenceBusy { units: u32, waited_ms: u64 },
 }
 
 impl FlakeError {

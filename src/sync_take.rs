@@ -13,10 +13,13 @@ use crate::error::FlakeError;
 use crate::generator::{Generator, Ids};
 use crate::sequencer::Met;
 
-/// How many units a call waits for in a row, each taken by other generators before it could
-/// take an id, before it gives up (`SequenceBusy`): at the start of a unit every waiting taker
-/// races for its ids, and one that loses this often is starved, not unlucky.
-pub const MAX_UNITS_WAITED: u32 = 16;
+/// How long a call waits while other generators take every id of each unit before it could
+/// take one, before it gives up (`SequenceBusy`): at least this many ms of real time and this
+/// many units (100 units of 1 ms, 10 of 10 ms, 3 of a second). At the start of a unit every
+/// waiting taker races for its ids; one that loses this often is starved, not unlucky, and
+/// one descheduled for long still gets its races before it gives up.
+pub const BUSY_MS: u64 = 100;
+pub const BUSY_UNITS: u32 = 3;
 
 /// Real ms a call waits, past the time the clock should have taken to reach the next unit,
 /// before it gives up on a clock that does not move (`ClockStalled`). A thread descheduled
@@ -29,7 +32,9 @@ const COUNT_MASK: u64 = (1 << COUNT_BITS) - 1;
 
 /// The ids one generator instance took in the last time unit it took ids in (of its state's
 /// count: `Ids::time`): `time << COUNT_BITS | count`, 0 (the default) before any. JS keeps it
-/// with the instance (see `js::protocol`): instances of one configuration share all else.
+/// with the instance (see `js::protocol`): instances of one configuration share all else. A
+/// time has at most 42 bits (`Word::max_time`), so the top two bits stay clear, which JS relies
+/// on.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Tally(pub u64);
 
@@ -104,7 +109,8 @@ impl Wait for SystemWait {
 /// instance's own overflow (flake-idgen's error), a state borrowed further ahead (another
 /// generator's `allowedFutureMs`), a clock behind. Ids taken after a wait report
 /// `Met::Waited`. A clock that does not reach the next unit in time fails as `ClockStalled`,
-/// one whose every unit other generators take first as `SequenceBusy`, so it never hangs.
+/// one whose every unit other generators take first, for long (`BUSY_MS`, `BUSY_UNITS`), as
+/// `SequenceBusy`: it never hangs.
 #[cold]
 #[inline(never)]
 pub fn wait_out(
@@ -116,16 +122,18 @@ pub fn wait_out(
   mut refusal: FlakeError,
 ) -> Result<Ids, FlakeError> {
   let spin_limit = MAX_SPIN_MS.max(generator.unit_ms());
-  let mut waited = 0;
+  let start = time.real_ms();
+  let mut units = 0;
   loop {
     match refusal {
       FlakeError::SequenceOverflow { wait_ms }
         if wait_ms <= spin_limit && !generator.took_all(tally) =>
       {
-        if waited == MAX_UNITS_WAITED {
-          return Err(FlakeError::SequenceBusy { units: waited });
+        let waited_ms = time.real_ms() - start;
+        if units >= BUSY_UNITS && waited_ms >= BUSY_MS.max(generator.unit_ms() * 3) {
+          return Err(FlakeError::SequenceBusy { units, waited_ms });
         }
-        waited += 1;
+        units += 1;
         wait_for(time, now_ms, now_ms + wait_ms)?;
       }
       _ => return Err(refusal),

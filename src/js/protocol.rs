@@ -32,9 +32,11 @@
 //! - `SCRATCH_TALLY` (80, `u64`) the `Tally` of the generator instance whose fields the scratch
 //!   holds: the ids it took in its last time unit, which every call that takes 64-bit ids adds
 //!   to, so that a synchronous call throws the overflow only for a unit the instance used up
-//!   itself (see `sync_take`). JS keeps it with the instance, as two opaque halves, while
-//!   another instance's calls use the scratch (copied out when it switches instances, back in
-//!   when it switches back); 0 for a new instance.
+//!   itself (see `sync_take`). JS keeps it with the instance while another instance's calls use
+//!   the scratch (copied out when it switches instances, back in when it switches back; 0 for
+//!   a new instance), as the `f64` of the same bits: one load and one store each way. Its top
+//!   two bits are clear (`Tally`), so those bits are never a NaN, and a double that is not a
+//!   NaN keeps its bits through JS.
 //!
 //! JS writes the call's fields before a call, unless they are in the scratch already (the
 //! same generator as the call before). `readScratch` reads them back as the id functions do,

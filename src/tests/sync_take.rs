@@ -9,7 +9,7 @@ use crate::generator::{Generator, Ids, Settings};
 use crate::kinds::layout::Shape;
 use crate::registry::SharedState;
 use crate::sequencer::{Met, Sequencer};
-use crate::sync_take::{wait_out, Tally, Wait, MAX_UNITS_WAITED, STALL_GRACE_MS};
+use crate::sync_take::{wait_out, Tally, Wait, BUSY_MS, BUSY_UNITS, STALL_GRACE_MS};
 
 /// A clock that moves `step` ms per pause (0: never), real time moving as much (at least 1 ms);
 /// `on_pause` runs after each (another taker's turn); `back` ms are taken off every reading
@@ -208,7 +208,7 @@ fn a_thread_descheduled_while_it_waits_reads_a_clock_that_moved_and_takes() {
 }
 
 #[test]
-fn takers_that_win_every_unit_end_the_wait_after_a_bounded_number_of_units() {
+fn takers_that_win_every_unit_end_the_wait_after_a_bounded_time() {
   let state = shared_state();
   let (neighbour, mine) = (flake_idgen(state), flake_idgen(state));
   take_all(&neighbour, &mut Tally::default(), NOW, 4096);
@@ -219,11 +219,29 @@ fn takers_that_win_every_unit_end_the_wait_after_a_bounded_number_of_units() {
   assert_eq!(
     refused,
     Err(FlakeError::SequenceBusy {
-      units: MAX_UNITS_WAITED
+      units: BUSY_MS as u32,
+      waited_ms: BUSY_MS
     })
   );
   assert_eq!(refused.unwrap_err().code(), "ERR_FLAKE_SEQUENCE_BUSY");
-  assert_eq!(time.pauses, MAX_UNITS_WAITED);
+  assert_eq!(time.pauses, BUSY_MS as u32);
+}
+
+#[test]
+fn a_thread_descheduled_for_long_still_gets_its_races_before_it_gives_up() {
+  let state = shared_state();
+  let (neighbour, mine) = (flake_idgen(state), flake_idgen(state));
+  take_all(&neighbour, &mut Tally::default(), NOW, 4096);
+  // Each pause lasts 500 ms, past the whole bound, and the neighbour wins each unit meanwhile.
+  let mut time = FakeWait::new(NOW, 500);
+  time.on_pause = Box::new(|now| take_all(&neighbour, &mut Tally::default(), now, 4096));
+  assert_eq!(
+    next_sync(&mine, &mut Tally::default(), &mut time),
+    Err(FlakeError::SequenceBusy {
+      units: BUSY_UNITS,
+      waited_ms: 1500
+    })
+  );
 }
 
 #[test]
@@ -291,4 +309,11 @@ fn a_tally_counts_one_unit_and_starts_again_at_the_next() {
   let next = tally.add(&ids(NOW + 1, 1));
   assert!(next.holds(NOW + 1, 1) && !next.holds(NOW + 1, 2) && !next.holds(NOW, 1));
   assert!(!Tally::default().holds(0, 1));
+  // The latest time a state holds, a unit's every id: the top two bits stay clear, so JS,
+  // which carries a tally as the double of its bits, never sees a NaN.
+  let max_time = Shape::FLAKE_IDGEN.word().max_time();
+  let full = Tally::default().add(&ids(max_time, 65_536));
+  assert!(full.holds(max_time, 65_536));
+  assert_eq!(full.0 >> 62, 0);
+  assert!(!f64::from_bits(full.0).is_nan());
 }
