@@ -99,3 +99,50 @@ test('a generator that took the millisecond itself still throws, as flake-idgen 
     'Sequence exceeded its maximum value. Provide callback function to handle sequence overflow',
   )
 })
+
+test('instances of one configuration count their own ids: a millisecond two of them used up is waited out', () => {
+  // seqMask 1: two ids a millisecond; a and b take one each, so neither took the millisecond.
+  const [a, b] = [0, 1].map(() => new FlakeId({ id: 2, scope: 'process', seqMask: 1 }))
+  for (let round = 0; round < 1000; round++) {
+    a.next()
+    b.next()
+    a.next()
+    b.next()
+  }
+  // Some round had all four calls in one millisecond: the second call of each waited.
+  assert.ok(a.stats().waits + b.stats().waits > 0, 'no millisecond was used up by the two')
+  assert.equal(a.stats().ids + b.stats().ids, 4000)
+})
+
+test("an instance's own count survives other instances' calls, from another copy of the package too", () => {
+  const entry = require.resolve('../..')
+  const other = () => {
+    // A second copy of the package's JS in this thread (as Jest loads it), on the same scratch.
+    const cached = Object.keys(require.cache).filter((file) => file.startsWith(path.dirname(path.dirname(entry))))
+    const saved = cached.map((file) => [file, require.cache[file]])
+    for (const file of cached) delete require.cache[file]
+    try {
+      return require(entry)
+    } finally {
+      for (const [file, module] of saved) require.cache[file] = module
+    }
+  }
+  const Copy = other()
+  assert.notEqual(Copy, FlakeId)
+  const mine = new FlakeId({ id: 3, scope: 'process', seqMask: 1 })
+  const others = [new FlakeId({ id: 4, scope: 'process' }), new Copy({ id: 5, scope: 'process' })]
+  let error
+  for (let round = 0; error === undefined && round < 1000; round++) {
+    try {
+      mine.next()
+      others[round % 2].next()
+      mine.next()
+      others[round % 2].next()
+      mine.next()
+    } catch (thrown) {
+      error = thrown
+    }
+  }
+  // Had a switch lost its count, it would have waited instead, every time.
+  assert.equal(error?.code, 'ERR_FLAKE_SEQUENCE_OVERFLOW')
+})
