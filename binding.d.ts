@@ -213,7 +213,7 @@ export declare function rawArgument(fromEnd: number, expected: string): Buffer |
  * `SCRATCH_SLOT` and the other offsets): for the test that JS and Rust agree on the layout;
  * not on the per-id path.
  */
-export declare function readScratch(): { slot: number; settings: number; shape: number; epoch: number; privateState: bigint; ceiling: number; worker?: number }
+export declare function readScratch(): { slot: number; settings: number; shape: number; epoch: number; privateState: bigint; ceiling: number; worker?: number; tally: bigint }
 
 /** A report's `count` (or `wait_ms`) is scaled by this; the remainder is `met`. */
 export declare const REPORT_UNIT: number

@@ -118,7 +118,11 @@ fn fill(
       );
     }
     write_run(kind, &mut out[index * width_bytes..], run)?;
-    thread.scratch.count(run);
+    // A private state needs no tally (its ids are all its own), and the user's clock, called
+    // between runs, may have made another instance's the scratch's.
+    if slot != PRIVATE_SLOT {
+      thread.scratch.count(run);
+    }
     Ok(())
   };
   let mut counts = Counts::default();

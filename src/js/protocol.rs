@@ -53,8 +53,8 @@
 //! `met` is `MET_NONE`, `MET_OVERFLOW` (the millisecond's ids were used up),
 //! `MET_CLOCK_BEHIND` (the clock reads earlier than ids already issued) or `MET_WAITED` (the
 //! millisecond's ids were used up by other generators, and `issue` waited for the next one:
-//! the report of one id then says so too). The constants are
-//! exported, so `native.js` reads them from here rather than repeating them.
+//! the report of one id then says so too). The constants are exported, so `native.js` reads
+//! them from here rather than repeating them.
 
 use std::ffi::c_void;
 use std::ptr;
