@@ -14,11 +14,14 @@ use crate::generator::{Generator, Ids};
 use crate::sequencer::Met;
 
 /// How long a call waits while other generators take every id of each unit before it could
-/// take one, before it gives up (`SequenceBusy`): at least this many ms of real time and this
-/// many units (100 units of 1 ms, 10 of 10 ms, 3 of a second). At the start of a unit every
-/// waiting taker races for its ids; one that loses this often is starved, not unlucky, and
-/// one descheduled for long still gets its races before it gives up.
+/// take one, before it gives up (`SequenceBusy`): at least this many ms of real time, and
+/// `BUSY_UNITS` units (so 100 units of 1 ms, 10 of 10 ms, 3 of a second). At the start of a
+/// unit every waiting taker races for its ids: one that loses this often is starved, not
+/// unlucky.
 pub const BUSY_MS: u64 = 100;
+
+/// The fewest units a call waits for before it gives up (`SequenceBusy`), however long that
+/// took: one descheduled for long still gets its races.
 pub const BUSY_UNITS: u32 = 3;
 
 /// Real ms a call waits, past the time the clock should have taken to reach the next unit,
@@ -41,19 +44,12 @@ pub struct Tally(pub u64);
 impl Tally {
   /// The tally once `ids` are taken too.
   #[inline(always)]
-  pub const fn add(self, ids: &Ids) -> Self {
+  pub fn add(self, ids: &Ids) -> Self {
+    let count = u64::from(ids.count);
     if self.0 >> COUNT_BITS == ids.time {
-      let count = (self.0 & COUNT_MASK) + ids.count as u64;
-      Self(
-        self.0 & !COUNT_MASK
-          | if count < COUNT_MASK {
-            count
-          } else {
-            COUNT_MASK
-          },
-      )
+      Self(self.0 & !COUNT_MASK | ((self.0 & COUNT_MASK) + count).min(COUNT_MASK))
     } else {
-      Self(ids.time << COUNT_BITS | ids.count as u64)
+      Self(ids.time << COUNT_BITS | count)
     }
   }
 
@@ -78,6 +74,7 @@ pub trait Wait {
 pub struct SystemWait(Instant);
 
 impl SystemWait {
+  /// Real time counted from now.
   pub fn new() -> Self {
     Self(Instant::now())
   }
@@ -129,7 +126,7 @@ pub fn wait_out(
       FlakeError::SequenceOverflow { wait_ms }
         if wait_ms <= spin_limit && !generator.took_all(tally) =>
       {
-        let waited_ms = time.real_ms() - start;
+        let waited_ms = time.real_ms().saturating_sub(start);
         if units >= BUSY_UNITS && waited_ms >= BUSY_MS.max(generator.unit_ms() * 3) {
           return Err(FlakeError::SequenceBusy { units, waited_ms });
         }
@@ -173,7 +170,7 @@ pub fn wait_for(time: &mut impl Wait, from_ms: u64, target_ms: u64) -> Result<()
     }
     if real > give_up {
       return Err(FlakeError::ClockStalled {
-        waited_ms: real - start,
+        waited_ms: real.saturating_sub(start),
       });
     }
     time.pause(now, target_ms);
