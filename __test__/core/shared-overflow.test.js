@@ -52,7 +52,6 @@ function freshGenerators(scope) {
   }
   assert.deepEqual(Object.fromEntries(thrown), {}, `first calls of ${made} fresh generators threw`)
   assert.ok(waited > 0, `none of ${made} fresh generators met a millisecond used up by the neighbour`)
-  return made
 }
 
 test('host scope: beside a process using up milliseconds on id 0, no fresh generator throws', async () => {
