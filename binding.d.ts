@@ -191,6 +191,12 @@ export declare const MET_NONE: number
 /** `met`: the clock's millisecond had no id left. */
 export declare const MET_OVERFLOW: number
 
+/**
+ * `met`: the clock's millisecond had no id left, taken by other generators; the call waited
+ * for the next (only a synchronous call by the system clock waits: see `sync_take`).
+ */
+export declare const MET_WAITED: number
+
 /** The slot of a call whose generator's state is the scratch's private word. */
 export declare const PRIVATE_SLOT: number
 
@@ -207,7 +213,7 @@ export declare function rawArgument(fromEnd: number, expected: string): Buffer |
  * `SCRATCH_SLOT` and the other offsets): for the test that JS and Rust agree on the layout;
  * not on the per-id path.
  */
-export declare function readScratch(): { slot: number; settings: number; shape: number; epoch: number; privateState: bigint; ceiling: number; worker?: number }
+export declare function readScratch(): { slot: number; settings: number; shape: number; epoch: number; privateState: bigint; ceiling: number; worker?: number; tally: bigint }
 
 /** A report's `count` (or `wait_ms`) is scaled by this; the remainder is `met`. */
 export declare const REPORT_UNIT: number
@@ -287,6 +293,9 @@ export declare const SCRATCH_SHAPE: number
 
 /** Byte offset in the scratch of the call's slot: a `u32`. */
 export declare const SCRATCH_SLOT: number
+
+/** Byte offset in the scratch of the instance's `Tally`: a `u64`. */
+export declare const SCRATCH_TALLY: number
 
 /** Byte offset in the scratch of a 128-bit id issued: 16 bytes, big-endian. */
 export declare const SCRATCH_WIDE_ID: number

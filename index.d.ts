@@ -95,8 +95,15 @@ declare class FlakeId<L extends FlakeId.LayoutOption = 'flake-idgen'> {
   /**
    * Returns a new id: a Buffer of 8 bytes with its own ArrayBuffer.
    *
-   * @throws {Error} code `ERR_FLAKE_SEQUENCE_OVERFLOW` after `seqMask + 1` ids in one time unit,
-   *   `ERR_FLAKE_CLOCK_BACKWARDS` when the clock is behind the last id's time.
+   * A time unit whose ids other generators of the id (threads, processes on host scope) used
+   * up is waited out, at most until the next unit (a millisecond in most layouts).
+   *
+   * @throws {Error} code `ERR_FLAKE_SEQUENCE_OVERFLOW` once this generator took `seqMask + 1`
+   *   ids of one time unit itself, as flake-idgen's does (or for a state another generator
+   *   borrowed further ahead with `allowedFutureMs`); `ERR_FLAKE_CLOCK_BACKWARDS` when the
+   *   clock is behind the last id's time; `ERR_FLAKE_CLOCK_STALLED` or
+   *   `ERR_FLAKE_SEQUENCE_BUSY` when such a wait finds the clock not moving, or every unit
+   *   taken by others first.
    */
   next(): Buffer
   /**
@@ -444,6 +451,8 @@ declare namespace FlakeId {
       | 'ERR_FLAKE_CLOCK_SKEW'
       | 'ERR_FLAKE_NO_MAC_ADDRESS'
       | 'ERR_FLAKE_RANDOM'
+      | 'ERR_FLAKE_CLOCK_STALLED'
+      | 'ERR_FLAKE_SEQUENCE_BUSY'
   }
 
   /** The first argument of `uuidv7(options, buf, offset)`: kept for `uuid`'s signature, and refused unless empty. */

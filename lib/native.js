@@ -7,7 +7,8 @@
 const { Buffer } = require('node:buffer')
 const binding = require('./load-binding.js')
 
-const { REPORT_UNIT, MET_OVERFLOW, MET_CLOCK_BEHIND, SCRATCH_BYTES, PRIVATE_SLOT, SLOT_READS_FIELDS } = binding
+const { REPORT_UNIT, MET_OVERFLOW, MET_CLOCK_BEHIND, MET_WAITED, SCRATCH_BYTES, PRIVATE_SLOT, SLOT_READS_FIELDS } =
+  binding
 
 // The thread's setup (see src/js/setup.rs): its id functions and its scratch. Shared memory,
 // because a SharedArrayBuffer can never be detached: the native side writes into it, and a
@@ -36,6 +37,7 @@ const STATE_HIGH = STATE_LOW + 1
 const CEILING = binding.SCRATCH_CEILING / 8
 const WIDE_ID = binding.SCRATCH_WIDE_ID
 const WORKER = binding.SCRATCH_WORKER / 8
+const TALLY = binding.SCRATCH_TALLY / 8
 
 // The id functions (see src/js/id_functions.rs). A generator's fields go through the scratch,
 // not as arguments: reading an argument costs the native side a `napi_get_value_*` each, a
@@ -82,6 +84,12 @@ class GeneratorFields {
     this.stateLow = NOTHING_ISSUED
     this.stateHigh = NOTHING_ISSUED
     this.ceiling = Infinity
+    // The ids this instance took in its last time unit, a word the native side reads, carried
+    // as the double of the same bits (never a NaN: see src/js/protocol.rs): in the scratch
+    // while the instance is `current`, here while it is not. So a sync call throws the overflow
+    // only for a unit it used up itself, not one its neighbours (threads, processes) did, as
+    // flake-idgen's instance counter does (see src/sync_take.rs).
+    this.tally = 0
   }
 }
 
@@ -95,6 +103,7 @@ let current
 // tells the last writer (its `forget`, kept on the thread's shared setup) to drop its own. So a
 // switch between copies costs a call, and a call that switches nothing checks nothing more.
 function forget() {
+  if (current !== undefined) keepTally(current)
   current = undefined
 }
 
@@ -104,9 +113,21 @@ function claim() {
   if (last !== undefined && last !== forget) last()
 }
 
-function enter(fields) {
+/** Copies the tally of `fields`, the current instance, out of the scratch before another's goes in. */
+function keepTally(fields) {
+  fields.tally = doubles[TALLY]
+}
+
+/** Makes `fields` (not `current`) the current instance, with its tally in the scratch. */
+function become(fields) {
   if (current === undefined) claim()
+  else keepTally(current)
   current = fields
+  doubles[TALLY] = fields.tally
+}
+
+function enter(fields) {
+  if (fields !== current) become(fields)
   halves[SLOT] = fields.slot
   halves[SETTINGS] = fields.settings
   halves[SHAPE] = fields.shape
@@ -127,10 +148,9 @@ function leave(fields) {
   }
 }
 
-/** Makes `fields` those of the next call by the system clock, from a shared state. */
+/** Makes `fields` (not `current`) those of the next call by the system clock, from a shared state. */
 function select(fields) {
-  if (current === undefined) claim()
-  current = fields
+  become(fields)
   halves[SLOT] = fields.slot
   doubles[WORKER] = fields.worker
   if (fields.readsFields) {
@@ -326,7 +346,7 @@ class IdRun {
 // Reports (see src/js/protocol.rs): `undefined` for one id and nothing met, `count * UNIT + met`
 // when ids were issued, `-(waitMs * UNIT + met)` when none was.
 const decode = {
-  /** What the call met: MET_NONE, MET_OVERFLOW or MET_CLOCK_BEHIND. */
+  /** What the call met: MET_NONE, MET_OVERFLOW, MET_CLOCK_BEHIND or MET_WAITED. */
   met: (report) => (report === undefined ? 0 : Math.abs(report) % REPORT_UNIT),
   /** How many ids the call issued (0 when it must wait). */
   count: (report) => (report === undefined ? 1 : report < 0 ? 0 : (report - (report % REPORT_UNIT)) / REPORT_UNIT),
@@ -409,6 +429,7 @@ module.exports = {
   decode,
   MET_OVERFLOW,
   MET_CLOCK_BEHIND,
+  MET_WAITED,
   PRIVATE_SLOT,
   CLOSED,
   configure,

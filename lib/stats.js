@@ -1,6 +1,6 @@
 'use strict'
 
-const { decode, MET_OVERFLOW, MET_CLOCK_BEHIND } = require('./native.js')
+const { decode, MET_OVERFLOW, MET_CLOCK_BEHIND, MET_WAITED } = require('./native.js')
 
 /**
  * One instance's counters, for stats(). Kept in JS: instances of one configuration share their
@@ -17,6 +17,11 @@ class Counts {
     const met = decode.met(report)
     if (met === MET_OVERFLOW) this.overflows++
     else if (met === MET_CLOCK_BEHIND) this.clockBackwards++
+    else if (met === MET_WAITED) {
+      // Other generators' ids used the millisecond up: next() waited for the next one.
+      this.overflows++
+      this.waits++
+    }
   }
 
   /** Counts a call refused with `error`. */

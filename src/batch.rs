@@ -8,6 +8,7 @@ use crate::input::Input;
 use crate::number::whole;
 use crate::sequencer::Met;
 use crate::stats::Counts;
+use crate::sync_take::{self, SystemWait};
 
 /// The most ids one batch may ask for: 128 MiB, over 4 s of one generator's capacity.
 pub const MAX_COUNT: u32 = 1 << 24;
@@ -108,8 +109,8 @@ pub fn issue_available(
 pub const MAX_SPIN_MS: u64 = 1;
 
 /// The waiter for batches on the system clock: waits out an overflow that ends with the
-/// reading's time unit (`unit_ms`, at least `MAX_SPIN_MS`); gives up on anything longer, and on
-/// anything else.
+/// reading's time unit (`unit_ms`, at least `MAX_SPIN_MS`); gives up on anything longer, on a
+/// clock that does not get there (`sync_take::wait_for`), and on anything else.
 pub fn system_clock_waiter<E: From<FlakeError>>(
   unit_ms: u64,
 ) -> impl FnMut(&FlakeError, u64) -> Result<Waited, E> {
@@ -118,7 +119,7 @@ pub fn system_clock_waiter<E: From<FlakeError>>(
     // Another thread took later ids between our reading and our turn: read again.
     (FlakeError::ClockBackwards { .. }, Some(_)) if clock::system_now_ms() > now => Ok(Waited::No),
     (FlakeError::SequenceOverflow { wait_ms }, _) if *wait_ms <= max_spin_ms => {
-      clock::wait_until(now + wait_ms);
+      sync_take::wait_for(&mut SystemWait::new(), now, now + wait_ms)?;
       Ok(Waited::Yes)
     }
     _ => Err(err.clone().into()),

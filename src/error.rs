@@ -150,6 +150,18 @@ pub enum FlakeError {
     QuotedPath(path)
   )]
   StateInUse { path: String },
+
+  /// A synchronous call waiting for the next time unit (every id of the clock's is used) found
+  /// the clock not getting there, for longer than the wait should have taken (a clock stopped,
+  /// or stepped back by less than a unit): it gives up rather than hang.
+  #[error("The clock did not advance for {waited_ms} ms while waiting for the next time unit (every id of the current one is used); refusing to wait longer")]
+  ClockStalled { waited_ms: u64 },
+
+  /// A synchronous call waited `waited_ms` for `units` time units in a row, each of whose ids
+  /// other generators of its id took before it could take one: it gives up rather than block
+  /// longer.
+  #[error("Other generators sharing this generator id's state (threads or processes) took every id of {units} time units in a row ({waited_ms} ms) before this call could take one; next(callback) and nextAsync() wait without blocking")]
+  SequenceBusy { units: u32, waited_ms: u64 },
 }
 
 impl FlakeError {
@@ -171,6 +183,8 @@ impl FlakeError {
       Self::LeaseExpired { .. } => "ERR_FLAKE_LEASE_EXPIRED",
       Self::LeaseClosed => "ERR_FLAKE_LEASE_CLOSED",
       Self::Random { .. } => "ERR_FLAKE_RANDOM",
+      Self::ClockStalled { .. } => "ERR_FLAKE_CLOCK_STALLED",
+      Self::SequenceBusy { .. } => "ERR_FLAKE_SEQUENCE_BUSY",
       // Node's own codes for bad arguments.
       Self::ArgumentType { .. } => "ERR_INVALID_ARG_TYPE",
       Self::ArgumentValue { .. } => "ERR_INVALID_ARG_VALUE",
@@ -192,7 +206,9 @@ impl FlakeError {
       | Self::StateLost { .. }
       | Self::LeaseExpired { .. }
       | Self::LeaseClosed
-      | Self::Random { .. } => ErrorKind::Error,
+      | Self::Random { .. }
+      | Self::ClockStalled { .. }
+      | Self::SequenceBusy { .. } => ErrorKind::Error,
       Self::OptionsNotObject { .. }
       | Self::OptionType { .. }
       | Self::ClockType { .. }

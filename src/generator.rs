@@ -7,6 +7,7 @@ use crate::kinds::layout::{Layout, Shape};
 use crate::options::Config;
 use crate::registry::SharedState;
 use crate::sequencer::{last_issued, Floor, Met, Refusal, Sequencer, Taken};
+use crate::sync_take::Tally;
 
 /// A generator: its configuration and the state it issues from. Cheap to make and to copy: the
 /// id functions make one per call from what JS wrote into the scratch.
@@ -91,7 +92,10 @@ pub struct Ids {
   pub count: u32,
   /// How far apart consecutive sequence numbers are as ids (`Shape::step`).
   pub step: u64,
-  /// Set when the ids were borrowed ahead of the clock, and why.
+  /// Their time unit in the state's count (since 1970 for a shared state, since the epoch for
+  /// a private one): what a `Tally` counts by.
+  pub time: u64,
+  /// Set when the ids were borrowed ahead of the clock, or waited for, and why.
   pub met: Option<Met>,
 }
 
@@ -170,6 +174,15 @@ impl<'s> Generator<'s> {
       counts_on: self.clock == Clock::System,
       ..*self
     }
+  }
+
+  /// Whether the instance whose ids `tally` counts took every id of its state's last time unit
+  /// itself (all `seqMask + 1`), as flake-idgen's counter, its instance's own, refuses on.
+  /// Always, for a private state: no other generator takes from it.
+  pub fn took_all(&self, tally: Tally) -> bool {
+    self.clock == Clock::Own
+      || last_issued(self.shape.word(), self.state.word())
+        .is_some_and(|(last, _)| tally.holds(last, u32::from(self.seq_mask) + 1))
   }
 
   /// How many ids it issues per time unit at most.
@@ -458,6 +471,7 @@ impl<'s> Generator<'s> {
           first: self.shape.compose(time + origin - epoch, self.node, first),
           count,
           step: self.shape.step(),
+          time,
           met,
         })
       }

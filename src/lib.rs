@@ -26,6 +26,7 @@ mod random;
 mod registry;
 mod sequencer;
 mod stats;
+mod sync_take;
 
 #[cfg(test)]
 mod tests;

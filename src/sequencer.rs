@@ -25,6 +25,9 @@ pub enum Met {
   Overflow,
   /// The clock reads earlier than it already did.
   ClockBehind,
+  /// Every sequence number of the clock's unit was used by other generators sharing the state:
+  /// a synchronous call waited for the next unit (see `sync_take`).
+  Waited,
 }
 
 /// Why the sequencer refused to issue.

@@ -17,12 +17,16 @@ pub struct Counts {
 }
 
 impl Counts {
-  /// Counts what borrowed ids met.
+  /// Counts what ids met: borrowed ahead of the clock, or waited for.
   pub fn met(&mut self, met: Option<Met>) {
     match met {
       None => {}
       Some(Met::Overflow) => self.overflows += 1,
       Some(Met::ClockBehind) => self.clock_backwards += 1,
+      Some(Met::Waited) => {
+        self.overflows += 1;
+        self.waits += 1;
+      }
     }
   }
 

@@ -104,6 +104,9 @@ test('the scratch layout: each field JS writes is the field the native side read
   fields.stateHigh = 0x01234567
   fields.ceiling = 1_700_000_000_123
   fields.worker = 0x02fc_0000_0001
+  // The tally travels as the double of its bits (see native.js).
+  const tally = (0x1234_5678n << 20n) | 4095n
+  fields.tally = new Float64Array(new BigUint64Array([tally]).buffer)[0]
   native.lastIssuedAt(fields)
   assert.deepEqual(binding.readScratch(), {
     slot: native.PRIVATE_SLOT,
@@ -113,13 +116,20 @@ test('the scratch layout: each field JS writes is the field the native side read
     privateState: 0x01234567_89abcdefn,
     ceiling: 1_700_000_000_123,
     worker: 0x02fc_0000_0001,
+    tally,
   })
-  // A shared generator's slot, and the id the native side wrote, read as both forms.
+  // A shared generator's slot, the id the native side wrote, read as both forms, and its
+  // tally: one id of the id's millisecond (units since 1970, as its state counts them).
   const shared = native.configure({ id: 1007 }).fields
   native.issue(shared)
   assert.equal(binding.readScratch().slot, shared.slot)
   assert.equal(native.takeId().readBigUInt64BE(0), native.takeBigInt())
   assert.equal(decode(native.takeId()).id, 1007)
+  assert.equal(binding.readScratch().tally, (BigInt(decode(native.takeId()).time) << 20n) | 1n)
+  // Carried out of the scratch and back in when another instance's call comes between.
+  native.issue(native.configure({ id: 1008 }).fields)
+  native.issue(shared)
+  assert.equal(binding.readScratch().tally & 0xfffffn, decode(native.takeId()).sequence === 0 ? 1n : 2n)
   // Every offset in bounds and aligned to its type, as the typed arrays over it need.
   const sizes = {
     SCRATCH_ID_BE: 8,
@@ -132,6 +142,7 @@ test('the scratch layout: each field JS writes is the field the native side read
     SCRATCH_SHAPE: 4,
     SCRATCH_WORKER: 8,
     SCRATCH_WIDE_ID: 16,
+    SCRATCH_TALLY: 8,
   }
   for (const [name, size] of Object.entries(sizes)) {
     const offset = binding[name]

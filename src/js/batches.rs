@@ -117,7 +117,13 @@ fn fill(
           .into(),
       );
     }
-    Ok(write_run(kind, &mut out[index * width_bytes..], run)?)
+    write_run(kind, &mut out[index * width_bytes..], run)?;
+    // A private state needs no tally (its ids are all its own), and the user's clock, called
+    // between runs, may have made another instance's the scratch's.
+    if slot != PRIVATE_SLOT {
+      thread.scratch.count(run);
+    }
+    Ok(())
   };
   let mut counts = Counts::default();
   let issued = match clock {
@@ -186,7 +192,10 @@ pub fn issue_slice(
           None => generator.take_by(|| Ok(clock::system_now_ms()), most),
           Some(now) => generator.take(now, most),
         },
-        |index, run| run.write_be(&mut out[(start + issued + index) * 8..]),
+        |index, run| {
+          run.write_be(&mut out[(start + issued + index) * 8..]);
+          thread.scratch.count(run);
+        },
       );
       issued += count;
       met = met.or(first_met);

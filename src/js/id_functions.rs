@@ -23,10 +23,12 @@ use super::thread::Thread;
 use crate::clock;
 use crate::error::FlakeError;
 use crate::generator::Ids;
+use crate::sync_take::{self, SystemWait};
 
 /// The id functions of 64-bit ids, by name. Each serves the generator whose call fields JS
 /// wrote into the scratch just before the call (see `protocol`), and returns a report:
-/// - `issue()` writes the next id by the system clock into the scratch, or throws;
+/// - `issue()` writes the next id by the system clock into the scratch, or throws; a time unit
+///   other generators used up it waits out first (see `sync_take`);
 /// - `issueAt(now)`: the same for `now`, a reading of the generator's own clock;
 /// - `tryIssue()`, `tryIssueAt(now)` do the same but, where waiting would help (overflow, clock
 ///   behind), report how long to wait instead of throwing;
@@ -44,7 +46,7 @@ pub(super) const ID_FUNCTIONS: [(&CStr, Callback); 5] = [
 /// # Safety
 /// Called by N-API only, as the callback of a function made from `ID_FUNCTIONS`.
 unsafe extern "C" fn issue(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
-  unsafe { by_system_clock(env, info, |err| throw_error(env, err)) }
+  unsafe { by_system_clock(env, info, WAITS, |err| throw_error(env, err)) }
 }
 
 /// `issueAt(now)`: see `ID_FUNCTIONS`.
@@ -66,7 +68,7 @@ unsafe extern "C" fn try_issue(
   env: sys::napi_env,
   info: sys::napi_callback_info,
 ) -> sys::napi_value {
-  unsafe { by_system_clock(env, info, |err| wait_or_throw(env, err)) }
+  unsafe { by_system_clock(env, info, REPORTS_WAIT, |err| wait_or_throw(env, err)) }
 }
 
 /// `tryIssueAt(now)`: see `ID_FUNCTIONS`.
@@ -88,6 +90,12 @@ unsafe fn throw_error(env: sys::napi_env, err: FlakeError) -> sys::napi_value {
   unsafe { thrown(env, &err) }
 }
 
+/// Whether a call by the system clock waits out a time unit other generators used up (`issue`),
+/// or reports the wait (`tryIssue`, whose caller waits without blocking).
+type Waits = bool;
+const WAITS: Waits = true;
+const REPORTS_WAIT: Waits = false;
+
 /// The next id by the system clock: see `answer`.
 ///
 /// # Safety
@@ -96,6 +104,7 @@ unsafe fn throw_error(env: sys::napi_env, err: FlakeError) -> sys::napi_value {
 unsafe fn by_system_clock(
   env: sys::napi_env,
   info: sys::napi_callback_info,
+  waits: Waits,
   refused: impl FnOnce(FlakeError) -> sys::napi_value,
 ) -> sys::napi_value {
   let Some(thread) = (unsafe { thread_of(env, info) }) else {
@@ -106,7 +115,30 @@ unsafe fn by_system_clock(
   // inlined into it, is left out of line, a call more on the per-id path.
   #[allow(clippy::manual_map)]
   let issued = match generator {
-    Some(generator) => Some(generator.take_by(|| Ok(clock::system_now_ms()), 1)),
+    Some(generator) => {
+      let mut now_ms = 0;
+      let taken = generator.take_by(
+        || {
+          now_ms = clock::system_now_ms();
+          Ok(now_ms)
+        },
+        1,
+      );
+      Some(match taken {
+        Err(refusal @ FlakeError::SequenceOverflow { .. }) if waits => {
+          let tally = thread.scratch.tally();
+          sync_take::wait_out(
+            &generator,
+            tally,
+            1,
+            &mut SystemWait::new(),
+            now_ms,
+            refusal,
+          )
+        }
+        taken => taken,
+      })
+    }
     None => None,
   };
   unsafe { answer(env, thread, issued, refused) }
@@ -132,8 +164,8 @@ unsafe fn by_reading(
   unsafe { answer(env, thread, issued, refused) }
 }
 
-/// Writes the id `issued` into the scratch and returns its report; or hands the error to
-/// `refused`. `None`: the slot held no generator.
+/// Writes the id `issued` into the scratch, counts it in the instance's tally and returns its
+/// report; or hands the error to `refused`. `None`: the slot held no generator.
 ///
 /// # Safety
 /// `env` must be the env of the current call, and `thread` its thread.
@@ -147,6 +179,7 @@ unsafe fn answer(
   match issued {
     Some(Ok(ids)) => {
       thread.scratch.write(&ids);
+      thread.scratch.count(&ids);
       match protocol::issued(&ids) {
         None => ptr::null_mut(),
         Some(report) => unsafe { number(env, report) },
@@ -183,6 +216,7 @@ unsafe extern "C" fn issue_run(
   match called {
     Some((thread, Ok(ids))) => {
       thread.scratch.write(&ids);
+      thread.scratch.count(&ids);
       unsafe { number(env, protocol::issued_run(&ids)) }
     }
     Some((_, Err(err))) => unsafe { wait_or_throw(env, err) },

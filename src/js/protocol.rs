@@ -29,6 +29,14 @@
 //! - `SCRATCH_WORKER` (56, `f64`) a flake generator's 48-bit worker id, written with the call's
 //!   fields (0 for every other generator); `SCRATCH_WIDE_ID` (64, 16 bytes) a 128-bit id (a
 //!   UUIDv7 or a flake) issued, big-endian, for JS to copy into a Buffer.
+//! - `SCRATCH_TALLY` (80, `u64`) the `Tally` of the generator instance whose fields the scratch
+//!   holds: the ids it took in its last time unit, which every call that takes 64-bit ids adds
+//!   to, so that a synchronous call throws the overflow only for a unit the instance used up
+//!   itself (see `sync_take`). JS keeps it with the instance while another instance's calls use
+//!   the scratch (copied out when it switches instances, back in when it switches back; 0 for
+//!   a new instance), as the `f64` of the same bits: one load and one store each way. Its top
+//!   two bits are clear (`Tally`), so those bits are never a NaN, and a double that is not a
+//!   NaN keeps its bits through JS.
 //!
 //! JS writes the call's fields before a call, unless they are in the scratch already (the
 //! same generator as the call before). `readScratch` reads them back as the id functions do,
@@ -38,13 +46,15 @@
 //! per-id path creates no object:
 //! - `undefined`: one id was issued and nothing met (the usual `issue`/`tryIssue` answer);
 //! - `count * REPORT_UNIT + met` (≥ 0): `count` ids were issued; `met` says why they were
-//!   borrowed ahead of the clock, if they were;
+//!   borrowed ahead of the clock, or waited for, if they were;
 //! - `-(wait_ms * REPORT_UNIT + met)` (< 0): none was issued; the clock must advance
 //!   `wait_ms` first, because of `met`.
 //!
-//! `met` is `MET_NONE`, `MET_OVERFLOW` (the millisecond's ids were used up) or
-//! `MET_CLOCK_BEHIND` (the clock reads earlier than ids already issued). The constants are
-//! exported, so `native.js` reads them from here rather than repeating them.
+//! `met` is `MET_NONE`, `MET_OVERFLOW` (the millisecond's ids were used up),
+//! `MET_CLOCK_BEHIND` (the clock reads earlier than ids already issued) or `MET_WAITED` (the
+//! millisecond's ids were used up by other generators, and `issue` waited for the next one:
+//! the report of one id then says so too). The constants are exported, so `native.js` reads
+//! them from here rather than repeating them.
 
 use std::ffi::c_void;
 use std::ptr;
@@ -59,6 +69,7 @@ use crate::generator::{Ids, Settings, CLOSED};
 use crate::kinds::layout::Shape;
 use crate::number::{whole, MAX_SAFE_INTEGER};
 use crate::sequencer::{Met, Sequencer};
+use crate::sync_take::Tally;
 
 /// A report's `count` (or `wait_ms`) is scaled by this; the remainder is `met`.
 #[napi]
@@ -72,6 +83,10 @@ pub const MET_OVERFLOW: u32 = 1;
 /// `met`: the clock reads earlier than ids already issued.
 #[napi]
 pub const MET_CLOCK_BEHIND: u32 = 2;
+/// `met`: the clock's millisecond had no id left, taken by other generators; the call waited
+/// for the next (only a synchronous call by the system clock waits: see `sync_take`).
+#[napi]
+pub const MET_WAITED: u32 = 3;
 
 /// Byte offset in the scratch of the first id issued: a `u64`, big-endian.
 #[napi]
@@ -103,9 +118,12 @@ pub const SCRATCH_WORKER: u32 = 56;
 /// Byte offset in the scratch of a 128-bit id issued: 16 bytes, big-endian.
 #[napi]
 pub const SCRATCH_WIDE_ID: u32 = 64;
+/// Byte offset in the scratch of the instance's `Tally`: a `u64`.
+#[napi]
+pub const SCRATCH_TALLY: u32 = SCRATCH_WIDE_ID + 16;
 /// Bytes in the scratch.
 #[napi]
-pub const SCRATCH_BYTES: u32 = SCRATCH_WIDE_ID + 16;
+pub const SCRATCH_BYTES: u32 = SCRATCH_TALLY + 8;
 
 // The fields in order, each aligned to its size (`Scratch::new` checks the block is 8-aligned)
 // as the atomics that read it require, none overlapping the next, the last in bounds.
@@ -121,6 +139,7 @@ const _: () = {
     (SCRATCH_SHAPE, 4),
     (SCRATCH_WORKER, 8),
     (SCRATCH_WIDE_ID, 16),
+    (SCRATCH_TALLY, 8),
   ];
   let mut end = 0;
   let mut i = 0;
@@ -227,6 +246,19 @@ impl Scratch {
       .word(SCRATCH_ID_BE)
       .store(u64::from_ne_bytes(ids.first.to_be_bytes()), Relaxed);
     self.word(SCRATCH_ID_NE).store(ids.first, Relaxed);
+  }
+
+  /// The `Tally` of the instance whose fields the scratch holds.
+  #[inline(always)]
+  pub fn tally(&self) -> Tally {
+    Tally(self.word(SCRATCH_TALLY).load(Relaxed))
+  }
+
+  /// Adds `ids`, just taken for the instance whose fields the scratch holds, to its `Tally`.
+  #[inline(always)]
+  pub fn count(&self, ids: &Ids) {
+    let tally = self.word(SCRATCH_TALLY);
+    tally.store(Tally(tally.load(Relaxed)).add(ids).0, Relaxed);
   }
 
   /// Writes a 128-bit id, big-endian.
@@ -350,6 +382,7 @@ fn met_code(met: Option<Met>) -> u32 {
     None => MET_NONE,
     Some(Met::Overflow) => MET_OVERFLOW,
     Some(Met::ClockBehind) => MET_CLOCK_BEHIND,
+    Some(Met::Waited) => MET_WAITED,
   }
 }
 

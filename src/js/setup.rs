@@ -136,7 +136,7 @@ pub fn configure<'env>(
 /// `SCRATCH_SLOT` and the other offsets): for the test that JS and Rust agree on the layout;
 /// not on the per-id path.
 #[napi(
-  ts_return_type = "{ slot: number; settings: number; shape: number; epoch: number; privateState: bigint; ceiling: number; worker?: number }"
+  ts_return_type = "{ slot: number; settings: number; shape: number; epoch: number; privateState: bigint; ceiling: number; worker?: number; tally: bigint }"
 )]
 pub fn read_scratch(env: &Env) -> Result<Object<'_>> {
   // Through the accessors the id functions use, so the test checks what they read.
@@ -152,5 +152,6 @@ pub fn read_scratch(env: &Env) -> Result<Object<'_>> {
   if let Some(worker) = scratch.worker() {
     fields.set("worker", worker as f64)?;
   }
+  fields.set("tally", BigInt::from(scratch.tally().0))?;
   Ok(fields)
 }

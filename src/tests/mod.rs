@@ -20,6 +20,7 @@ mod options;
 mod protocol;
 mod slots;
 mod state_machine;
+mod sync_take;
 mod vectors;
 mod wide;
 

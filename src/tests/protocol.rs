@@ -17,6 +17,7 @@ fn ids(count: u32, met: Option<Met>) -> Ids {
     first: 0x0123_4567_89ab_cdef,
     count,
     step: 1,
+    time: 0,
     met,
   }
 }
