@@ -159,7 +159,7 @@ declare namespace FlakeId {
     /** What follows the time: the node id then the counter (Twitter's), or the counter then the node id (Hazelcast's, sonyflake's). Default `'node-sequence'`. */
     order?: 'node-sequence' | 'sequence-node'
     /** Milliseconds since 1970 the time counts from; the `epoch` option wins over it. Default 0. */
-    epoch?: number | Date | string | null
+    epoch?: number | bigint | Date | string | null
   }
 
   /**
@@ -246,7 +246,7 @@ declare namespace FlakeId {
     /** Discord layout: process id, 0–31, the low 5 bits of `id`. Default 0. */
     process?: PartOption<L, 'process'>
     /** Milliseconds since 1970 to subtract from timestamps, not in the future. Default: the layout's epoch (0 by default). */
-    epoch?: number | Date | string | null
+    epoch?: number | bigint | Date | string | null
     /** `2^k - 1` for k from 1 to the layout's sequence bits (12 by default): at most `seqMask + 1` ids per time unit. Default: all of them (4095 by default). */
     seqMask?: number | string | null
     /**
@@ -332,7 +332,7 @@ declare namespace FlakeId {
   /** The epoch ids were made with; a `FlakeId` instance will do. */
   export interface EpochOption {
     /** Milliseconds since 1970 that the generator subtracted. Default: the layout's epoch (0 by default). */
-    epoch?: number | Date | string | null
+    epoch?: number | bigint | Date | string | null
   }
 
   /** The layout and epoch ids were made with (`decompose`, `fromTime`); a `FlakeId` instance will do. */
