@@ -101,3 +101,4 @@ const sapphireEpoch = 1420070400000n
 const bigEpoch = new FlakeId({ layout: 'discord', epoch: sapphireEpoch })
 const bigParts: FlakeId.DiscordParts = FlakeId.decompose(bigEpoch.next(), { layout: 'discord', epoch: sapphireEpoch })
 const bigFrom: bigint = FlakeId.fromTime(Date.now(), { layout: { name: 'discord', epoch: sapphireEpoch } })
+void [bigParts, bigFrom]

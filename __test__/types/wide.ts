@@ -121,3 +121,4 @@ Flake128.decompose(id).random
 Flake128.toBase62(42)
 
 void [flakeDate, flakeOptions, sameClass, many, worker, scope, flakeParts, when, fromBig, parsed, encoded, notString]
+void [backfilled, intoBuffer]
