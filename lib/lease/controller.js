@@ -11,6 +11,7 @@ const { randomUUID } = require('node:crypto')
 const { performance } = require('node:perf_hooks')
 const { setTimeout, clearTimeout } = require('node:timers')
 const native = require('../native.js')
+const { systemNowMs } = require('../load-binding.js')
 const { AbortError, codedError, describe } = require('../errors.js')
 const { sleep } = require('../wait.js')
 const { storeError } = require('./replies.js')
@@ -59,7 +60,9 @@ class Lease {
     this.#fields = fields
     const { clock } = config.generator
     // The holder's clock is the generator's: its ids' timestamps are that clock's.
-    this.#now = clock === undefined ? Date.now : () => Math.floor(clock())
+    // The clock its ids are made by: the system's as the native side reads it (fake timers in a
+    // user's tests replace Date.now, and would stop the lease's clock but not its ids'), or theirs.
+    this.#now = clock === undefined ? systemNowMs : () => Math.floor(clock())
     this.#ahead = config.ttl + config.maxClockSkewMs
     // The layout's key goes into the namespace's marker with the epoch: holders that read ids
     // differently must not share a namespace ('42/10/12' for the default, as before layouts).
