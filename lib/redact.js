@@ -78,6 +78,7 @@ function textSecrets(text) {
   return found
 }
 
+/** `text` percent-decoded, as a client reads a URL's password; as it is if it does not decode. */
 function decode(text) {
   try {
     return decodeURIComponent(text)

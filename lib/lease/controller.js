@@ -59,9 +59,9 @@ class Lease {
     this.#store = store
     this.#fields = fields
     const { clock } = config.generator
-    // The holder's clock is the generator's: its ids' timestamps are that clock's.
-    // The clock its ids are made by: the system's as the native side reads it (fake timers in a
-    // user's tests replace Date.now, and would stop the lease's clock but not its ids'), or theirs.
+    // The holder's clock is the generator's: its ids' timestamps are that clock's. The system's
+    // is read as the native side reads it, not by Date.now, which fake timers in a user's tests
+    // replace (and stop: the lease would wait for a floor its ids passed long ago).
     this.#now = clock === undefined ? systemNowMs : () => Math.floor(clock())
     this.#ahead = config.ttl + config.maxClockSkewMs
     // The layout's key goes into the namespace's marker with the epoch: holders that read ids
