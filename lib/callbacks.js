@@ -70,6 +70,19 @@ class Callbacks {
     }
   }
 
+  /**
+   * Queues `cb` first in line (the queue is idle) when its caller's own try just met `report`, a
+   * wait: it waits from there, without reading the clock again (a scripted one would lose a
+   * reading to a second look).
+   */
+  pushWaiting(cb, report) {
+    this.#calls.push(cb)
+    this.#waitCounted = true
+    this.#counts.waits++
+    this.#counts.met(report)
+    this.#wait(decode.waitMs(report))
+  }
+
   #onTick = () => {
     this.#tickQueued = false
     this.#deliver()

@@ -102,16 +102,16 @@ class FlakeId {
     // An id ready now resolves the promise at once, with no tick or timer in between: fake
     // timers (Jest's default ones fake process.nextTick) would hold those. Behind next(cb)
     // calls still waiting, or when the clock must move on, it waits in line as they do.
+    let waiting
     if (this.#callbacks === undefined || this.#callbacks.idle) {
-      let report
       try {
-        report = tryIssue(this.#fields, this.#clock)
+        waiting = tryIssue(this.#fields, this.#clock)
       } catch (error) {
         return Promise.reject(error)
       }
-      if (decode.waitMs(report) === 0) {
+      if (decode.waitMs(waiting) === 0) {
         this.#counts.ids++
-        if (report !== undefined) this.#counts.met(report)
+        if (waiting !== undefined) this.#counts.met(waiting)
         return Promise.resolve(takeId())
       }
     }
@@ -122,7 +122,8 @@ class FlakeId {
         if (answer.length === 1) reject(answer[0])
         else resolve(answer[1])
       }
-      this.#callbacks.push(settle, promiseJob)
+      if (waiting === undefined) this.#callbacks.push(settle, promiseJob)
+      else this.#callbacks.pushWaiting(settle, waiting)
     })
   }
 
