@@ -389,3 +389,9 @@ export interface StateReset {
   /** The file is removed (the target was the whole file, or nothing was left in it). */
   removed: boolean
 }
+
+/**
+ * The system clock, in ms since 1970, as the id functions read it. A lease on the system clock
+ * fences its ids by this reading, not by `Date.now()`, which fake timers replace (and stop).
+ */
+export declare function systemNowMs(): number

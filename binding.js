@@ -880,3 +880,4 @@ module.exports.setup = nativeBinding.setup
 module.exports.SLOT_READS_FIELDS = nativeBinding.SLOT_READS_FIELDS
 module.exports.startAbove = nativeBinding.startAbove
 module.exports.stateFiles = nativeBinding.stateFiles
+module.exports.systemNowMs = nativeBinding.systemNowMs

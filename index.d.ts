@@ -166,7 +166,7 @@ declare namespace FlakeId {
     /** What follows the time: the node id then the counter (Twitter's), or the counter then the node id (Hazelcast's, sonyflake's). Default `'node-sequence'`. */
     order?: 'node-sequence' | 'sequence-node'
     /** Milliseconds since 1970 the time counts from; the `epoch` option wins over it. Default 0. */
-    epoch?: number | Date | string | null
+    epoch?: number | bigint | Date | string | null
   }
 
   /**
@@ -253,7 +253,7 @@ declare namespace FlakeId {
     /** Discord layout: process id, 0–31, the low 5 bits of `id`. Default 0. */
     process?: PartOption<L, 'process'>
     /** Milliseconds since 1970 to subtract from timestamps, not in the future. Default: the layout's epoch (0 by default). */
-    epoch?: number | Date | string | null
+    epoch?: number | bigint | Date | string | null
     /** `2^k - 1` for k from 1 to the layout's sequence bits (12 by default): at most `seqMask + 1` ids per time unit. Default: all of them (4095 by default). */
     seqMask?: number | string | null
     /**
@@ -339,7 +339,7 @@ declare namespace FlakeId {
   /** The epoch ids were made with; a `FlakeId` instance will do. */
   export interface EpochOption {
     /** Milliseconds since 1970 that the generator subtracted. Default: the layout's epoch (0 by default). */
-    epoch?: number | Date | string | null
+    epoch?: number | bigint | Date | string | null
   }
 
   /** The layout and epoch ids were made with (`decompose`, `fromTime`); a `FlakeId` instance will do. */
@@ -455,8 +455,23 @@ declare namespace FlakeId {
       | 'ERR_FLAKE_SEQUENCE_BUSY'
   }
 
-  /** The first argument of `uuidv7(options, buf, offset)`: kept for `uuid`'s signature, and refused unless empty. */
-  export type UuidV7CallOptions = undefined | null | Record<string, never>
+  /**
+   * The first argument of `uuidv7(options, buf, offset)`: `uuid`'s `v7()` options. A call that
+   * gives none (`undefined`, `null`, `{}`, or each `undefined`) makes the host's next UUIDv7,
+   * strictly increasing across every process and thread. A call that gives any of them gets the
+   * bytes `uuid` 14's `v7()` writes for them, made from those values alone: outside the host's
+   * order (neither checked against it nor moving it), as `uuid`'s is outside its own state.
+   */
+  export interface UuidV7CallOptions {
+    /** The UUID's 48-bit Unix ms, 0 to 2^48 − 1. Default: `Date.now()` (a generator's own `clock`). */
+    msecs?: number
+    /** The 32-bit counter `uuid` writes after the version (an integer from −2^31 to 2^32 − 1). Default: from the random bytes, as `uuid` does. */
+    seq?: number
+    /** 16 bytes or more; bytes 6–9 make the default `seq`, bytes 10–15 the random bits. Default: `rng()`. */
+    random?: Uint8Array
+    /** Returns `random` when it is not given. Default: 16 bytes of the OS's CSPRNG. */
+    rng?: () => Uint8Array
+  }
 
   /**
    * A UUIDv7 (RFC 9562 §5.7) of the host: 48-bit Unix ms | version 7 | a 15-bit counter (its
@@ -468,11 +483,13 @@ declare namespace FlakeId {
    * waits for the next millisecond.
    *
    * `uuidv7()` (or `uuidv7(undefined)`, `uuidv7(null)`, `uuidv7({})`) returns the canonical
-   * lowercase 36-character string, as `uuid`'s `v7()` does.
+   * lowercase 36-character string, as `uuid`'s `v7()` does. With `uuid`'s `msecs`, `seq`,
+   * `random` or `rng`, it returns the UUID `uuid` makes of them, outside the host's order (see
+   * `UuidV7CallOptions`).
    *
-   * @throws {TypeError} code `ERR_FLAKE_INVALID_OPTION` naming `options.<key>` for any option
-   *   (`uuid`'s `msecs`, `seq`, `random`, `rng` would break the host's order), `ERR_INVALID_ARG_TYPE`
-   *   for `options` that are not an object.
+   * @throws {TypeError | RangeError} code `ERR_FLAKE_INVALID_OPTION` naming `options.<key>` for
+   *   any other key, or a value of those out of range (`msecs` past 48 bits, `random` shorter
+   *   than 16 bytes); `ERR_INVALID_ARG_TYPE` for `options` that are not an object.
    * @throws {Error} code `ERR_FLAKE_CLOCK_BACKWARDS` when the clock is behind the last id's
    *   millisecond by more than the generator allows; a step back within it reuses that
    *   millisecond and counts on, so an id is never smaller than the one before.
@@ -480,18 +497,21 @@ declare namespace FlakeId {
    *   when the host's state cannot be used, as for `FlakeId`; `ERR_FLAKE_RANDOM` when the OS
    *   gives no random bytes.
    */
-  export function uuidv7(options?: UuidV7CallOptions): string
+  export function uuidv7(options?: UuidV7CallOptions | null): string
   /**
    * `uuidv7()`, written as 16 bytes into `buf` at `offset` (default 0); returns `buf`, as
-   * `uuid`'s `v7(options, buf, offset)` does. `options` must be `undefined`, `null` or `{}`:
-   * `uuid`'s `msecs`, `seq`, `random` and `rng` would break the host's order.
+   * `uuid`'s `v7(options, buf, offset)` does, `options` as for the string form.
    *
-   * @throws {TypeError} code `ERR_FLAKE_INVALID_OPTION` naming `options.<key>` for any option;
+   * @throws {TypeError | RangeError} code `ERR_FLAKE_INVALID_OPTION` as for the string form;
    *   `ERR_INVALID_ARG_TYPE` when `buf` is not a Uint8Array or `offset` not a number.
    * @throws {RangeError} code `ERR_OUT_OF_RANGE` unless `offset` is an integer from 0 to
    *   `buf.length - 16`.
    */
-  export function uuidv7<T extends Uint8Array>(options: UuidV7CallOptions, buf: T, offset?: number): T
+  export function uuidv7<T extends Uint8Array>(
+    options: UuidV7CallOptions | null | undefined,
+    buf: T,
+    offset?: number,
+  ): T
   export namespace uuidv7 {
     /**
      * A generator with its own options, called as `uuidv7` is. The exported `uuidv7` is the one
@@ -543,9 +563,9 @@ declare namespace FlakeId {
     /** A UUIDv7 generator of `uuidv7.create(options)`: `uuidv7`'s two signatures, and `batch`. */
     interface Generator {
       /** A new UUIDv7 as its canonical lowercase 36-character string. */
-      (options?: UuidV7CallOptions): string
+      (options?: UuidV7CallOptions | null): string
       /** A new UUIDv7 written into `buf` at `offset` (default 0); returns `buf`. */
-      <T extends Uint8Array>(options: UuidV7CallOptions, buf: T, offset?: number): T
+      <T extends Uint8Array>(options: UuidV7CallOptions | null | undefined, buf: T, offset?: number): T
       /** `count` UUIDv7s, strictly increasing, in one Buffer of `count * 16` bytes. */
       batch(count: number): Buffer
     }

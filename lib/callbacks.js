@@ -43,7 +43,16 @@ class Callbacks {
     this.#counts = counts
   }
 
-  push(cb) {
+  /** No call waits for an answer: a call made now is first in line. */
+  get idle() {
+    return this.#calls.length === 0
+  }
+
+  /**
+   * Queues `cb`; answered in this turn, it is called back on the nextTick queue, as flake-idgen
+   * does, or by `soon` (nextAsync's: a promise job, which no fake timers hold).
+   */
+  push(cb, soon = process.nextTick) {
     const calls = this.#calls.push(cb)
     // Only a call that finds nobody ahead of it is answered at once. The others queue behind,
     // and are answered when the queue is delivered. In a long synchronous burst nothing is
@@ -57,8 +66,21 @@ class Callbacks {
       // Answered in the turn of the call itself: delivered on the nextTick queue, as flake-idgen
       // does. One tick delivers everything ready, which in a burst costs less than a tick each.
       this.#tickQueued = true
-      process.nextTick(this.#onTick)
+      soon(this.#onTick)
     }
+  }
+
+  /**
+   * Queues `cb` first in line (the queue is idle) when its caller's own try just met `report`, a
+   * wait: it waits from there, without reading the clock again (a scripted one would lose a
+   * reading to a second look).
+   */
+  pushWaiting(cb, report) {
+    this.#calls.push(cb)
+    this.#waitCounted = true
+    this.#counts.waits++
+    this.#counts.met(report)
+    this.#wait(decode.waitMs(report))
   }
 
   #onTick = () => {

@@ -10,7 +10,7 @@ let Callbacks
 let batchAsync
 let lease
 
-const { issue, issueBy, takeId, takeBigInt, PRIVATE_SLOT } = native
+const { issue, issueBy, tryIssue, decode, takeId, takeBigInt, PRIVATE_SLOT } = native
 const readOnly = (value) => ({ value, enumerable: true })
 
 // Set once, by FlakeId's static block: a leased generator's constructor reaches FlakeId's
@@ -99,12 +99,31 @@ class FlakeId {
   }
 
   nextAsync() {
+    // An id ready now resolves the promise at once, with no tick or timer in between: fake
+    // timers (Jest's default ones fake process.nextTick) would hold those. Behind next(cb)
+    // calls still waiting, or when the clock must move on, it waits in line as they do.
+    let waiting
+    if (this.#callbacks === undefined || this.#callbacks.idle) {
+      try {
+        waiting = tryIssue(this.#fields, this.#clock)
+      } catch (error) {
+        return Promise.reject(error)
+      }
+      if (decode.waitMs(waiting) === 0) {
+        this.#counts.ids++
+        if (waiting !== undefined) this.#counts.met(waiting)
+        return Promise.resolve(takeId())
+      }
+    }
     return new Promise((resolve, reject) => {
+      this.#callbacks ??= callbacksFor(this.#fields, this.#clock, this.#counts)
       // By arity, not by `error`: a clock may throw a falsy value.
-      this.next((...answer) => {
+      const settle = (...answer) => {
         if (answer.length === 1) reject(answer[0])
         else resolve(answer[1])
-      })
+      }
+      if (waiting === undefined) this.#callbacks.push(settle, promiseJob)
+      else this.#callbacks.pushWaiting(settle, waiting)
     })
   }
 
@@ -157,6 +176,11 @@ class LeasedFlakeId extends FlakeId {
       lease: { get: () => controller.fence },
     })
   }
+}
+
+/** Runs `job` as a promise job: after the current one, held by no fake timers. */
+const promiseJob = (job) => {
+  Promise.resolve().then(job)
 }
 
 /** A generator's queue of callbacks, made on its first next(cb). */

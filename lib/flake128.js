@@ -44,7 +44,9 @@ function macOf(name) {
   const interfaces = os.networkInterfaces()
   const names = name === undefined ? Object.keys(interfaces).sort() : [name]
   for (const each of names) {
-    const address = interfaces[each]?.find((address) => !address.internal && address.mac !== NO_MAC)
+    // An own property only: `__proto__` or `toString` names no interface.
+    const addresses = Object.hasOwn(interfaces, each) ? interfaces[each] : undefined
+    const address = addresses?.find((address) => !address.internal && address.mac !== NO_MAC)
     if (address !== undefined) return macNumber(address.mac)
   }
   if (name !== undefined) {

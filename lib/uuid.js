@@ -9,8 +9,9 @@ const { Buffer } = require('node:buffer')
 const { isUint8Array } = require('node:util').types
 const binding = require('./load-binding.js')
 const native = require('./native.js')
-const { argumentOutOfRange, invalidArgument, invalidOption } = require('./errors.js')
+const { argumentOutOfRange, invalidArgument } = require('./errors.js')
 const { STATE_OPTIONS, readOptions, stateOptions } = require('./options.js')
+const { explicitOptions, writeExplicit } = require('./uuid-options.js')
 
 const { issueWide, issueWideText, issueWideBy, takeWide } = native
 
@@ -22,21 +23,6 @@ function configure(options) {
   const read = readOptions(options, STATE_OPTIONS, 'uuidv7.create()')
   const configured = native.configure(stateOptions(read), KIND)
   return { fields: configured.fields, clock: configured.clock }
-}
-
-/**
- * uuid's v7() options (`msecs`, `seq`, `random`, `rng`) would set bits that here come from the
- * host's clock, its shared counter and the OS's random source: refused, never ignored.
- */
-function refuseOptions(options) {
-  if (typeof options !== 'object') throw invalidArgument('options', 'undefined or null', options)
-  for (const name of Object.keys(options)) {
-    throw invalidOption(
-      `options.${name}`,
-      'left out: UUIDv7s here take their time, counter and random bits from the host',
-      options[name],
-    )
-  }
 }
 
 /**
@@ -53,6 +39,24 @@ function checkOffset(bytes, name, offset) {
   return offset
 }
 
+/** Where in `buf` (checked: a Uint8Array with 16 bytes from `offset`) the id goes. */
+function checkBuf(buf, offset) {
+  // instanceof first, for speed; isUint8Array for a Uint8Array of another realm.
+  if (!(buf instanceof Uint8Array || isUint8Array(buf)))
+    throw invalidArgument('buf', 'a Uint8Array (a Buffer is one)', buf)
+  return checkOffset(buf, 'buf', offset)
+}
+
+/**
+ * The UUIDv7 uuid's v7() makes of options `explicit`, its time `clock()` (a generator's own)
+ * or `Date.now()` (uuid's) unless `msecs` says it: as text, or into `buf` at `offset`.
+ */
+function explicitUuid(explicit, clock, buf, offset) {
+  const now = clock ?? Date.now
+  if (buf === undefined) return binding.idText(KIND, writeExplicit(explicit, now, Buffer.alloc(16), 0), 0)
+  return writeExplicit(explicit, now, buf, checkBuf(buf, offset))
+}
+
 /**
  * A uuidv7 function over the generator `setUp()` configures, at its first call: `(options?,
  * buf?, offset?)` as uuid's v7(), and `batch(count)`.
@@ -62,13 +66,12 @@ function generator(setUp) {
   let clock
 
   function uuidv7(options, buf, offset) {
-    if (options != null) refuseOptions(options)
+    // uuid's options, when any is given: its bytes for them, outside the host's order.
+    const explicit = options == null ? undefined : explicitOptions(options)
     if (fields === undefined) ({ fields, clock } = setUp())
+    if (explicit !== undefined) return explicitUuid(explicit, clock, buf, offset)
     if (buf === undefined) return clock === undefined ? issueWideText(fields) : issueWideBy(fields, clock, true)
-    // instanceof first, for speed; isUint8Array for a Uint8Array of another realm.
-    if (!(buf instanceof Uint8Array || isUint8Array(buf)))
-      throw invalidArgument('buf', 'a Uint8Array (a Buffer is one)', buf)
-    const at = checkOffset(buf, 'buf', offset)
+    const at = checkBuf(buf, offset)
     if (clock === undefined) issueWide(fields)
     else issueWideBy(fields, clock, false)
     return takeWide(buf, at)

@@ -47,6 +47,26 @@ pub enum FlakeError {
   #[error("Timestamp {delta} {} after the epoch does not fit in {bits} bits (at most {}); use a later epoch", units(*unit_ms), (1u64 << bits) - 1)]
   TimestampOverflow { delta: u64, bits: u8, unit_ms: u16 },
 
+  /// A 128-bit kind's millisecond used up by a clock of the user's (`SequenceOverflow` as its
+  /// users read it: they have no callback to provide).
+  #[error("{maker}: all {per_ms} ids of the millisecond the `clock` option reads are made; more are made once it reads a later one (a clock that stands still makes no more)")]
+  WideSequenceOverflow {
+    maker: &'static str,
+    per_ms: u32,
+    wait_ms: u64,
+  },
+
+  /// A 128-bit kind's clock past what the host's state counts (`TimestampOverflow` as its
+  /// users read it: they have no epoch, and the id's time field has room).
+  #[error("{maker}: {clock} reads {now} ms since 1970, past {last}, the last millisecond ids can be made for (the state the host's processes share counts {bits} bits of ms)")]
+  WidePastEnd {
+    maker: &'static str,
+    clock: &'static str,
+    now: u64,
+    last: u64,
+    bits: u32,
+  },
+
   /// The options argument is neither an object nor `undefined`/`null`.
   #[error("options must be an object, got {got}")]
   OptionsNotObject { got: Input },
@@ -168,10 +188,12 @@ impl FlakeError {
   /// The stable `code` property of the thrown error.
   pub fn code(&self) -> &'static str {
     match self {
-      Self::SequenceOverflow { .. } => "ERR_FLAKE_SEQUENCE_OVERFLOW",
+      Self::SequenceOverflow { .. } | Self::WideSequenceOverflow { .. } => {
+        "ERR_FLAKE_SEQUENCE_OVERFLOW"
+      }
       Self::ClockBackwards { .. } => "ERR_FLAKE_CLOCK_BACKWARDS",
       Self::ClockBeforeEpoch { .. } => "ERR_FLAKE_CLOCK_BEFORE_EPOCH",
-      Self::TimestampOverflow { .. } => "ERR_FLAKE_TIMESTAMP_OVERFLOW",
+      Self::TimestampOverflow { .. } | Self::WidePastEnd { .. } => "ERR_FLAKE_TIMESTAMP_OVERFLOW",
       Self::OptionsNotObject { .. } | Self::OptionType { .. } | Self::OptionRange { .. } => {
         "ERR_FLAKE_INVALID_OPTION"
       }
@@ -196,6 +218,7 @@ impl FlakeError {
   pub fn kind(&self) -> ErrorKind {
     match self {
       Self::SequenceOverflow { .. }
+      | Self::WideSequenceOverflow { .. }
       | Self::ClockBackwards { .. }
       | Self::ClockBeforeEpoch { .. }
       | Self::StateDir { .. }
@@ -215,6 +238,7 @@ impl FlakeError {
       | Self::ArgumentType { .. }
       | Self::ArgumentValue { .. } => ErrorKind::TypeError,
       Self::TimestampOverflow { .. }
+      | Self::WidePastEnd { .. }
       | Self::OptionRange { .. }
       | Self::ClockRange { .. }
       | Self::ArgumentRange { .. } => ErrorKind::RangeError,
@@ -225,7 +249,9 @@ impl FlakeError {
   /// errors that waiting cures; `None` for the ones it never will.
   pub fn wait_ms(&self) -> Option<u64> {
     match self {
-      Self::SequenceOverflow { wait_ms } | Self::ClockBackwards { wait_ms, .. } => Some(*wait_ms),
+      Self::SequenceOverflow { wait_ms }
+      | Self::WideSequenceOverflow { wait_ms, .. }
+      | Self::ClockBackwards { wait_ms, .. } => Some(*wait_ms),
       Self::ClockBeforeEpoch { now, epoch } => Some(epoch - now),
       // Not the clock but a renewal cures it: waiting calls look again this often.
       Self::LeaseExpired { .. } => Some(LEASE_POLL_MS),

@@ -301,8 +301,11 @@ describe('lease list', () => {
     }
   })
 
-  it('never prints a password, from a URL that parses or not', () => {
+  it('never prints a password, from a URL that parses or not, or libpq keywords', () => {
     const urls = [
+      ['--postgres', 'host=127.0.0.1 password=hunter2'],
+      ['--postgres', "host=127.0.0.1 user=u password='hunter2 x' dbname=d"],
+      ['--postgres', 'host=127.0.0.1 sslpassword=hunter2'],
       ['--redis', 'redis://:hunter2@[::1'],
       ['--redis', 'redis://user:hunter2@host:99999'],
       ['--postgres', 'postgres://u:hunter2@exa mple.com/db'],

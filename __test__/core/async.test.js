@@ -51,3 +51,50 @@ test('rejects for what waiting cannot cure, even a falsy value the clock threw',
     )
   assert.equal(thrown, 0)
 })
+
+test('an id ready now settles the promise with no tick: a faked process.nextTick holds nothing', async () => {
+  // Jest's default fake timers replace process.nextTick (issue 33): what nextAsync() queues
+  // there never runs unless the test runs the ticks. Faked for the call only, as Jest would.
+  const generator = new FlakeId({ id: 6, clock: () => 7000 })
+  const held = []
+  const { nextTick } = process
+  process.nextTick = (...args) => held.push(args)
+  let promise
+  try {
+    promise = generator.nextAsync()
+  } finally {
+    process.nextTick = nextTick
+  }
+  const settled = await Promise.race([
+    promise.then(() => true),
+    new Promise((resolve) => setTimeout(resolve, 1000, false)),
+  ])
+  // Run what was held, so that nothing is left waiting whatever the outcome.
+  for (const [callback, ...args] of held) callback(...args)
+  assert.equal(held.length, 0, 'nextAsync() queued a tick')
+  assert.ok(settled, 'the promise did not settle without the tick')
+  assert.equal(decode(await promise).id, 6)
+})
+
+test('a wait reads the clock once at the call: a scripted clock loses no reading to a second look', async () => {
+  let reads = 0
+  let now = 9000
+  const generator = new FlakeId({
+    seqMask: 1,
+    clock: () => {
+      reads++
+      return now
+    },
+  })
+  await generator.nextAsync()
+  await generator.nextAsync()
+  const before = reads
+  const waiting = generator.nextAsync()
+  const readAtCall = reads - before
+  // Moved on before any assertion: a clock left standing would keep the wait polling.
+  now++
+  const after = await generator.nextAsync()
+  assert.equal(readAtCall, 1, 'readings taken by the call that found the millisecond used up')
+  assert.ok(Buffer.compare(await waiting, after) < 0)
+  assert.deepEqual(generator.stats(), { ids: 4, overflows: 1, clockBackwards: 0, waits: 1 })
+})

@@ -29,7 +29,7 @@ const refusals = [
   [
     { epoch: '2020-01-01' },
     TypeError,
-    'option `epoch` must be a non-negative integer number of ms since 1970, a Date or a numeric string, got "2020-01-01"',
+    'option `epoch` must be a non-negative integer number (or bigint) of ms since 1970, a Date or a numeric string, got "2020-01-01"',
   ],
   [{ clock: 5 }, TypeError, 'option `clock` must be a function returning milliseconds since 1970, got 5'],
 ]

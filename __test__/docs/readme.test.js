@@ -1,16 +1,22 @@
 'use strict'
 // The documentation as a user reads it: every ```js block of README.md and docs/*.md runs as
 // written against this checkout (`require('flake-idgen-rs')`, `require('flake-idgen')` and
-// `import ... from 'flake-idgen-rs'` resolve to it), unless an HTML comment right before it says
-// `<!-- not run: why -->`; the set-up commands stay at the top of the README; the commands shown
-// for `flake-idgen` run; and every relative link, anchors included, points at something that exists.
+// `import ... from 'flake-idgen-rs'` resolve to it) and exits, unless an HTML comment right
+// before it says `<!-- not run: why -->`. A block that imports a store's client (ioredis, pg)
+// runs against a real server the harness starts, its URL in REDIS_URL or DATABASE_URL, as a
+// user's environment would give it; a server's block (one that waits for SIGINT) is stopped
+// with SIGINT once it prints, and must then exit cleanly. The set-up commands stay at the top
+// of the README; the commands shown for `flake-idgen` run; and every relative link, anchors
+// included, points at something that exists.
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { spawnSync } = require('node:child_process')
+const { spawn, spawnSync } = require('node:child_process')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
+
+const { startPostgres, startRedis } = require('../support/servers.js')
 
 const ROOT = path.join(__dirname, '..', '..')
 const BIN = path.join(ROOT, 'bin', 'flake-idgen.js')
@@ -52,17 +58,35 @@ function blocks(file) {
 
 const ALL = PAGES.flatMap(blocks)
 
+// The store clients the blocks import, each with the server it needs and the variable that
+// gives the server's URL.
+const CLIENTS = { ioredis: ['REDIS_URL', startRedis, 'Redis'], pg: ['DATABASE_URL', startPostgres, 'PostgreSQL'] }
+const needs = (block) => Object.keys(CLIENTS).filter((name) => new RegExp(`from '${name}'`).test(block.code))
+
 // A project of the user's: this checkout installed as flake-idgen-rs, and as flake-idgen (the
-// migration's alias).
+// migration's alias), with the store clients it uses; and the servers they reach.
 let project
-test.before(() => {
+const env = { ...process.env }
+const servers = []
+test.before(async () => {
   project = fs.mkdtempSync(path.join(os.tmpdir(), 'flake-idgen-docs-'))
   fs.mkdirSync(path.join(project, 'node_modules'))
   for (const name of ['flake-idgen-rs', 'flake-idgen']) {
     fs.symlinkSync(ROOT, path.join(project, 'node_modules', name), 'junction')
   }
+  const used = new Set(ALL.filter((block) => JS.has(block.lang) && !block.marker).flatMap(needs))
+  for (const name of used) {
+    fs.symlinkSync(path.join(ROOT, 'node_modules', name), path.join(project, 'node_modules', name), 'junction')
+    const [variable, start] = CLIENTS[name]
+    const server = await start()
+    servers.push(server)
+    env[variable] = server.url
+  }
 })
-test.after(() => fs.rmSync(project, { recursive: true, force: true }))
+test.after(async () => {
+  for (const server of servers) await server.stop()
+  fs.rmSync(project, { recursive: true, force: true })
+})
 
 test('every code block names its language, so that none of JS escapes the runs below', () => {
   const unnamed = ALL.filter((block) => block.lang === '').map((block) => `${block.file}:${block.line}`)
@@ -90,32 +114,64 @@ test('the pages hold the JS blocks this test runs', () => {
   }
 })
 
-/** Writes the block into the project as the file a user would paste it into, and runs node on it. */
-function runNode(block, args) {
+// Long enough for a lease's first id in a new namespace (11 s with the defaults) on a busy machine.
+const RUN_TIMEOUT_MS = 90_000
+
+/** Writes the block into the project as the file a user would paste it into; returns its path. */
+function write(block) {
   // ESM when it imports, as a user's .mjs file would; CommonJS otherwise.
   const esm = /^\s*(import|export)\s/m.test(block.code)
-  const name = `example-${path.basename(block.file, '.md')}-${block.line}.${esm ? 'mjs' : 'cjs'}`
-  const file = path.join(project, name)
+  const file = path.join(project, `example-${path.basename(block.file, '.md')}-${block.line}.${esm ? 'mjs' : 'cjs'}`)
   fs.writeFileSync(file, block.code)
-  return spawnSync(process.execPath, [...args, file], { cwd: project, encoding: 'utf8', timeout: 60_000 })
+  return file
+}
+
+/**
+ * Runs node on the block; resolves to how it ended and what it printed. A server's block is sent
+ * SIGINT once it has printed its first line.
+ */
+function runNode(block, args) {
+  const server = /process\.on\('SIGINT'/.test(block.code)
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [...args, write(block)], { cwd: project, env })
+    let stdout = ''
+    let stderr = ''
+    let interrupted = false
+    const timer = setTimeout(() => child.kill('SIGKILL'), RUN_TIMEOUT_MS)
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk
+      if (server && !interrupted && stdout.includes('\n')) {
+        interrupted = true
+        child.kill('SIGINT')
+      }
+    })
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk
+    })
+    child.on('close', (status, signal) => {
+      clearTimeout(timer)
+      resolve({ status, signal, stdout, stderr, interrupted: server ? interrupted : undefined })
+    })
+  })
 }
 
 for (const block of ALL.filter((each) => JS.has(each.lang))) {
   const where = `${block.file}:${block.line}`
   if (block.marker) {
     // Not run, but still code a user can paste: it parses.
-    test(`${where} is not run (${block.marker}), and parses`, () => {
-      const { status, stderr } = runNode(block, ['--check'])
+    test(`${where} is not run (${block.marker}), and parses`, async () => {
+      const { status, stderr } = await runNode(block, ['--check'])
       assert.equal(status, 0, stderr)
     })
     continue
   }
-  test(`${where} runs as written`, () => {
-    const { status, signal, stdout, stderr, error } = runNode(block, [])
-    assert.equal(error, undefined)
+  const servers = needs(block).map((name) => CLIENTS[name][2])
+  test(`${where} runs as written and exits${servers.length > 0 ? ` (a real ${servers.join(' and ')} server)` : ''}`, async () => {
+    const { status, signal, stdout, stderr, interrupted } = await runNode(block, [])
     assert.equal(stderr, '', `stderr of ${where}, stdout:\n${stdout}`)
-    assert.equal(signal, null)
+    assert.equal(signal, null, `${where} did not exit by itself within ${RUN_TIMEOUT_MS} ms`)
     assert.equal(status, 0)
+    if (interrupted !== undefined) assert.ok(interrupted, `${where} printed nothing before it exited`)
   })
 }
 
@@ -165,6 +221,26 @@ test('the `flake-idgen` sessions shown run: each id command prints as many lines
     }
   }
   assert.ok(checked >= 10, `only ${checked} commands checked`)
+})
+
+test("the README's speed claims are ratios its Performance section shows from one bench run, the machine named", () => {
+  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8')
+  const performance = readme.slice(readme.indexOf('\n## Performance'), readme.indexOf('\n## License'))
+  // The bench's own first line (bench/index.js) for the run the section shows.
+  const line = /^flake-idgen-rs \S+, node v[\d.]+, [\w-]+, (.+?), \d+ cores, \d{4}-\d\d-\d\dT[\d:.]+Z, /m.exec(
+    performance,
+  )
+  assert.ok(line, "the Performance section quotes the bench's line for its run")
+  const machine = line[1]
+    .replace(/\((?:R|TM)\)/g, '')
+    .replace(/\b(?:Processor|CPU)\b.*$/, '')
+    .trim()
+  const fast = /^- \*\*Fast\.\*\*[\s\S]*?(?=\n- \*\*)/m.exec(readme)[0]
+  assert.ok(fast.includes(machine), `the headline names the machine, ${machine}`)
+  assert.doesNotMatch(fast, /\babout\b/, 'a ratio the bench printed, not an estimate')
+  const ratios = fast.match(/\b\d+\.\d+\b/g)
+  assert.ok(ratios.length >= 3, fast)
+  for (const ratio of ratios) assert.ok(performance.includes(ratio), `${ratio} is not in the Performance section`)
 })
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens, repeats numbered. */

@@ -11,6 +11,7 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { copyPackage, root } = require('../support/package-copy.js')
+const { startRedis } = require('../support/servers.js')
 
 const fixture = path.join(__dirname, 'fixtures', 'runners')
 const files = fs.readdirSync(fixture).filter((file) => file.endsWith('.test.js'))
@@ -27,18 +28,33 @@ function project(t) {
   return dir
 }
 
+// A real Redis for the fixture's lease under fake timers, with the client the project would have.
+let redis
+test.before(async () => {
+  redis = await startRedis()
+})
+test.after(() => redis.stop())
+
 /** Runs `args` with Node in `dir`; resolves to the exit code and everything printed. */
 function run(dir, args) {
   return new Promise((resolve) => {
-    const env = { ...process.env, CI: 'true', NO_COLOR: '1', FORCE_COLOR: '0' }
+    const env = {
+      ...process.env,
+      CI: 'true',
+      NO_COLOR: '1',
+      FORCE_COLOR: '0',
+      FLAKE_TEST_REDIS_URL: redis.url,
+      FLAKE_TEST_IOREDIS: path.join(root, 'node_modules', 'ioredis'),
+    }
     execFile(process.execPath, args, { cwd: dir, env, timeout: 300_000 }, (error, stdout, stderr) => {
       resolve({ code: error ? (error.code ?? error.signal) : 0, output: `${stdout}\n${stderr}` })
     })
   })
 }
 
-test('the fixture has at least three test files', () => {
-  assert.ok(files.length >= 3, files.join(', '))
+test('the fixture has at least four test files, one under fake timers', () => {
+  assert.ok(files.length >= 4, files.join(', '))
+  assert.ok(files.includes('fake-timers.test.js'), files.join(', '))
 })
 
 test('Jest runs every test file in one thread, and all pass', async (t) => {

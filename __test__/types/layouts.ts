@@ -95,3 +95,10 @@ void [twitter, nullLayout, tenMs, snowcast, resolvedName, unit, limits, key, ord
 void [discordParts, noParts, defaultLayout, customLayout, processId, workerId, increment, discordProcess]
 void [machineId, shardId, nodeId, twitterParts, defaultParts, fromResolved, customParts, sequence, since]
 void [renamed, movedName, sinceCustom, sinceGenerator, typed, fromOptions, anyCustom, generic, leaseOptions, notDefault]
+
+// @sapphire/snowflake's epochs are bigints (issue 33): taken wherever an epoch is.
+const sapphireEpoch = 1420070400000n
+const bigEpoch = new FlakeId({ layout: 'discord', epoch: sapphireEpoch })
+const bigParts: FlakeId.DiscordParts = FlakeId.decompose(bigEpoch.next(), { layout: 'discord', epoch: sapphireEpoch })
+const bigFrom: bigint = FlakeId.fromTime(Date.now(), { layout: { name: 'discord', epoch: sapphireEpoch } })
+void [bigParts, bigFrom]

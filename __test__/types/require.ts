@@ -16,7 +16,7 @@ new FlakeId(options)
 new FlakeId()
 new FlakeId(null)
 
-// @ts-expect-error epoch is a number, a Date or a string
+// @ts-expect-error epoch is a number, a bigint, a Date or a string
 new FlakeId({ epoch: true })
 // @ts-expect-error clock returns milliseconds
 new FlakeId({ clock: () => 'now' })

@@ -31,8 +31,13 @@ uuidv7.create({ stateDir: '/run/user/1000/ids' })
 uuidv7.create()
 uuidv7.create(null)
 
-// @ts-expect-error uuid's options would break the host's order: refused
-uuidv7({ msecs: 1 }, Buffer.alloc(16))
+// uuid's options: uuid's bytes for them (issue 33).
+const backfilled: string = uuidv7({ msecs: Date.UTC(2020, 0), seq: 5, random: new Uint8Array(16) })
+const intoBuffer: Buffer = uuidv7({ msecs: 1, rng: () => new Uint8Array(16) }, Buffer.alloc(16))
+// @ts-expect-error msecs is a number
+uuidv7({ msecs: new Date() })
+// @ts-expect-error a typo of uuid's options
+uuidv7({ msec: 1 })
 // @ts-expect-error the buffer form needs a Uint8Array
 uuidv7(undefined, 'buffer')
 // @ts-expect-error an offset is a number
@@ -116,3 +121,4 @@ Flake128.decompose(id).random
 Flake128.toBase62(42)
 
 void [flakeDate, flakeOptions, sameClass, many, worker, scope, flakeParts, when, fromBig, parsed, encoded, notString]
+void [backfilled, intoBuffer]

@@ -6,7 +6,8 @@ const { describe } = require('../errors.js')
 const { checkNamespace } = require('../lease/options.js')
 const { UsageError, CommandError, withFlags } = require('./command-errors.js')
 const { write, table, iso, cell } = require('./output.js')
-const { findClient, connect, redact, reason } = require('./store-client.js')
+const { findClient, connect, reason } = require('./store-client.js')
+const { redact, secretsOf, scrub } = require('../redact.js')
 const { STORES } = require('../lease/stores.js')
 const { storeFor } = require('../lease/store.js')
 
@@ -18,7 +19,7 @@ function storeUrl(store, text) {
     url = new URL(text)
   } catch {}
   if (url === null || !schemes.includes(url.protocol)) {
-    const shown = redact(url ?? text)
+    const shown = redact(url === null ? text : url)
     throw new UsageError(
       `--${name} must be a ${schemes.map((scheme) => `${scheme}//`).join(' or ')} URL, got ${describe(shown)}`,
     )
@@ -56,17 +57,20 @@ async function leaseList(values) {
   }
   const client = connect(found, values[flag])
   const where = `${redact(url)} (${found.name})`
+  // What a client says may quote what it was given.
+  const secrets = secretsOf(values[flag])
+  const said = (error) => scrub(reason(error), secrets)
   let listed
   try {
     try {
       await client.open()
     } catch (error) {
-      throw new CommandError(`cannot connect to ${where}: ${reason(error)}`)
+      throw new CommandError(`cannot connect to ${where}: ${said(error)}`)
     }
     try {
       listed = await storeFor(client.client).list({ namespace })
     } catch (error) {
-      throw new CommandError(`cannot list the leases at ${where}: ${reason(error)}`)
+      throw new CommandError(`cannot list the leases at ${where}: ${said(error)}`)
     }
   } finally {
     await client.close()

@@ -2,7 +2,7 @@
 
 // The user's own store client, for a command run once: loaded from the project of the current
 // directory (none is a dependency of this package), connected with a timeout and no retries, as
-// its store's row says (lib/lease/stores.js), and its URL shown without secrets.
+// its store's row says (lib/lease/stores.js).
 
 // Without it, an address that drops packets would hold the command for the client's default
 // (10 s, or for ever).
@@ -53,37 +53,10 @@ function connect({ name, connect: make }, url) {
   }
 }
 
-// In text that does not parse as a URL (or parses without a host): everything between the
-// scheme and the last `@` (a user and password, whatever they hold), and every query value.
-const USER_PART = /^([a-z][a-z0-9+.-]*:(?:\/\/)?|\/\/)?[\s\S]*@/i
-const QUERY_VALUES = /([?&][^=&#]*=)[^&#]*/g
-
-const redactText = (text) => text.replace(USER_PART, '$1***@').replace(QUERY_VALUES, '$1***')
-
-/**
- * `url` (a URL or its text) without its password, in its user part or in its query (clients
- * read both). Text that does not parse loses its whole user part and every query value:
- * where a URL does not parse, nothing says which part is the password.
- */
-function redact(url) {
-  let copy
-  try {
-    copy = new URL(url)
-  } catch {
-    return redactText(String(url))
-  }
-  if (copy.host === '') return redactText(copy.href)
-  if (copy.password !== '') copy.password = '***'
-  for (const key of [...copy.searchParams.keys()]) {
-    if (/pass/i.test(key)) copy.searchParams.set(key, '***')
-  }
-  return copy.href
-}
-
 /** An error's message on one line (Node's connect errors to several addresses have none of their own). */
 function reason(error) {
   const text = error?.message || error?.errors?.map((e) => e.message).join('; ') || error?.code || String(error)
   return text.replace(/\s*\n\s*/g, ' ')
 }
 
-module.exports = { findClient, connect, redact, reason }
+module.exports = { findClient, connect, reason }

@@ -11,6 +11,7 @@ const { randomUUID } = require('node:crypto')
 const { performance } = require('node:perf_hooks')
 const { setTimeout, clearTimeout } = require('node:timers')
 const native = require('../native.js')
+const { systemNowMs } = require('../load-binding.js')
 const { AbortError, codedError, describe } = require('../errors.js')
 const { sleep } = require('../wait.js')
 const { storeError } = require('./replies.js')
@@ -58,8 +59,10 @@ class Lease {
     this.#store = store
     this.#fields = fields
     const { clock } = config.generator
-    // The holder's clock is the generator's: its ids' timestamps are that clock's.
-    this.#now = clock === undefined ? Date.now : () => Math.floor(clock())
+    // The holder's clock is the generator's: its ids' timestamps are that clock's. The system's
+    // is read as the native side reads it, not by Date.now, which fake timers in a user's tests
+    // replace (and stop: the lease would wait for a floor its ids passed long ago).
+    this.#now = clock === undefined ? systemNowMs : () => Math.floor(clock())
     this.#ahead = config.ttl + config.maxClockSkewMs
     // The layout's key goes into the namespace's marker with the epoch: holders that read ids
     // differently must not share a namespace ('42/10/12' for the default, as before layouts).

@@ -5,6 +5,7 @@
 const { STORES } = require('./stores.js')
 const { integer } = require('./options.js')
 const { invalidOption } = require('../errors.js')
+const { redact } = require('../redact.js')
 
 // Far above any deployment's replica count; this only keeps the count a number a store reads.
 const MAX_REPLICAS = 1000
@@ -32,7 +33,8 @@ function storeFor(client, options = {}) {
       if (recognised) return store.make(client, { replicas, waitMs }, recognised)
     }
   }
-  throw invalidOption('store', accepted(), client)
+  // A connection string given for a client is shown without its password.
+  throw invalidOption('store', accepted(), redact(client))
 }
 
 module.exports = { storeFor }

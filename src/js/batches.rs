@@ -152,7 +152,7 @@ fn fill(
   }
   let error = match issued {
     Ok(()) => None,
-    Err(CallError::Flake(err)) => Some(err),
+    Err(CallError::Flake(err)) => Some(kind.reworded(err, clock.is_some())),
     Err(call_error) => return Err(call_error.into_napi(&env)),
   };
   outcome(&env, error, counts)

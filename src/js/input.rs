@@ -187,6 +187,7 @@ pub(crate) fn read_layout(env: &Env, value: sys::napi_value) -> Result<(Input, R
   if described != Input::Object {
     return Ok((described, RawLayout::default()));
   }
+  unsafe { refuse_unknown_fields(env, value) }?;
   let field = |name| unsafe { property(env, value, name) };
   let fields = RawLayout {
     name: field(c"name")?,
@@ -198,6 +199,65 @@ pub(crate) fn read_layout(env: &Env, value: sys::napi_value) -> Result<(Input, R
     epoch: field(c"epoch")?,
   };
   Ok((described, fields))
+}
+
+/// The fields a layout object may have: a custom layout's, and those a resolved layout shows
+/// too (derived from the others), so that `FlakeId.layout()`'s answer is a layout again.
+const LAYOUT_FIELDS: [&str; 13] = [
+  "name",
+  "timeBits",
+  "timeUnitMs",
+  "nodeBits",
+  "sequenceBits",
+  "order",
+  "epoch",
+  "parts",
+  "maxId",
+  "idsPerUnit",
+  "maxAllowedFutureMs",
+  "lastTimestamp",
+  "key",
+];
+
+/// Refuses a layout object with an own enumerable field of another name: a typo (`timeUnit`,
+/// `Epoch`, `ordering`) would otherwise leave the default in force, silently.
+///
+/// # Safety
+/// `env` and `layout` (an object) must belong to the current call.
+unsafe fn refuse_unknown_fields(env: &Env, layout: sys::napi_value) -> Result<()> {
+  let mut names = ptr::null_mut();
+  check_status!(unsafe {
+    sys::napi_get_all_property_names(
+      env.raw(),
+      layout,
+      sys::KeyCollectionMode::own_only,
+      sys::KeyFilter::enumerable | sys::KeyFilter::skip_symbols,
+      sys::KeyConversion::numbers_to_strings,
+      &mut names,
+    )
+  })?;
+  let mut count = 0;
+  check_status!(unsafe { sys::napi_get_array_length(env.raw(), names, &mut count) })?;
+  for index in 0..count {
+    let mut key = ptr::null_mut();
+    check_status!(unsafe { sys::napi_get_element(env.raw(), names, index, &mut key) })?;
+    let name = unsafe { String::from_napi_value(env.raw(), key) }?;
+    if LAYOUT_FIELDS.contains(&name.as_str()) {
+      continue;
+    }
+    let mut value = ptr::null_mut();
+    check_status!(unsafe { sys::napi_get_property(env.raw(), layout, key, &mut value) })?;
+    let got = unsafe { describe(env.raw(), value) }?;
+    return Err(thrown(
+      env,
+      FlakeError::OptionType {
+        option: format!("layout.{name}").into(),
+        expected: "left out: a layout takes timeBits, timeUnitMs, nodeBits, sequenceBits, order, epoch and name".into(),
+        got,
+      },
+    ));
+  }
+  Ok(())
 }
 
 /// What a `clock` function returned, as ms since 1970.

@@ -38,3 +38,10 @@ pub fn last_issued_at(env: Env) -> Result<Option<f64>> {
   let last = last_issued(settings.shape.word(), word);
   Ok(last.map(|(delta, _)| settings.layout().ms_of(delta) as f64))
 }
+
+/// The system clock, in ms since 1970, as the id functions read it. A lease on the system clock
+/// fences its ids by this reading, not by `Date.now()`, which fake timers replace (and stop).
+#[napi]
+pub fn system_now_ms() -> f64 {
+  crate::clock::system_now_ms() as f64
+}

@@ -63,7 +63,7 @@ unsafe extern "C" fn by_system_clock<const FORM: Form>(
       take_waiting(generator)
     })
   });
-  unsafe { answer::<FORM>(env, thread, issued.flatten()) }
+  unsafe { answer::<FORM>(env, thread, issued.flatten(), false) }
 }
 
 /// A 128-bit id by the reading passed, as `FORM`.
@@ -84,7 +84,7 @@ unsafe extern "C" fn by_reading<const FORM: Form>(
   let issued = with_generator(thread, |generator| {
     of_its_kind(generator, |generator| generator.take(now_ms, 1))
   });
-  unsafe { answer::<FORM>(env, thread, issued.flatten()) }
+  unsafe { answer::<FORM>(env, thread, issued.flatten(), true) }
 }
 
 /// The 128-bit kind `generator`'s layout makes, with what `take` took from it; `None` for a
@@ -104,7 +104,7 @@ fn of_its_kind(
 }
 
 /// Makes the 128-bit id of `issued`, of its kind, and writes it into the scratch or returns its
-/// text; or throws.
+/// text; or throws, in the kind's words (`own_clock`: the reading was the `clock` option's).
 ///
 /// # Safety
 /// `env` must be the env of the current call, and `thread` its thread.
@@ -113,6 +113,7 @@ unsafe fn answer<const FORM: Form>(
   env: sys::napi_env,
   thread: &Thread,
   issued: Option<(Kind, Result<Ids, FlakeError>)>,
+  own_clock: bool,
 ) -> sys::napi_value {
   match issued {
     // An arm per kind, so that each makes its ids with its row's flags as constants.
@@ -122,7 +123,7 @@ unsafe fn answer<const FORM: Form>(
     Some((Kind::Flake128, Ok(Ids { first, .. }))) => unsafe {
       made::<{ Kind::Flake128 as u8 }, FORM>(env, thread, first)
     },
-    Some((_, Err(err))) => unsafe { thrown(env, &err) },
+    Some((kind, Err(err))) => unsafe { thrown(env, &kind.reworded(err, own_clock)) },
     Some((Kind::FlakeId, _)) | None => unsafe { throw_unusable(env) },
   }
 }

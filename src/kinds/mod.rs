@@ -35,6 +35,8 @@ pub struct Row {
   pub name: &'static str,
   /// What its errors call one.
   pub title: &'static str,
+  /// What makes them, as its errors begin.
+  pub maker: &'static str,
   /// Bytes of one id.
   pub bytes: usize,
   /// The 64-bit layout its ids are made from; `None`: the `layout` option's.
@@ -59,6 +61,7 @@ pub static KINDS: [Row; 3] = [
     kind: Kind::FlakeId,
     name: "flakeId",
     title: "a 64-bit id",
+    maker: "FlakeId",
     bytes: 8,
     shape: None,
     worker: false,
@@ -71,6 +74,7 @@ pub static KINDS: [Row; 3] = [
     kind: Kind::Uuidv7,
     name: "uuidv7",
     title: "a UUIDv7",
+    maker: "uuidv7()",
     bytes: 16,
     shape: Some(uuid::SHAPE),
     worker: false,
@@ -83,6 +87,7 @@ pub static KINDS: [Row; 3] = [
     kind: Kind::Flake128,
     name: "flake128",
     title: "a Flake128",
+    maker: "Flake128",
     bytes: 16,
     shape: Some(flake128::SHAPE),
     worker: true,
@@ -150,6 +155,34 @@ impl Kind {
   #[inline(always)]
   pub fn row(self) -> &'static Row {
     &KINDS[self as usize]
+  }
+
+  /// `err`, met making an id of this kind, as its users read it: a 128-bit kind has no epoch
+  /// and no callback to provide, so the 64-bit layouts' wording would mislead them. `own_clock`:
+  /// the reading came from the `clock` option, not the system clock.
+  pub fn reworded(self, err: FlakeError, own_clock: bool) -> FlakeError {
+    let (maker, Some(shape)) = (self.row().maker, self.row().shape) else {
+      return err;
+    };
+    match err {
+      FlakeError::SequenceOverflow { wait_ms } => FlakeError::WideSequenceOverflow {
+        maker,
+        per_ms: shape.ids_per_unit(),
+        wait_ms,
+      },
+      FlakeError::TimestampOverflow { delta, .. } => FlakeError::WidePastEnd {
+        maker,
+        clock: if own_clock {
+          "the `clock` option"
+        } else {
+          "the system clock"
+        },
+        now: delta,
+        last: shape.word().max_time().min(shape.max_time()),
+        bits: u64::BITS - shape.word().time_shift(),
+      },
+      other => other,
+    }
   }
 
   /// The kind JS names `name`.

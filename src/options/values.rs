@@ -8,7 +8,7 @@ use crate::number::{whole, MAX_SAFE_INTEGER};
 /// The `epoch` option, here or in `decompose`/`fromTime`: unset is 0 (1970).
 pub fn epoch(value: &Input) -> Result<u64, FlakeError> {
   const EXPECTED: &str =
-    "a non-negative integer number of ms since 1970, a Date or a numeric string";
+    "a non-negative integer number (or bigint) of ms since 1970, a Date or a numeric string";
   match value {
     unset if unset.is_unset() => Ok(0),
     // flake-idgen's `+options.epoch` takes a Date; the other options would mask its value.
@@ -17,6 +17,15 @@ pub fn epoch(value: &Input) -> Result<u64, FlakeError> {
       expected: EXPECTED.into(),
       got: value.clone(),
     }),
+    // @sapphire/snowflake's epochs are bigints (`DiscordSnowflake.epoch`).
+    Input::BigInt(digits) => match digits.parse::<u64>() {
+      Ok(ms) if is_decimal(digits) && ms <= MAX_SAFE_INTEGER as u64 => Ok(ms),
+      _ => Err(FlakeError::OptionRange {
+        option: "epoch".into(),
+        expected: EXPECTED.into(),
+        got: value.clone(),
+      }),
+    },
     value => integer("epoch", value, MAX_SAFE_INTEGER as u64, EXPECTED),
   }
 }

@@ -116,3 +116,29 @@ fn an_epoch_past_what_a_date_holds_blames_the_epoch() {
     "{err}"
   );
 }
+
+#[test]
+fn an_id_past_a_63_bit_layout_is_refused_not_read_past_its_end() {
+  use crate::kinds::layout::{Layout, Preset};
+  for preset in [Preset::Twitter, Preset::Hazelcast, Preset::Sonyflake] {
+    let layout = Layout::preset(preset);
+    let last = (1u64 << 63) - 1;
+    assert!(
+      parts(last, &layout, &Input::Undefined).is_ok(),
+      "{preset:?}"
+    );
+    let err = parts(last + 6, &layout, &Input::Undefined).unwrap_err();
+    assert_eq!(
+      (err.code(), err.kind()),
+      ("ERR_OUT_OF_RANGE", ErrorKind::RangeError)
+    );
+    assert!(err.to_string().contains("63 bits"), "{err}");
+  }
+  // 64 bits: every id is one.
+  assert!(parts(
+    u64::MAX,
+    &Layout::preset(Preset::Discord),
+    &Input::Undefined
+  )
+  .is_ok());
+}

@@ -154,11 +154,11 @@ fn out_of_range_numbers_are_range_errors_naming_option_and_value() {
     ),
     (
       with(|o| o.epoch = Date(f64::NAN)),
-      "option `epoch` must be a non-negative integer number of ms since 1970, a Date or a numeric string, got Invalid Date",
+      "option `epoch` must be a non-negative integer number (or bigint) of ms since 1970, a Date or a numeric string, got Invalid Date",
     ),
     (
       with(|o| o.epoch = Number(-1.0)),
-      "option `epoch` must be a non-negative integer number of ms since 1970, a Date or a numeric string, got -1",
+      "option `epoch` must be a non-negative integer number (or bigint) of ms since 1970, a Date or a numeric string, got -1",
     ),
   ];
   for (raw, message) in cases {
@@ -209,7 +209,7 @@ fn values_of_the_wrong_type_are_type_errors() {
     (with(|o| o.datacenter = Date(1.0)), "option `datacenter` must be an integer from 0 to 31, got a Date (1 ms)"),
     (
       with(|o| o.epoch = s("2020-01-01")),
-      "option `epoch` must be a non-negative integer number of ms since 1970, a Date or a numeric string, got \"2020-01-01\"",
+      "option `epoch` must be a non-negative integer number (or bigint) of ms since 1970, a Date or a numeric string, got \"2020-01-01\"",
     ),
     (
       with(|o| o.seq_mask = BigInt("3".into())),
@@ -338,5 +338,20 @@ fn default_scope(required: bool) -> Scope {
     dir: dirs[0].clone(),
     alternatives: dirs[1..].to_vec(),
     required,
+  }
+}
+
+#[test]
+fn bigint_epochs_as_sapphire_gives_them() {
+  use crate::options::values::epoch;
+  assert_eq!(
+    epoch(&Input::BigInt("1420070400000".into())),
+    Ok(1_420_070_400_000)
+  );
+  assert_eq!(epoch(&Input::BigInt("0".into())), Ok(0));
+  for bad in ["-1", "9007199254740992"] {
+    let err = epoch(&Input::BigInt(bad.into())).unwrap_err();
+    assert_eq!(err.code(), "ERR_FLAKE_INVALID_OPTION", "{bad}");
+    assert_eq!(err.kind(), crate::error::ErrorKind::RangeError, "{bad}");
   }
 }

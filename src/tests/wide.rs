@@ -336,3 +336,49 @@ fn the_kinds_table_is_in_kind_order_and_each_wide_shape_names_one_kind() {
     None
   );
 }
+
+#[test]
+fn the_wide_kinds_word_their_refusals_for_their_users() {
+  use crate::error::FlakeError;
+  use crate::kinds::Kind;
+  let overflow = FlakeError::SequenceOverflow { wait_ms: 1 };
+  let past = FlakeError::TimestampOverflow {
+    delta: 1 << 42,
+    bits: 48,
+    unit_ms: 1,
+  };
+  for (kind, maker, per_ms) in [
+    (Kind::Uuidv7, "uuidv7()", 32_768),
+    (Kind::Flake128, "Flake128", 65_536),
+  ] {
+    let err = kind.reworded(overflow.clone(), true);
+    assert_eq!(
+      (err.code(), err.wait_ms()),
+      ("ERR_FLAKE_SEQUENCE_OVERFLOW", Some(1))
+    );
+    let text = err.to_string();
+    assert!(
+      text.starts_with(&format!("{maker}: all {per_ms} ids")),
+      "{text}"
+    );
+    assert!(!text.contains("callback"), "{text}");
+    let err = kind.reworded(past.clone(), true);
+    assert_eq!(err.code(), "ERR_FLAKE_TIMESTAMP_OVERFLOW");
+    let text = err.to_string();
+    assert!(
+      text.contains(&format!(
+        "reads {} ms since 1970, past {}",
+        1u64 << 42,
+        (1u64 << 42) - 1
+      )),
+      "{text}"
+    );
+    assert!(
+      text.contains("42 bits of ms") && !text.contains("epoch"),
+      "{text}"
+    );
+  }
+  // FlakeId keeps flake-idgen's words.
+  assert_eq!(Kind::FlakeId.reworded(overflow.clone(), true), overflow);
+  assert_eq!(Kind::FlakeId.reworded(past.clone(), false), past);
+}

@@ -45,7 +45,22 @@ pub struct Parts {
 /// Splits `id` into its fields by `layout`; `got` names it in the error should its time, with
 /// the epoch added, be past what a `Date` can hold.
 pub fn parts(id: u64, layout: &Layout, got: &Input) -> Result<Parts, FlakeError> {
-  let (time, node, sequence) = layout.shape.split(id);
+  let shape = layout.shape;
+  let bits =
+    u32::from(shape.time_bits) + u32::from(shape.node_bits) + u32::from(shape.sequence_bits);
+  // A layout of 63 bits never sets the top one: an id that does is not one of its ids, and its
+  // time, read on, would be past the layout's end.
+  if bits < u64::BITS && id >> bits != 0 {
+    return Err(FlakeError::ArgumentRange {
+      argument: "id".into(),
+      expected: format!(
+        "an id of the layout's {bits} bits, at most 2^{bits} - 1 ({})",
+        (1u64 << bits) - 1
+      ),
+      got: got.clone(),
+    });
+  }
+  let (time, node, sequence) = shape.split(id);
   let timestamp = layout.ms_of(time);
   if timestamp > MAX_DATE_MS {
     return Err(FlakeError::ArgumentRange {
