@@ -95,10 +95,12 @@ async function untilFence(proc, ms = 20_000) {
 /** Terms (one per fence) with their ids, from child files and in-process holders. */
 function terms(text) {
   const found = []
-  for (const line of text.split('\n')) {
+  // A child killed by SIGKILL mid-write leaves its last line cut short (a write is not atomic
+  // against a fatal signal): only lines that end in a newline were written whole.
+  for (const line of text.split('\n').slice(0, -1)) {
     const [kind, ...fields] = line.split(' ')
     if (kind === 'F' && fields.length === 3) found.push({ id: Number(fields[0]), floor: Number(fields[1]), ids: [] })
-    else if (kind === 'I' && found.length > 0 && fields.length > 1 && line.endsWith(fields[fields.length - 1])) {
+    else if (kind === 'I' && found.length > 0 && fields.length > 1) {
       const ceiling = Number(fields[0])
       for (const id of fields.slice(1))
         if (/^\d+$/.test(id)) found[found.length - 1].ids.push({ id: BigInt(id), ceiling })
