@@ -8,10 +8,11 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { isMainThread } = require('node:worker_threads')
+const { removeAtExit } = require('./support/remove-at-exit.js')
 
 // Workers get the preload too (they inherit execArgv), but share their process's directory.
 if (isMainThread) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'flake-idgen-test-'))
   process.env.FLAKE_IDGEN_STATE_DIR = dir
-  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }))
+  removeAtExit(dir)
 }

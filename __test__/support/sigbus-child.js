@@ -11,7 +11,8 @@
 //
 // The touch must come within the 20 ms in which a generator issues without looking at the
 // file again; an attempt that missed it (the generator looked, and saw the file truncated)
-// prints nothing and is made again on a fresh directory.
+// prints nothing and is made again on a fresh directory, with another generator id: one id
+// issues from one state directory in a process.
 
 const fs = require('node:fs')
 const path = require('node:path')
@@ -29,9 +30,11 @@ const freshDir = () => {
   return dir
 }
 
-/** Truncates `dir`'s state file under a generator and issues: `faulted`, `looked` or `issued`. */
-function attempt(dir) {
-  const generator = new FlakeId({ id: 7, stateDir: dir })
+/**
+ * Truncates `dir`'s state file under generator `id` and issues: `faulted`, `looked` or `issued`.
+ */
+function attempt(dir, id) {
+  const generator = new FlakeId({ id, stateDir: dir })
   generator.next()
   fs.truncateSync(path.join(dir, 'epoch-0.state'), 0)
   try {
@@ -55,7 +58,7 @@ function main(mode) {
     new FlakeId({ id: 6, stateDir: freshDir() }).next()
     if (mode === 'removed') process.off('SIGBUS', listener)
     for (let i = 0; i < ATTEMPTS; i++) {
-      const outcome = attempt(freshDir())
+      const outcome = attempt(freshDir(), 100 + i)
       if (outcome !== 'looked') return fs.writeSync(1, `${outcome}\n`)
     }
     return fs.writeSync(1, 'never touched\n')
@@ -66,11 +69,11 @@ function main(mode) {
   let left = ATTEMPTS
   const next = () => {
     if (left-- === 0) return fs.writeSync(1, 'never touched\n')
-    const worker = new Worker(__filename, { workerData: freshDir() })
+    const worker = new Worker(__filename, { workerData: { dir: freshDir(), id: 100 + left } })
     worker.on('message', (outcome) => (outcome === 'looked' ? next() : fs.writeSync(1, `worker: ${outcome}\n`)))
   }
   next()
 }
 
 if (isMainThread) main(mode)
-else parentPort.postMessage(attempt(workerData))
+else parentPort.postMessage(attempt(workerData.dir, workerData.id))

@@ -5,6 +5,7 @@
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
+const { removeAtExit } = require('./remove-at-exit.js')
 
 const HEADER = 4096
 const WORDS = 1024
@@ -52,7 +53,7 @@ function lastId(stateWord, id) {
 function stateDir(name) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `flake-idgen-${name}-`))
   fs.chmodSync(dir, 0o700)
-  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }))
+  removeAtExit(dir)
   return dir
 }
 

@@ -182,8 +182,16 @@ fn spent_pages(file: &HostFile, len: usize) -> Option<libc::c_int> {
   if let Some((_, fd)) = made.iter().find(|(made, _)| *made == key) {
     return Some(*fd);
   }
+  // By its system call: glibc has no memfd_create before 2.27, and the Linux binaries are
+  // linked against 2.17 (a kernel without it answers ENOSYS, and the pages are not marked).
   // SAFETY: a NUL-terminated name and flags.
-  let fd = unsafe { libc::memfd_create(c"flake-idgen-spent".as_ptr(), libc::MFD_CLOEXEC) };
+  let fd = unsafe {
+    libc::syscall(
+      libc::SYS_memfd_create,
+      c"flake-idgen-spent".as_ptr(),
+      libc::MFD_CLOEXEC,
+    )
+  } as libc::c_int;
   if fd < 0 {
     return None;
   }

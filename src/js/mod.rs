@@ -16,6 +16,6 @@ mod private_state;
 pub(crate) mod protocol;
 mod setup;
 pub(crate) mod slots;
-mod state;
+pub(crate) mod state;
 mod thread;
 mod wide_functions;

@@ -113,13 +113,42 @@ fn from_bytes(bytes: Vec<u8>) -> Option<PathBuf> {
 /// read so (Node's own options are not in `process.argv`, hence counting from the end).
 #[napi]
 pub fn raw_argument(from_end: u32, expected: String) -> Option<Buffer> {
-  let args: Vec<_> = std::env::args_os().collect();
+  let args = raw_arguments();
   let arg = args
     .len()
     .checked_sub(from_end as usize)
     .and_then(|at| args.get(at))?;
   (from_end > 0 && arg.to_string_lossy() == expected)
     .then(|| arg.as_encoded_bytes().to_vec().into())
+}
+
+/// The process's command line, as the system gave it. musl, unlike glibc, does not pass
+/// `argv` to a shared library's initialisers, so inside an addon `args_os()` is empty there:
+/// Linux then says it in `/proc/self/cmdline`.
+fn raw_arguments() -> Vec<std::ffi::OsString> {
+  let args: Vec<_> = std::env::args_os().collect();
+  #[cfg(target_os = "linux")]
+  if args.is_empty() {
+    if let Ok(line) = std::fs::read("/proc/self/cmdline") {
+      return command_line(&line);
+    }
+  }
+  args
+}
+
+/// The arguments of a `/proc/<pid>/cmdline`: each ends in a NUL.
+#[cfg(target_os = "linux")]
+pub(crate) fn command_line(line: &[u8]) -> Vec<std::ffi::OsString> {
+  use std::os::unix::ffi::OsStrExt;
+  if line.is_empty() {
+    return Vec::new();
+  }
+  line
+    .strip_suffix(b"\0")
+    .unwrap_or(line)
+    .split(|&byte| byte == 0)
+    .map(|arg| std::ffi::OsStr::from_bytes(arg).to_os_string())
+    .collect()
 }
 
 /// A state directory and its state files.

@@ -3,6 +3,8 @@
 #[cfg(unix)]
 mod admin;
 mod batch;
+#[cfg(target_os = "linux")]
+mod command_line;
 mod decompose;
 #[cfg(unix)]
 mod fallback;

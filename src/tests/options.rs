@@ -33,6 +33,9 @@ fn s(text: &str) -> Input {
   String(text.into())
 }
 
+/// An absolute path on this system ("/tmp/x" is not one on Windows, which wants a drive).
+const ABSOLUTE: &str = if cfg!(windows) { "C:/x" } else { "/tmp/x" };
+
 #[test]
 fn defaults_are_flake_idgens() {
   let config = ok(RawOptions::default());
@@ -274,8 +277,8 @@ fn scope_is_host_by_default_and_required_once_asked_for() {
   assert_eq!(ok(with(|o| o.scope = s("process"))).scope, Scope::Process);
   assert_eq!(ok(with(|o| o.scope = s("host"))).scope, default_scope(true));
   assert_eq!(
-    ok(with(|o| o.state_dir = s("/var/x"))).scope,
-    host("/var/x", true)
+    ok(with(|o| o.state_dir = s(ABSOLUTE))).scope,
+    host(ABSOLUTE, true)
   );
   // A clock of its own: a private state, whatever the default.
   assert_eq!(ok(with(|o| o.clock = Function)).scope, Scope::Process);
@@ -286,47 +289,47 @@ fn scope_and_state_dir_refuse_what_they_could_not_do() {
   let cases = [
     (
       with(|o| o.scope = s("Host")),
-      "option `scope` must be 'host' or 'process', got \"Host\"",
+      "option `scope` must be 'host' or 'process', got \"Host\"".to_string(),
     ),
     (
       with(|o| o.scope = Bool(true)),
-      "option `scope` must be 'host' or 'process', got true",
+      "option `scope` must be 'host' or 'process', got true".to_string(),
     ),
     (
       with(|o| o.state_dir = s("relative/dir")),
-      "option `stateDir` must be an absolute path, got \"relative/dir\"",
+      "option `stateDir` must be an absolute path, got \"relative/dir\"".to_string(),
     ),
     (
       with(|o| o.state_dir = Number(1.0)),
-      "option `stateDir` must be an absolute path, got 1",
+      "option `stateDir` must be an absolute path, got 1".to_string(),
     ),
     (
       with(|o| {
         o.scope = s("process");
-        o.state_dir = s("/tmp/x");
+        o.state_dir = s(ABSOLUTE);
       }),
-      "option `stateDir` must be unset with scope 'process', got \"/tmp/x\"",
+      format!("option `stateDir` must be unset with scope 'process', got \"{ABSOLUTE}\""),
     ),
     (
       with(|o| {
         o.clock = Function;
         o.scope = s("host");
       }),
-      "option `scope` must be 'process' or unset with a `clock` option (a clock of its own keeps a private state), got \"host\"",
+      "option `scope` must be 'process' or unset with a `clock` option (a clock of its own keeps a private state), got \"host\"".to_string(),
     ),
     (
       with(|o| {
         o.clock = Function;
-        o.state_dir = s("/tmp/x");
+        o.state_dir = s(ABSOLUTE);
       }),
-      "option `stateDir` must be unset with a `clock` option (a clock of its own keeps a private state), got \"/tmp/x\"",
+      format!("option `stateDir` must be unset with a `clock` option (a clock of its own keeps a private state), got \"{ABSOLUTE}\""),
     ),
   ];
   for (raw, message) in cases {
     let err = refused(raw);
     assert_eq!(
       (err.kind(), err.to_string().as_str()),
-      (ErrorKind::TypeError, message)
+      (ErrorKind::TypeError, message.as_str())
     );
   }
 }

@@ -132,6 +132,27 @@ pub fn write_at(file: &File, buf: &[u8], offset: u64) -> io::Result<()> {
 /// Turns the exclusive lock on `file` into a shared one.
 pub fn downgrade(file: &File) -> io::Result<()> {
   // No conversion in place here: the lock is let go, then taken shared (another first mapping
-  // may slip in between, and only raises the start further).
-  file.unlock().and_then(|()| file.lock_shared())
+  // may slip in between, and only raises the start further). Let go by one `UnlockFile` of the
+  // range `File::lock` locked: `File::unlock` calls it twice, in case a shared lock sits under
+  // an exclusive one, and takes the second call's `ERROR_NOT_LOCKED` for success; Wine answers
+  // that call `ERROR_LOCK_VIOLATION`, so the unlock failed there though the lock was gone.
+  use std::os::windows::io::AsRawHandle;
+  // SAFETY: `file` is open for the whole call, and the range is the one its lock took.
+  if unsafe { UnlockFile(file.as_raw_handle(), 0, 0, u32::MAX, u32::MAX) } == 0 {
+    return Err(io::Error::last_os_error());
+  }
+  file.lock_shared()
+}
+
+#[link(name = "kernel32")]
+extern "system" {
+  /// Unlocks the byte range at `offset_low`/`offset_high` of `bytes_low`/`bytes_high` bytes
+  /// that this handle locked; nonzero on success.
+  fn UnlockFile(
+    file: std::os::windows::io::RawHandle,
+    offset_low: u32,
+    offset_high: u32,
+    bytes_low: u32,
+    bytes_high: u32,
+  ) -> i32;
 }
