@@ -168,56 +168,43 @@ describe('leases on a store shared with the app', () => {
     },
   )
 
-  it('mysql: a clock that jumps 5 s ahead after acquire, then a TRUNCATE: no duplicate', LIMIT, async () => {
-    const store = mysql.createPool({ uri: mariadbServer.url, connectionLimit: 4 })
-    closing.push(() => store.end())
-    const shared = { store, namespace: namespace('mysql-jump'), ids: [0, 0], ttl: TTL, maxClockSkewMs: 500 }
-    let jump = 0
-    const lost = []
-    const first = await FlakeId.lease({ ...shared, clock: () => Date.now() + jump, onLost: (e) => lost.push(e) })
-    const a = []
-    const stopA = issue(first, a)
-    jump = 5000
-    await sleep(TTL / 3 + 500)
-    await store.query('TRUNCATE TABLE flake_idgen_leases')
-    const second = await FlakeId.lease(shared)
-    const b = []
-    const stopB = issue(second, b)
-    await sleep(5000 + TTL)
-    await Promise.all([stopA(), stopB()])
-    assert.ok(b.length > 0)
-    assertUnique(a, b)
-    assert.ok(lost.length >= 1, 'onLost was told')
-    await Promise.all([first.close(), second.close()])
-  })
-
-  it('a clock that jumps 5 s ahead after acquire, then the namespace key deleted: no duplicate', LIMIT, async () => {
-    const shared = { namespace: namespace('jump'), ids: [0, 0], ttl: TTL, maxClockSkewMs: 500 }
-    let jump = 0
-    const lost = []
-    const first = await FlakeId.lease({
-      ...shared,
+  // Each store with a way to lose the namespace: Redis's key deleted, MySQL's table truncated.
+  const losses = {
+    'the namespace key deleted': () => ({
       store: redis,
-      clock: () => Date.now() + jump,
-      onLost: (e) => lost.push(e),
+      lose: (ns) => redis.del(`flake-idgen:{${ns}}`),
+    }),
+    'a MySQL TRUNCATE': () => {
+      const store = mysql.createPool({ uri: mariadbServer.url, connectionLimit: 4 })
+      closing.push(() => store.end())
+      return { store, lose: () => store.query('TRUNCATE TABLE flake_idgen_leases') }
+    },
+  }
+  for (const [loss, make] of Object.entries(losses)) {
+    it(`a clock that jumps 5 s ahead after acquire, then ${loss}: no duplicate`, LIMIT, async () => {
+      const { store, lose } = make()
+      const shared = { store, namespace: namespace('jump'), ids: [0, 0], ttl: TTL, maxClockSkewMs: 500 }
+      let jump = 0
+      const lost = []
+      const first = await FlakeId.lease({ ...shared, clock: () => Date.now() + jump, onLost: (e) => lost.push(e) })
+      const a = []
+      const stopA = issue(first, a)
+      jump = 5000
+      // A renewal runs on the jumped clock before the namespace goes.
+      await sleep(TTL / 3 + 500)
+      await lose(shared.namespace)
+      const second = await FlakeId.lease(shared)
+      const b = []
+      const stopB = issue(second, b)
+      // Long enough for the second holder's clock to reach what the first issued.
+      await sleep(5000 + TTL)
+      await Promise.all([stopA(), stopB()])
+      assert.ok(b.length > 0)
+      assertUnique(a, b)
+      assert.ok(lost.length >= 1, 'onLost was told')
+      await Promise.all([first.close(), second.close()])
     })
-    const a = []
-    const stopA = issue(first, a)
-    jump = 5000
-    // A renewal runs on the jumped clock before the key goes.
-    await sleep(TTL / 3 + 500)
-    await redis.del(`flake-idgen:{${shared.namespace}}`)
-    const second = await FlakeId.lease({ ...shared, store: redis })
-    const b = []
-    const stopB = issue(second, b)
-    // Long enough for the second holder's clock to reach what the first issued.
-    await sleep(5000 + TTL)
-    await Promise.all([stopA(), stopB()])
-    assert.ok(b.length > 0)
-    assertUnique(a, b)
-    assert.ok(lost.length >= 1, 'onLost was told')
-    await Promise.all([first.close(), second.close()])
-  })
+  }
 
   it('a client keyPrefix or database beside a plain client: one pool of ids', LIMIT, async () => {
     for (const options of [{ keyPrefix: 'svc-a:' }, { db: 3 }]) {
