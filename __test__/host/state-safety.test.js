@@ -99,7 +99,19 @@ test('a file others can write is refused', () => {
 // The default directories are per user: another user's are made unusable here, so this needs
 // root (as CI runs) to start a process as that user.
 const NOBODY = 65534
-const asNobody = process.getuid?.() === 0 ? false : 'starts a process as another user: needs root'
+/** Whether a user of no group of its own can run `file`: it and every folder above it open to others. */
+function othersCanRun(file) {
+  for (let at = file; ; at = path.dirname(at)) {
+    if ((fs.statSync(at).mode & 0o001) === 0) return false
+    if (path.dirname(at) === at) return true
+  }
+}
+const asNobody =
+  process.getuid?.() !== 0
+    ? 'starts a process as another user: needs root'
+    : !othersCanRun(process.execPath)
+      ? `starts this Node as another user, who cannot reach it at ${process.execPath}`
+      : false
 
 test('by default, unusable directories fall back to process scope with one warning per process', {
   skip: asNobody,

@@ -333,6 +333,8 @@ describe('mysql2', () => {
     LIMIT,
     async () => {
       const callback = mysql.createConnection(mariadbServer.url)
+      // Connected before it is ended: one destroyed mid-handshake writes after its end.
+      await new Promise((resolve, reject) => callback.connect((error) => (error ? reject(error) : resolve())))
       const promise = await mysqlPromise.createConnection(mariadbServer.url)
       try {
         for (const connection of [callback, promise]) {
@@ -343,7 +345,7 @@ describe('mysql2', () => {
           })
         }
       } finally {
-        callback.destroy()
+        await new Promise((resolve) => callback.end(resolve))
         await promise.end()
       }
     },
