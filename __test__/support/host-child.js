@@ -18,7 +18,9 @@ function next() {
     try {
       return generator.next()
     } catch (error) {
-      if (error.code !== 'ERR_FLAKE_SEQUENCE_OVERFLOW') throw error
+      // Its own unit used up, or (a neighbour winning every race for a while, as under Wine's
+      // scheduler) every unit others took: either way no id was issued, and it tries again.
+      if (error.code !== 'ERR_FLAKE_SEQUENCE_OVERFLOW' && error.code !== 'ERR_FLAKE_SEQUENCE_BUSY') throw error
     }
   }
 }

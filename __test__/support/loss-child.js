@@ -27,7 +27,7 @@ try {
     try {
       id = generator.next()
     } catch (error) {
-      if (error.code === 'ERR_FLAKE_SEQUENCE_OVERFLOW') continue
+      if (error.code === 'ERR_FLAKE_SEQUENCE_OVERFLOW' || error.code === 'ERR_FLAKE_SEQUENCE_BUSY') continue
       throw error
     }
     chunk.set(id, filled)
