@@ -48,6 +48,10 @@ const progress = () => process.stderr.isTTY && process.stderr.write('.')
 /** A past ceiling for id `id`: every id was held and released within the last minute. */
 const pastCeiling = (now, id) => now - 60_000 + (id % 997)
 
+/** One acquire of a namespace of its own: the store's table, indexes and scripts made before timing. */
+const warm = (store) =>
+  store.acquire({ namespace: 'warm', first: 0, last: 0, owner: 'w', ttl: 1, ahead: 0, meta: META, unknownMs: 0 })
+
 // Each store: how to seed a namespace of `ids` released records, and how to time one acquire.
 const STORES = {
   async redis() {
@@ -98,16 +102,7 @@ const STORES = {
     // Made at once, before any seeding: the table and its indexes.
     await store.time()
     await store.list({ namespace: 'none' })
-    await store.acquire({
-      namespace: 'warm',
-      first: 0,
-      last: 0,
-      owner: 'w',
-      ttl: 1,
-      ahead: 0,
-      meta: META,
-      unknownMs: 0,
-    })
+    await warm(store)
     return {
       name: 'PostgreSQL',
       how: 'EXPLAIN ANALYZE, planning + execution',
@@ -152,16 +147,7 @@ const STORES = {
     server.sql("UPDATE performance_schema.setup_consumers SET ENABLED = 'YES' WHERE NAME LIKE 'events_statements%'")
     const store = storeFor(pool)
     await store.list({ namespace: 'none' })
-    await store.acquire({
-      namespace: 'warm',
-      first: 0,
-      last: 0,
-      owner: 'w',
-      ttl: 1,
-      ahead: 0,
-      meta: META,
-      unknownMs: 0,
-    })
+    await warm(store)
     const [[{ thread }]] = await pool.query(
       'SELECT THREAD_ID AS thread FROM performance_schema.threads WHERE PROCESSLIST_ID = CONNECTION_ID()',
     )

@@ -417,49 +417,39 @@ describe('the store loses its data', () => {
   )
 
   it('PostgreSQL table truncated: holders lose, the next acquire starts at now + unknownMs', LIMIT, async () => {
-    const held = {}
-    for (const name of PG) {
-      const namespace = ns(`truncate-${name}`)
-      const store = storeFor(clients[name])
-      const a = await store.acquire(args(namespace, { last: 2, ahead: 600_000 }))
-      assert.equal(a.status, 'acquired')
-      held[name] = { namespace, store, a }
-    }
-    await clients.pgPool.query('TRUNCATE flake_idgen_leases')
-    for (const name of PG) {
-      const { namespace, store, a } = held[name]
-      const lost = await store.renew({ namespace, id: a.id, owner: 'a', ttl: 10_000, ahead: 0, meta: META })
-      assert.equal(lost.status, 'lost', name)
-      const b = await store.acquire(args(namespace, { last: 2, owner: 'b' }))
-      assert.equal(b.status, 'acquired', name)
-      assert.ok(b.floor >= lost.now + UNKNOWN, `${name}: floor ${b.floor}, now ${lost.now}`)
-      assert.ok(b.floor < a.ceiling)
-      assert.equal((await store.list({ namespace })).floor, b.floor)
-    }
+    await truncated(PG, () => clients.pgPool.query('TRUNCATE flake_idgen_leases'))
   })
 })
 
+/**
+ * Leases an id through each client of `names`, loses the table's data (`truncate`), then checks
+ * that every holder has lost and that the next acquire starts at now + unknownMs.
+ */
+async function truncated(names, truncate) {
+  const held = {}
+  for (const name of names) {
+    const namespace = ns(`truncate-${name}`)
+    const store = storeFor(clients[name])
+    const a = await store.acquire(args(namespace, { last: 2, ahead: 600_000 }))
+    assert.equal(a.status, 'acquired')
+    held[name] = { namespace, store, a }
+  }
+  await truncate()
+  for (const name of names) {
+    const { namespace, store, a } = held[name]
+    const lost = await store.renew({ namespace, id: a.id, owner: 'a', ttl: 10_000, ahead: 0, meta: META })
+    assert.equal(lost.status, 'lost', name)
+    const b = await store.acquire(args(namespace, { last: 2, owner: 'b' }))
+    assert.equal(b.status, 'acquired', name)
+    assert.ok(b.floor >= lost.now + UNKNOWN, `${name}: floor ${b.floor}, now ${lost.now}`)
+    assert.ok(b.floor < a.ceiling)
+    assert.equal((await store.list({ namespace })).floor, b.floor)
+  }
+}
+
 describe('MySQL loses its data', () => {
   it('table truncated: holders lose, the next acquire starts at now + unknownMs', LIMIT, async () => {
-    const held = {}
-    for (const name of MYSQL) {
-      const namespace = ns(`truncate-${name}`)
-      const store = storeFor(clients[name])
-      const a = await store.acquire(args(namespace, { last: 2, ahead: 600_000 }))
-      assert.equal(a.status, 'acquired')
-      held[name] = { namespace, store, a }
-    }
-    await clients.mysqlPromise.query('TRUNCATE TABLE flake_idgen_leases')
-    for (const name of MYSQL) {
-      const { namespace, store, a } = held[name]
-      const lost = await store.renew({ namespace, id: a.id, owner: 'a', ttl: 10_000, ahead: 0, meta: META })
-      assert.equal(lost.status, 'lost', name)
-      const b = await store.acquire(args(namespace, { last: 2, owner: 'b' }))
-      assert.equal(b.status, 'acquired', name)
-      assert.ok(b.floor >= lost.now + UNKNOWN, `${name}: floor ${b.floor}, now ${lost.now}`)
-      assert.ok(b.floor < a.ceiling)
-      assert.equal((await store.list({ namespace })).floor, b.floor)
-    }
+    await truncated(MYSQL, () => clients.mysqlPromise.query('TRUNCATE TABLE flake_idgen_leases'))
   })
 })
 
