@@ -10,15 +10,12 @@ const { execFileSync } = require('node:child_process')
 const path = require('node:path')
 
 const child = path.join(__dirname, '..', 'support', 'reloads-child.js')
-const major = Number(process.versions.node.split('.')[0])
 // V8 grows its young generation to its largest size under the allocation of many loads, and a
-// GC does not shrink it back: tens of MB of RSS (more from Node 22 on) that any JS reloaded in a
-// loop gets, and that no load keeps. Pinned at 1 MB here, so that what is left is what loads
-// keep. Node 20 then grows RSS by ~11 MB over 1,000 loads of this package, as over 1,000 of
-// flake-idgen's one file; from Node 22 on, compiling a module again costs the runtime some 20 KB
-// of RSS whatever the module (~25-35 MB here, the heap in use flat), hence a looser bound there.
+// GC does not shrink it back: tens of MB of RSS that any JS reloaded in a loop gets, and that no
+// load keeps. Pinned at 1 MB here, so that what is left is what loads keep: ~11 MB over 1,000
+// loads of this package on Node 20 to 26, as over 1,000 of flake-idgen's one file.
 const FLAGS = ['--expose-gc', '--max-semi-space-size=1']
-const RSS_LIMIT_MB = major <= 20 ? 20 : 40
+const RSS_LIMIT_MB = 20
 // A load that kept its modules' closures or a cache entry would keep several KB of heap.
 const HEAP_LIMIT_MB = 2
 

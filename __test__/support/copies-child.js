@@ -12,6 +12,7 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const vm = require('node:vm')
+const { collected } = require('./collected')
 
 const [scenario, root = path.join(__dirname, '..', '..')] = process.argv.slice(2)
 
@@ -111,15 +112,6 @@ function interleave(copies, rounds = 1000) {
   return { copies: copies.length, distinctClasses, ids, wrongGenerator, notIncreasing }
 }
 
-async function heapAfterGc() {
-  // Finalizers run after a GC, on a later turn; what they free is collected by the next.
-  for (let i = 0; i < 4; i++) {
-    globalThis.gc()
-    await new Promise(setImmediate)
-  }
-  return process.memoryUsage().heapUsed
-}
-
 const scenarios = {
   registries: () => interleave([require(root), fresh(false), fresh(false), fresh(true), fresh(true)]),
   vm: () => interleave([require(root), inContext(), inContext(), inContext()]),
@@ -136,9 +128,9 @@ const scenarios = {
     }
     // Warm-up: the JIT's code and the caches grow to their working size over the first loads.
     for (let i = 0; i < 1200; i++) new (load())({ id: i % 1024 }).next()
-    const before = await heapAfterGc()
+    const before = (await collected()).heapUsed
     for (let i = 0; i < 1000; i++) new (load())({ id: i % 1024 }).next()
-    return { loads: 1000, bindings: bindings.size, grownMb: ((await heapAfterGc()) - before) / 2 ** 20 }
+    return { loads: 1000, bindings: bindings.size, grownMb: ((await collected()).heapUsed - before) / 2 ** 20 }
   },
   alias: () => {
     const original = require(path.join(root, 'node_modules', 'flake-idgen'))

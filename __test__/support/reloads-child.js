@@ -6,6 +6,7 @@
 // RSS and of the JS heap in use after GC, and how many bindings they loaded.
 
 const path = require('node:path')
+const { collected } = require('./collected')
 
 const root = path.join(__dirname, '..', '..')
 const LOADS = 1000
@@ -19,15 +20,6 @@ function fresh() {
   // Node keeps each module a file required among its children: forget them, as the cache did.
   module.children.length = 0
   return copy
-}
-
-async function afterGc() {
-  // Finalizers run after a GC, on a later turn; what they free is collected by the next.
-  for (let i = 0; i < 4; i++) {
-    globalThis.gc()
-    await new Promise(setImmediate)
-  }
-  return process.memoryUsage()
 }
 
 /** Uses every part of a copy that loads on first use. */
@@ -47,12 +39,12 @@ async function main() {
   const bindings = new Set()
   await use(fresh(), 0)
   bindings.add(require(path.join(root, 'lib', 'load-binding.js')))
-  const before = await afterGc()
+  const before = await collected()
   for (let i = 1; i <= LOADS; i++) {
     await use(fresh(), i)
     bindings.add(require(path.join(root, 'lib', 'load-binding.js')))
   }
-  const after = await afterGc()
+  const after = await collected()
   const mb = (bytes) => bytes / 2 ** 20
   console.log(
     JSON.stringify({

@@ -3,6 +3,7 @@
 // grew RSS once its garbage is collected, and how much work it did.
 
 const FlakeId = require('../..')
+const { collected } = require('./collected')
 
 const scenarios = {
   // From next(), nextBigInt() and nextString() of four generators, none kept. One generator
@@ -64,22 +65,13 @@ const scenarios = {
   },
 }
 
-async function collected() {
-  // Finalizers run after a GC, on a later turn; what they free is collected by the next.
-  for (let i = 0; i < 4; i++) {
-    globalThis.gc()
-    await new Promise(setImmediate)
-  }
-  return process.memoryUsage().rss
-}
-
 async function main() {
   const scenario = scenarios[process.argv[2]]
   // Warm up first: the module, the JIT and the first generators are not what is measured.
   new FlakeId().next()
-  const before = await collected()
+  const before = (await collected()).rss
   const work = scenario()
-  const after = await collected()
+  const after = (await collected()).rss
   console.log(JSON.stringify({ work, grownMb: (after - before) / 2 ** 20 }))
 }
 
