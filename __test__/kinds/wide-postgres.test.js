@@ -6,7 +6,7 @@
 const { test, before, after } = require('node:test')
 const assert = require('node:assert/strict')
 const pg = require('pg')
-const { startPostgres } = require('../support/servers.js')
+const { noServers, startPostgres } = require('../support/servers.js')
 const { stateDir } = require('../support/state-files.js')
 const { race, toBase62, fromBase62, bytesOf, MAX128, uuidBytes } = require('../support/wide-helpers.js')
 
@@ -18,6 +18,7 @@ let server
 let client
 
 before(async () => {
+  if (noServers) return
   server = await startPostgres()
   client = new pg.Client({ connectionString: server.url })
   await client.connect()
@@ -44,7 +45,10 @@ const byBytes = (texts, bytesOf) =>
     .sort(([a], [b]) => Buffer.compare(a, b))
     .map(([, text]) => text)
 
-test('100,000 UUIDv7s of 4 processes: no duplicate key, ORDER BY id is issue order', LIMIT, async () => {
+test('100,000 UUIDv7s of 4 processes: no duplicate key, ORDER BY id is issue order', {
+  ...LIMIT,
+  skip: noServers,
+}, async () => {
   const dir = stateDir('pg-uuid')
   const { lists, log } = await race(assert, { dir, processes: 4, count: 25_000, form: 'string', lockEvery: 25 })
   await client.query('CREATE TABLE uuids (id uuid PRIMARY KEY, child int NOT NULL, position int NOT NULL)')
@@ -85,7 +89,10 @@ test('100,000 UUIDv7s of 4 processes: no duplicate key, ORDER BY id is issue ord
   }
 })
 
-test('base62 Flake128 ids in a text COLLATE "C" column (and as bytea): ORDER BY is byte order', LIMIT, async (t) => {
+test('base62 Flake128 ids in a text COLLATE "C" column (and as bytea): ORDER BY is byte order', {
+  ...LIMIT,
+  skip: noServers,
+}, async (t) => {
   const dir = stateDir('pg-flake128')
   const { lists } = await race(assert, {
     dir,
