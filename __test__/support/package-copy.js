@@ -20,4 +20,22 @@ function copyPackage(dir, name = 'flake-idgen-rs') {
   return into
 }
 
-module.exports = { copyPackage, root }
+/**
+ * Installs `from` (this checkout, or a package of its node_modules) into `dir`/node_modules/`name`
+ * as a link, a junction (which Windows makes without a privilege); where the file system makes
+ * none (Wine 8 answers ENOTSUP, real Windows does not), as a copy: this checkout as
+ * `copyPackage` makes it, a package whole. Returns that directory.
+ */
+function linkPackage(dir, name, from = root) {
+  const into = path.join(dir, 'node_modules', name)
+  try {
+    fs.symlinkSync(from, into, 'junction')
+  } catch (error) {
+    if (error.code !== 'ENOTSUP') throw error
+    if (from === root) return copyPackage(dir, name)
+    fs.cpSync(from, into, { recursive: true })
+  }
+  return into
+}
+
+module.exports = { copyPackage, linkPackage, root }
