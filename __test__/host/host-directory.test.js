@@ -37,7 +37,7 @@ test('two processes, one with XDG_RUNTIME_DIR and TMPDIR and one without, defaul
   t.after(() => {
     if (!hadFile) {
       try {
-        binding.resetState(dir, id)
+        binding.resetState(dir, 'epoch-0.state', id)
       } catch (error) {
         if (error.code !== 'ERR_FLAKE_STATE_IN_USE') throw error
       }

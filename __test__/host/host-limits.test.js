@@ -14,6 +14,7 @@ const { stateDir } = require('../support/state-files.js')
 
 const ROOT = path.join(__dirname, '..', '..')
 const linux = process.platform === 'linux' ? false : 'counts descriptors in /proc/self/fd'
+const truncates = process.platform === 'win32' && 'truncates a file other processes have mapped, which Windows refuses'
 
 /** Runs `script` in a fresh process with the package as `F`; returns its stdout as JSON. */
 function run(script, env = {}) {
@@ -61,7 +62,9 @@ test('a state file removed 300 times under one process: every new generator work
   assert.equal(scope, 'host')
 })
 
-test('a copy put over a file two processes issue from (cp: truncate, write): no id is issued twice', async () => {
+test('a copy put over a file two processes issue from (cp: truncate, write): no id is issued twice', {
+  skip: truncates,
+}, async () => {
   for (const timeUnitMs of [1, 1000]) {
     const dir = stateDir(`copied-over-${timeUnitMs}`)
     const layout = { timeBits: 41, timeUnitMs, nodeBits: 10, sequenceBits: 12 }

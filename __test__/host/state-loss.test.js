@@ -14,6 +14,10 @@ const { stateDir } = require('../support/state-files.js')
 
 const CHILD = path.join(__dirname, '..', 'support', 'loss-child.js')
 const STATE = 'epoch-0.state'
+// The loss needs Unix file semantics: on Windows the attack itself fails (EPERM), the file kept.
+const unixLoss =
+  process.platform === 'win32' &&
+  'removes, replaces or truncates a file another process has open and mapped, which Windows refuses'
 
 function child(dir, out, count) {
   const proc = spawn(process.execPath, [CHILD, dir, out, ...(count ? [String(count)] : [])], {
@@ -60,7 +64,9 @@ const attacks = {
 }
 
 for (const [what, attack] of Object.entries(attacks)) {
-  test(`${what} while A issues: A stops with ERR_FLAKE_STATE_LOST, B started after repeats none of its ids`, async () => {
+  test(`${what} while A issues: A stops with ERR_FLAKE_STATE_LOST, B started after repeats none of its ids`, {
+    skip: unixLoss,
+  }, async () => {
     const dir = path.join(stateDir('loss'), 'state')
     const outs = path.dirname(dir)
     const [outA, outB] = [path.join(outs, 'a'), path.join(outs, 'b')]
@@ -98,7 +104,11 @@ test('a second stateDir for a generator id this process issues from is refused, 
   generator.next()
   assert.throws(
     () => new FlakeId({ id: 4, stateDir: second }),
-    (error) => error.code === 'ERR_FLAKE_STATE_DIR' && error.message.includes(first) && error.message.includes(second),
+    // Quoted and escaped as JSON strings are: C:\\ on Windows.
+    (error) =>
+      error.code === 'ERR_FLAKE_STATE_DIR' &&
+      error.message.includes(JSON.stringify(first)) &&
+      error.message.includes(JSON.stringify(second)),
   )
   // The first directory again, or another id in the second: both fine.
   assert.equal(new FlakeId({ id: 4, stateDir: first }).next().length, 8)

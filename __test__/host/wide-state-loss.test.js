@@ -42,7 +42,13 @@ const after = { uuid: uuidv7.create()(), flake: new Flake128({ worker: 1 }).next
 process.stdout.write(JSON.stringify({ last, refused, after, files: fs.readdirSync(dir).sort() }))
 `
 
-test('a state file removed under a running process: refused, then issued above by new generators', () => {
+// The loss needs Unix file semantics: Windows refuses to remove a file a process has mapped.
+const unixLoss =
+  process.platform === 'win32' && 'removes a file another process has open and mapped, which Windows refuses'
+
+test('a state file removed under a running process: refused, then issued above by new generators', {
+  skip: unixLoss,
+}, () => {
   const dir = stateDir('wide-loss')
   const { status, stdout, stderr } = spawnSync(process.execPath, ['-e', SCRIPT], {
     env: { ...process.env, FLAKE_IDGEN_STATE_DIR: dir },
