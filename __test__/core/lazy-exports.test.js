@@ -16,8 +16,8 @@ function fresh(script) {
   return JSON.parse(stdout)
 }
 
-// The package's own modules a process has loaded, relative to the package.
-const LOADED = `Object.keys(require.cache).filter((file) => file.startsWith(process.cwd() + '/lib/')).map((file) => file.slice(process.cwd().length + 1))`
+// The package's own modules a process has loaded, relative to the package, with / on every OS.
+const LOADED = `Object.keys(require.cache).map((file) => require('node:path').relative(process.cwd(), file).replaceAll(require('node:path').sep, '/')).filter((file) => file.startsWith('lib/'))`
 
 test('require and a first id load neither UUIDv7, Flake128, leases, callbacks, async batches nor the command', () => {
   const loaded = fresh(

@@ -77,7 +77,11 @@ for (const [scenario, work, what] of [
   })
 }
 
-test(`the command writing 10 M ids to a file peaks below ${PEAK_LIMIT_MB} MB of RSS`, () => {
+// The peak is calibrated on Linux's RSS. Windows reports a peak working set instead, which under
+// Wine counts Wine's own pages too: an idle Node peaks at 112 MB there, 42 MB on Linux.
+const linuxPeak = process.platform === 'win32' && "calibrated on Linux's RSS, which Windows does not report"
+
+test(`the command writing 10 M ids to a file peaks below ${PEAK_LIMIT_MB} MB of RSS`, { skip: linuxPeak }, () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'flake-idgen-cli-'))
   const out = path.join(dir, 'ids.txt')
   const peak = path.join(dir, 'peak')

@@ -3,6 +3,7 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
+const path = require('node:path')
 const FlakeId = require('../..')
 
 const refusals = [
@@ -216,13 +217,17 @@ test('messages never echo a whole value', () => {
       },
     )
   }
-  // A path is shown whole up to 120 characters, else cut in the middle, keeping its end.
+  // A path is shown whole up to 120 characters, else cut in the middle, keeping its end; escaped
+  // as a JSON string is (C:\\ on Windows).
+  const longDir = `${path.parse(process.cwd()).root}${'a'.repeat(1e6)}`
   assert.throws(
-    () => new FlakeId({ stateDir: `/${'a'.repeat(1e6)}` }),
+    () => new FlakeId({ stateDir: longDir }),
     (error) => {
       assert.equal(error.code, 'ERR_FLAKE_STATE_DIR')
       assert.ok(
-        error.message.startsWith(`state directory "/${'a'.repeat(39)}…${'a'.repeat(40)}" cannot be used: `),
+        error.message.startsWith(
+          `state directory ${JSON.stringify(longDir.slice(0, 40)).slice(0, -1)}…${'a'.repeat(40)}" cannot be used: `,
+        ),
         error.message.slice(0, 200),
       )
       assert.ok(error.message.length < 300, `${error.message.length} characters`)
