@@ -13,9 +13,11 @@ const { LENGTH, stateFile, stateDir, plant } = require('../support/state-files.j
 
 // Owners and mode bits are Unix's: host scope reads no ACL on Windows.
 const modes = process.platform === 'win32' && "sets POSIX mode bits, which Windows's ACLs replace"
-// Making a symlink on Windows needs a privilege (or Developer Mode); under Wine 8 one is opened
-// through, not seen as a link, so only a Windows runner could say what real Windows does.
-const symlinks = process.platform === 'win32' && 'makes symlinks, which Windows gives only to a privileged user'
+// Making a symlink on Windows needs a privilege (or Developer Mode), and host scope there opens a
+// state file through one (src/host/os/windows.rs: no open there refuses a link), as Wine showed.
+const symlinks =
+  process.platform === 'win32' &&
+  'makes symlinks, which need a privilege on Windows, where a state file is opened through one'
 
 const damaged = {
   truncated: [
