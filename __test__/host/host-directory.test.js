@@ -52,7 +52,7 @@ test('two processes, one with XDG_RUNTIME_DIR and TMPDIR and one without, defaul
     const proc = spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'] })
     let stderr = ''
     proc.stderr.on('data', (chunk) => (stderr += chunk))
-    return once(proc, 'exit').then(([code]) => assert.equal(code, 0, stderr))
+    return once(proc, 'close').then(([code]) => assert.equal(code, 0, stderr))
   })
   await Promise.all(children)
   const ids = outs.flatMap((out) => {
@@ -95,7 +95,7 @@ test('4 cluster workers on a named directory that cannot be used: each throws, n
     let [stdout, stderr] = ['', '']
     proc.stdout.on('data', (chunk) => (stdout += chunk))
     proc.stderr.on('data', (chunk) => (stderr += chunk))
-    const [code] = await once(proc, 'exit')
+    const [code] = await once(proc, 'close')
     assert.equal(code, 0, stderr)
     assert.deepEqual(stdout.split('\n').sort(), ['', ...Array(4).fill('ERR_FLAKE_STATE_DIR 0')], stderr)
     assert.doesNotMatch(stderr, new RegExp(CODE))

@@ -100,7 +100,7 @@ test('a copy put over a file two processes issue from (cp: truncate, write): no 
       procs.map(async (proc, i) => {
         let stderr = ''
         proc.stderr.on('data', (chunk) => (stderr += chunk))
-        const [code] = await once(proc, 'exit')
+        const [code] = await once(proc, 'close')
         assert.equal(code, 0, stderr)
         return JSON.parse(fs.readFileSync(outs[i], 'utf8'))
       }),

@@ -20,7 +20,7 @@ function child(dir, args) {
   })
   let stderr = ''
   proc.stderr.on('data', (chunk) => (stderr += chunk))
-  const done = once(proc, 'exit').then(([code, signal]) => ({ code, signal, stderr }))
+  const done = once(proc, 'close').then(([code, signal]) => ({ code, signal, stderr }))
   return { proc, done }
 }
 

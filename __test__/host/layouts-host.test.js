@@ -20,7 +20,7 @@ function take(dir, options, count, startAt, out) {
   })
   let stderr = ''
   proc.stderr.on('data', (chunk) => (stderr += chunk))
-  return once(proc, 'exit').then(([code]) => assert.equal(code, 0, stderr))
+  return once(proc, 'close').then(([code]) => assert.equal(code, 0, stderr))
 }
 
 function idsOf(file) {

@@ -27,7 +27,7 @@ function child(dir, out, count) {
   let stderr = ''
   proc.stdout.on('data', (chunk) => (stdout += chunk))
   proc.stderr.on('data', (chunk) => (stderr += chunk))
-  const done = once(proc, 'exit').then(([code, signal]) => ({ code, signal, stdout, stderr }))
+  const done = once(proc, 'close').then(([code, signal]) => ({ code, signal, stdout, stderr }))
   return { proc, done }
 }
 

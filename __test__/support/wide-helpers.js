@@ -124,7 +124,9 @@ async function runChild(job, env = {}) {
   let stderr = ''
   child.stdout.on('data', (chunk) => (stdout += chunk))
   child.stderr.on('data', (chunk) => (stderr += chunk))
-  const [code, signal] = await once(child, 'exit')
+  // 'close', not 'exit': at exit the pipes may still hold output (Node's docs say so), which
+  // 'close' waits for.
+  const [code, signal] = await once(child, 'close')
   return { code, signal, stdout, stderr }
 }
 
