@@ -10,8 +10,8 @@ const path = require('node:path')
 
 // The servers are this Linux host's (Debian's redis-server, postgres, mariadbd), run in process
 // groups stopped by signals: a Windows Node (CI's, under Wine) cannot start them. What they test,
-// the lease code, is platform-neutral JS, which the Linux and macOS runs test against them. A
-// reason to skip, for `{ skip: noServers }`, or false.
+// the lease code, is platform-neutral JS, which the Linux runs test against them. A reason to
+// skip, for `{ skip: noServers }`, or false.
 const noServers =
   process.platform === 'win32' &&
   'starts the Linux servers (redis-server, postgres, mariadbd) it runs against; the lease code is platform-neutral JS, tested on Linux'
