@@ -12,8 +12,8 @@ const path = require('node:path')
 const child = path.join(__dirname, '..', 'support', 'reloads-child.js')
 // V8 grows its young generation to its largest size under the allocation of many loads, and a
 // GC does not shrink it back: tens of MB of RSS that any JS reloaded in a loop gets, and that no
-// load keeps. Pinned at 1 MB here, so that what is left is what loads keep: ~11 MB over 1,000
-// loads of this package on Node 20 to 26, as over 1,000 of flake-idgen's one file.
+// load keeps. Pinned at 1 MB here, so that what is left is what loads keep: 8-12 MB over 1,000
+// loads of this package on Node 20 to 26, 7-11 MB over 1,000 of flake-idgen's one file.
 const FLAGS = ['--expose-gc', '--max-semi-space-size=1']
 const RSS_LIMIT_MB = 20
 // A load that kept its modules' closures or a cache entry would keep several KB of heap.

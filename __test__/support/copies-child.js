@@ -116,10 +116,10 @@ const scenarios = {
   registries: () => interleave([require(root), fresh(false), fresh(false), fresh(true), fresh(true)]),
   vm: () => interleave([require(root), inContext(), inContext(), inContext()]),
   async reloads() {
-    // The JS heap in use, not RSS: from Node 22 on, RSS grows some 20 KB a load for any module
-    // compiled again, a plain JS one of our size included, while the heap in use stays flat.
-    // That growth is the runtime's; what a copy keeps is on the heap, and a binary loaded again
-    // is a binding object of its own.
+    // The JS heap in use, not RSS: RSS grows 8-12 KB a load for any module compiled again,
+    // flake-idgen's one file about as much as this package (reloads.test.js bounds it), while
+    // the heap in use stays flat. What a copy keeps is on the heap, and a binary loaded again is
+    // a binding object of its own.
     const bindings = new Set()
     const load = () => {
       const copy = fresh(true)
