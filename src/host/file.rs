@@ -197,9 +197,12 @@ impl HostFile {
   ///   directory last changed, or after `now` when that is not known; with nobody holding the
   ///   directory either (no process maps any of its files), after its last change alone. Most
   ///   starts are then already past: no wait. The start is raised in the file for later ones.
-  /// - a later mapping keeps the file's start, unless that is further ahead than a first
-  ///   mapping on this clock could have put it (one whose clock is ahead did): it then starts
-  ///   as a first mapping would, rather than wait for that clock.
+  /// - a later mapping (another process holds the file) trusts nothing the file says, since its
+  ///   content may have been put back (an older copy written over it, truncated and grown
+  ///   back) below ids a live process issued: it starts the horizon after `now`, as after a
+  ///   loss, past every id a process that saw the file before `now` can issue. That is a wait
+  ///   of about the horizon (to the end of a unit, on a coarse one) at a process's first
+  ///   generator of the shape; the start word is not raised for it (others are unaffected).
   /// - after a loss in this process, the path's file is a new one, whatever it holds: the
   ///   horizon after `now`, past every id the lost mapping could issue.
   fn start(&self, dir: &Directory, file: &File, first: bool, after_loss: bool, now: u64) -> u64 {
@@ -212,8 +215,7 @@ impl HostFile {
       return fresh;
     }
     if !first {
-      let start = word.load(Ordering::Acquire);
-      return if start > fresh { fresh } else { start };
+      return fresh;
     }
     let dir_changed = dir.changed_at().unwrap_or(u64::MAX);
     let changed = if dir.alone() {
@@ -279,7 +281,7 @@ impl HostFile {
         wait_ms: start + 1 - now_ms,
       });
     }
-    if let Err(reason) = self.verify() {
+    if let Err(reason) = self.verify().and_then(|()| self.words_kept()) {
       self.lose(reason);
       return Err(self.lost_error());
     }
@@ -322,6 +324,26 @@ impl HostFile {
       }
     }
     Ok(())
+  }
+
+  /// Why the file's content went back, if a word this process took from is below the last id
+  /// it took there (see `Floor`): every node id's, not only the one a take is for, so that a
+  /// process waking after a restore notices it on any word another process has not since moved
+  /// past. (One moved past is not seen, and needs not be: its next ids are above that process's,
+  /// which start after every id issued before it mapped the file; see `start`.)
+  fn words_kept(&self) -> Result<(), String> {
+    let word = self.format.shape.word();
+    let floors = lock_ignoring_poison(&self.floors);
+    match floors
+      .iter()
+      .find(|(id, floor)| floor.reverted(word, self.sequencer(**id)))
+    {
+      Some((id, _)) => Err(format!(
+        "its content went back (a copy was put over it in place): node id {id}'s word is below \
+         an id this process took from it"
+      )),
+      None => Ok(()),
+    }
   }
 
   fn lose(&self, reason: String) {
@@ -411,6 +433,17 @@ fn fence_base(now_ms: u64) -> u64 {
   now_ms.min(MAX_READING_MS - HORIZON_MS)
 }
 
+/// Writes a fresh file of `format` into `out`, buffered, and returns `out` once every byte is
+/// written: an error of any write is returned, the last one's too (a full disk), which a
+/// `BufWriter` dropped unflushed would lose, leaving a short file to be linked into place.
+pub(crate) fn write_whole<W: io::Write>(format: Format, out: W) -> io::Result<W> {
+  let mut buffered = io::BufWriter::new(out);
+  format.write_fresh(&mut buffered)?;
+  buffered
+    .into_inner()
+    .map_err(io::IntoInnerError::into_error)
+}
+
 /// Why a state file could not be opened.
 pub enum OpenFailure {
   /// There is no file of that name.
@@ -459,9 +492,11 @@ impl Directory {
     checked(path, self.format, opened)
   }
 
-  /// Creates the state file whole or not at all: written in full under a temporary name, then
-  /// linked into place, which fails if another process got there first (its file is then used:
-  /// it is the same fresh content).
+  /// Creates the state file whole or not at all: written in full and synced under a temporary
+  /// name, then linked into place, which fails if another process got there first (its file is
+  /// then used: it is the same fresh content). A write or sync that fails (a full disk) links
+  /// nothing, and its error (the system's, with its number) is the reason given; the temporary
+  /// file is removed either way.
   fn create(&self, path: &Path) -> Result<(), FlakeError> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let temp = format!(
@@ -471,7 +506,7 @@ impl Directory {
       COUNTER.fetch_add(1, Ordering::Relaxed)
     );
     let written = self.dir.create_new(&temp).and_then(|file| {
-      self.format.write_fresh(&mut io::BufWriter::new(&file))?;
+      write_whole(self.format, &file)?;
       file.sync_all()?;
       self.dir.link(&temp, &self.format.file_name())
     });

@@ -15,6 +15,8 @@ mod host;
 mod host_limits;
 #[cfg(unix)]
 mod host_loss;
+#[cfg(unix)]
+mod host_restore;
 mod input;
 mod layers;
 mod number;
