@@ -13,6 +13,11 @@
 //!   or one whose processes all ended) sets its start `HORIZON_MS` ahead of the clock, and every
 //!   process waits for the clock to pass the start before it issues. The file's ids all come
 //!   after its first mapping plus the horizon, so after every id of any file it replaced.
+//! - A process that maps a file others hold trusts none of its words, which may have been put
+//!   back (an older copy written over the file in place): it starts the horizon after its own
+//!   clock, so after every id a process that saw the file before it can issue. Each renewal
+//!   looks at every word the process took from: one below what it took went back, and the
+//!   mapping is lost.
 //! - A truncation faults on the next touch of the lost pages; `sigbus` puts a page of spent words
 //!   there and marks the mapping lost, instead of the process dying.
 
@@ -265,9 +270,9 @@ impl HostFile {
     self.verified_at.load(Ordering::Relaxed)
   }
 
-  /// Looks whether the file is still the one at its path, for a clock reading of `now_ms` taken
-  /// before the call: if it is, ids up to `now_ms + HORIZON_MS` may be issued; if not, it is
-  /// lost for good. A reading at or before the start is refused as the clock behind.
+  /// Looks whether the file is still the one at its path, its words not gone back below what
+  /// this process took (`words_kept`), for a clock reading of `now_ms` taken before the call: if
+  /// so, ids up to `now_ms + HORIZON_MS` may be issued; if not, it is lost for good. A reading at or before the start is refused as the clock behind.
   #[cold]
   #[inline(never)]
   pub fn renew(&self, now_ms: u64) -> Result<u64, FlakeError> {
