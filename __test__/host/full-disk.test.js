@@ -26,7 +26,7 @@ function smallDisk() {
   try {
     execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${PAGES * PAGE},mode=0700`, 'tmpfs', at], { stdio: 'pipe' })
   } catch (error) {
-    return { skip: `cannot mount a tmpfs here: ${String(error.stderr || error.message).trim()}` }
+    return { skip: `cannot mount a tmpfs here: ${String(error.stderr || error.message).trim().split('\n')[0]}` }
   }
   return { at, unmount: () => execFileSync('umount', ['-l', at], { stdio: 'ignore' }) }
 }
@@ -53,9 +53,10 @@ test('a state file the disk has no room for is never left short at its name; onc
   fs.mkdirSync(dir, { mode: 0o700 })
   const state = path.join(dir, 'epoch-0.state')
   const fill = path.join(disk.at, 'fill')
+  const pages = fs.statfsSync(disk.at).bavail
   // 16 pages of room: every write succeeds but the last, buffered one.
   for (const room of [16, 0, 1, 8, 15]) {
-    fs.writeFileSync(fill, Buffer.alloc((PAGES - room) * PAGE))
+    fs.writeFileSync(fill, Buffer.alloc((pages - room) * PAGE))
     assert.equal(fs.statfsSync(disk.at).bavail, room, 'the room left on the tmpfs')
     const refused = freshProcess(dir)
     assert.equal(refused.code, 'ERR_FLAKE_STATE_FILE', `${room} pages of room: ${JSON.stringify(refused)}`)
