@@ -26,7 +26,10 @@ function smallDisk() {
   try {
     execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${PAGES * PAGE},mode=0700`, 'tmpfs', at], { stdio: 'pipe' })
   } catch (error) {
-    return { skip: `cannot mount a tmpfs here: ${String(error.stderr || error.message).trim().split('\n')[0]}` }
+    const [why] = String(error.stderr || error.message)
+      .trim()
+      .split('\n')
+    return { skip: `cannot mount a tmpfs here: ${why}` }
   }
   return { at, unmount: () => execFileSync('umount', ['-l', at], { stdio: 'ignore' }) }
 }
