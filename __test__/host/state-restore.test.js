@@ -106,3 +106,37 @@ for (const [unit, options] of Object.entries(LAYOUTS)) {
     })
   }
 }
+
+// The same restores once every process has ended: the next process is a first mapping, which
+// takes its start from the kernel's change times. An older copy written over the file changes
+// the file's time alone (not its directory's), so that is the time that must count.
+for (const [how, restore] of Object.entries(RESTORES)) {
+  test(`1000 ms: ${how} after every process ended; the next one repeats none of their ids`, {
+    skip: unix,
+  }, async () => {
+    const options = LAYOUTS['1000 ms']
+    const root = stateDir('restore-ended')
+    const dir = path.join(root, 'state')
+    const [outA, outB] = [path.join(root, 'a'), path.join(root, 'b')]
+    const a = child(dir, options, outA)
+    assert.equal((await a.ask(1, 1)).taken, 1)
+    const [file] = fs.readdirSync(dir).filter((name) => name.endsWith('.state'))
+    const stateFile = path.join(dir, file)
+    const backupFile = path.join(root, 'backup')
+    fs.copyFileSync(stateFile, backupFile)
+    const backup = fs.readFileSync(backupFile)
+    await earlyInASecond()
+    assert.equal((await a.ask(1, 1000)).taken, 1000)
+    a.proc.kill()
+    await once(a.proc, 'exit')
+    restore(stateFile, backup, backupFile)
+    const b = child(dir, options, outB)
+    try {
+      assert.deepEqual(await b.ask(1, 1000), { taken: 1000, code: 'done', message: '' })
+      const ids = [...idsOf(outA), ...idsOf(outB)]
+      assert.equal(duplicates(ids), 0, `${duplicates(ids)} duplicates among ${ids.length} ids`)
+    } finally {
+      b.proc.kill()
+    }
+  })
+}

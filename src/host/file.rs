@@ -199,9 +199,8 @@ impl HostFile {
   /// it last saw that file in place, so before the change that put this one in its place plus
   /// the horizon. So:
   /// - a first mapping (nobody else holds the file) starts the horizon after the file and its
-  ///   directory last changed, or after `now` when that is not known; with nobody holding the
-  ///   directory either (no process maps any of its files), after its last change alone. Most
-  ///   starts are then already past: no wait. The start is raised in the file for later ones.
+  ///   directory last changed, or after `now` when that is not known. Most starts are then
+  ///   already past: no wait. The start is raised in the file for later ones.
   /// - a later mapping (another process holds the file) trusts nothing the file says, since its
   ///   content may have been put back (an older copy written over it, truncated and grown
   ///   back) below ids a live process issued: it starts the horizon after `now`, as after a
@@ -222,15 +221,16 @@ impl HostFile {
     if !first {
       return fresh;
     }
+    // The file's own change time counts even when no process holds the directory: an older
+    // copy written back in place after every process ended changes only the file, and its
+    // words would otherwise be trusted (a coarse unit's ids repeated within the unit). A write
+    // through a mapping can move that time too, so a process started right after another
+    // may wait the horizon: the price of never trusting a rewritten file.
     let dir_changed = dir.changed_at().unwrap_or(u64::MAX);
-    let changed = if dir.alone() {
-      dir_changed
-    } else {
-      let file_changed = file
-        .metadata()
-        .map_or(u64::MAX, |meta| os::changed_at(&meta));
-      dir_changed.max(file_changed)
-    };
+    let file_changed = file
+      .metadata()
+      .map_or(u64::MAX, |meta| os::changed_at(&meta));
+    let changed = dir_changed.max(file_changed);
     let start = match changed.checked_add(HORIZON_MS + TICK_MS) {
       Some(after) if changed <= now => unit_end(after).min(fresh),
       _ => fresh,
@@ -272,7 +272,8 @@ impl HostFile {
 
   /// Looks whether the file is still the one at its path, its words not gone back below what
   /// this process took (`words_kept`), for a clock reading of `now_ms` taken before the call: if
-  /// so, ids up to `now_ms + HORIZON_MS` may be issued; if not, it is lost for good. A reading at or before the start is refused as the clock behind.
+  /// so, ids up to `now_ms + HORIZON_MS` may be issued; if not, it is lost for good. A reading
+  /// at or before the start is refused as the clock behind.
   #[cold]
   #[inline(never)]
   pub fn renew(&self, now_ms: u64) -> Result<u64, FlakeError> {
@@ -538,11 +539,6 @@ impl Directory {
   /// The directory's descriptor, with a shared lock if one can be had (see `os::Dir::locked`).
   fn locked(self) -> Option<File> {
     self.dir.locked()
-  }
-
-  /// Whether no process holds the directory (see `os::Dir::alone`).
-  fn alone(&self) -> bool {
-    self.dir.alone()
   }
 
   /// When the directory last changed (see `os::Dir::changed_at`).

@@ -42,11 +42,6 @@ impl Dir {
     fs::remove_file(self.0.join(name))
   }
 
-  /// Never known: the directory is not held here (see `locked`).
-  pub fn alone(&self) -> bool {
-    false
-  }
-
   /// Not known here: a first mapping waits the whole horizon instead.
   pub fn changed_at(&self) -> io::Result<u64> {
     Err(io::ErrorKind::Unsupported.into())
