@@ -149,7 +149,7 @@ pub fn host(dir: &Path, shape: Shape, node: u16) -> Result<SharedState, FlakeErr
   let file = match files.by_dir.get(&key) {
     Some(opened) => opened.clone()?,
     None => {
-      let opened = HostFile::open(dir, shape, &mut SystemClock, lost.is_some());
+      let opened = HostFile::open(dir, shape, &mut SystemClock::new(), lost.is_some());
       // A busy file is not kept as the directory's failure: it is tried again next time.
       if !matches!(opened, Err(FlakeError::StateBusy { .. })) {
         files.by_dir.insert(key, opened.clone());

@@ -29,7 +29,7 @@ use memmap2::{MmapOptions, MmapRaw};
 use super::dir;
 use super::format::{word_offset, Format, HEADER_CHECKED, START_OFFSET};
 use super::os::{self, read_at, Identity};
-use crate::clock::Time;
+use crate::clock::{self, Time, STALL_GRACE_MS};
 use crate::error::FlakeError;
 use crate::kinds::layout::Shape;
 use crate::sequencer::{Floor, Sequencer};
@@ -104,8 +104,9 @@ impl HostFile {
   /// if they are missing; refuses either when it is not safe or not what this version wrote.
   /// `after_loss`: this process lost the mapping of this directory's file before, so whatever
   /// the path holds now (the same file grown back, a copy of it) is taken for a new file.
-  /// Returns once the clock has passed the file's start (see `start`). A failure leaves nothing
-  /// open, mapped or locked.
+  /// Returns once the clock has passed the file's start (see `start`), or once waiting for it
+  /// is given up on (`clock::wait_for`: a clock stepped back or standing still). A failure
+  /// leaves nothing open, mapped or locked.
   pub fn open(
     dir: &Path,
     shape: Shape,
@@ -181,7 +182,10 @@ impl HostFile {
       mapped.start.store(start, Ordering::Release);
       let now = time.now_ms();
       if start >= now && start - now <= HORIZON_MS + TICK_MS + shape.unit() {
-        time.wait_until(start + 1);
+        // Bounded: a clock that stands still or steps back meanwhile is not waited for. The
+        // mapping is sound all the same, its ids refused (`renew`: the clock behind) until
+        // the clock passes the start, so a constructor never throws for the clock.
+        let _ = clock::wait_for(time, now, start + 1, STALL_GRACE_MS);
       }
       return Ok(mapped);
     }

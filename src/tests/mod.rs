@@ -24,6 +24,8 @@ mod slots;
 mod state_machine;
 mod sync_take;
 mod vectors;
+#[cfg(unix)]
+mod waits;
 mod wide;
 
 use crate::generator::Generator;
@@ -64,12 +66,17 @@ impl FakeTime {
   }
 }
 
+/// Real time is the clock itself: a clock that keeps time.
 impl crate::clock::Time for FakeTime {
   fn now_ms(&mut self) -> u64 {
     self.0
   }
 
-  fn wait_until(&mut self, target_ms: u64) {
+  fn real_ms(&mut self) -> u64 {
+    self.0
+  }
+
+  fn pause(&mut self, _now_ms: u64, target_ms: u64) {
     self.0 = self.0.max(target_ms);
   }
 }
