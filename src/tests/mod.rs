@@ -23,6 +23,8 @@ mod protocol;
 mod slots;
 mod state_machine;
 mod sync_take;
+#[cfg(unix)]
+mod transient;
 mod vectors;
 #[cfg(unix)]
 mod waits;
