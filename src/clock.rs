@@ -42,6 +42,10 @@ pub trait Time {
   fn pause(&mut self, now_ms: u64, target_ms: u64);
 }
 
+/// The longest sleep of a wait between two readings of the clock: a clock stepped during a
+/// wait of a coarse unit is seen this soon, not at the wait's end.
+pub const MAX_SLEEP_MS: u64 = 10;
+
 /// The system clock, and real time by `Instant` (monotonic: a step of the system clock does
 /// not move it).
 pub struct SystemClock(Instant);
@@ -68,13 +72,13 @@ impl Time for SystemClock {
     self.0.elapsed().as_millis() as u64
   }
 
-  /// Sleeps through all but the last millisecond (a coarse unit's wait), then spins: a sleep
-  /// can overshoot by a millisecond or more, and a batch loses 4,096 ids for each millisecond
-  /// it oversleeps.
+  /// Sleeps through all but the last millisecond (a coarse unit's wait), `MAX_SLEEP_MS` at a
+  /// time, then spins: a sleep can overshoot by a millisecond or more, and a batch loses 4,096
+  /// ids for each millisecond it oversleeps.
   fn pause(&mut self, now_ms: u64, target_ms: u64) {
     match target_ms.saturating_sub(now_ms) {
       0 | 1 => std::hint::spin_loop(),
-      ms => std::thread::sleep(std::time::Duration::from_millis(ms - 1)),
+      ms => std::thread::sleep(std::time::Duration::from_millis((ms - 1).min(MAX_SLEEP_MS))),
     }
   }
 }
