@@ -34,7 +34,7 @@ use memmap2::{MmapOptions, MmapRaw};
 use super::dir;
 use super::format::{word_offset, Format, HEADER_CHECKED, START_OFFSET};
 use super::os::{self, read_at, Identity};
-use crate::clock::Time;
+use crate::clock::{self, Time, STALL_GRACE_MS};
 use crate::error::FlakeError;
 use crate::kinds::layout::Shape;
 use crate::sequencer::{Floor, Sequencer};
@@ -109,8 +109,9 @@ impl HostFile {
   /// if they are missing; refuses either when it is not safe or not what this version wrote.
   /// `after_loss`: this process lost the mapping of this directory's file before, so whatever
   /// the path holds now (the same file grown back, a copy of it) is taken for a new file.
-  /// Returns once the clock has passed the file's start (see `start`). A failure leaves nothing
-  /// open, mapped or locked.
+  /// Returns once the clock has passed the file's start (see `start`), or once waiting for it
+  /// is given up on (`clock::wait_for`: a clock stepped back or standing still). A failure
+  /// leaves nothing open, mapped or locked.
   pub fn open(
     dir: &Path,
     shape: Shape,
@@ -130,13 +131,16 @@ impl HostFile {
         Ok(file) => file,
       };
       let first = lock(&path, &file)?;
-      let Some(identity) = directory.named(&file).map_err(|err| error(&path, err))? else {
+      let Some(identity) = directory
+        .named(&file)
+        .map_err(|err| io_error(&path, "", &err))?
+      else {
         continue;
       };
       let map = MmapOptions::new()
         .len(format.file_len())
         .map_raw(&file)
-        .map_err(|err| error(&path, format!("cannot map it: {err}")))?;
+        .map_err(|err| io_error(&path, "cannot map it: ", &err))?;
       let mapped = Self {
         map,
         verified_at: AtomicU64::new(UNSEEN),
@@ -186,7 +190,10 @@ impl HostFile {
       mapped.start.store(start, Ordering::Release);
       let now = time.now_ms();
       if start >= now && start - now <= HORIZON_MS + TICK_MS + shape.unit() {
-        time.wait_until(start + 1);
+        // Bounded: a clock that stands still or steps back meanwhile is not waited for. The
+        // mapping is sound all the same, its ids refused (`renew`: the clock behind) until
+        // the clock passes the start, so a constructor never throws for the clock.
+        let _ = clock::wait_for(time, now, start + 1, STALL_GRACE_MS);
       }
       return Ok(mapped);
     }
@@ -474,6 +481,21 @@ pub fn error(path: &Path, reason: impl Into<String>) -> FlakeError {
   }
 }
 
+/// `ERR_FLAKE_STATE_UNAVAILABLE` for the file at `path` if `err` is a transient OS error (see
+/// `os::transient`: it is retried, never fallen back from), else `ERR_FLAKE_STATE_FILE`; the
+/// reason is `context` then `err`.
+pub fn io_error(path: &Path, context: &str, err: &io::Error) -> FlakeError {
+  match os::transient(err) {
+    Some(errno) => FlakeError::StateUnavailable {
+      what: "state file",
+      path: path.display().to_string(),
+      reason: format!("{context}{err}"),
+      errno,
+    },
+    None => error(path, format!("{context}{err}")),
+  }
+}
+
 /// The state directory, open: by descriptor on Unix, by path elsewhere (see `os`).
 struct Directory {
   dir: os::Dir,
@@ -520,19 +542,19 @@ impl Directory {
     match written {
       Ok(()) => Ok(()),
       Err(err) if err.kind() == io::ErrorKind::AlreadyExists => Ok(()),
-      Err(err) => Err(error(path, format!("cannot create it: {err}"))),
+      Err(err) => Err(io_error(path, "cannot create it: ", &err)),
     }
   }
 
   /// The identity of the open `file` if the state file's path still names it (a reset removes a
   /// file only under its exclusive lock, so a file still named after our shared lock is the one
   /// every process uses); `None` if the name has moved on.
-  fn named(&self, file: &File) -> Result<Option<Identity>, String> {
-    let open = os::identity(file).map_err(|err| err.to_string())?;
+  fn named(&self, file: &File) -> io::Result<Option<Identity>> {
+    let open = os::identity(file)?;
     match os::identity_at(&self.path.join(self.format.file_name())) {
       Ok(named) => Ok((named == open).then_some(open)),
       Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(None),
-      Err(err) => Err(err.to_string()),
+      Err(err) => Err(err),
     }
   }
 
@@ -560,16 +582,14 @@ fn checked(path: &Path, format: Format, opened: io::Result<File>) -> Result<File
     Err(err) if os::refused_symlink(&err) => {
       return Err(Refused(error(path, "it is a symlink (not followed)")))
     }
-    Err(err) => return Err(Refused(error(path, err.to_string()))),
+    Err(err) => return Err(Refused(io_error(path, "", &err))),
   };
   check(path, format, &file).map_err(Refused)?;
   Ok(file)
 }
 
 fn check(path: &Path, format: Format, file: &File) -> Result<(), FlakeError> {
-  let meta = file
-    .metadata()
-    .map_err(|err| error(path, err.to_string()))?;
+  let meta = file.metadata().map_err(|err| io_error(path, "", &err))?;
   if !meta.is_file() {
     return Err(error(path, "not a regular file"));
   }
@@ -587,7 +607,7 @@ fn check(path: &Path, format: Format, file: &File) -> Result<(), FlakeError> {
     ));
   }
   let mut header = [0; HEADER_CHECKED];
-  read_at(file, &mut header, 0).map_err(|err| error(path, err.to_string()))?;
+  read_at(file, &mut header, 0).map_err(|err| io_error(path, "", &err))?;
   format
     .check_header(&header)
     .map_err(|reason| error(path, reason))
@@ -597,7 +617,7 @@ fn check(path: &Path, format: Format, file: &File) -> Result<(), FlakeError> {
 /// so), else shared, waiting a moment for a reset or another first mapping to finish.
 fn lock(path: &Path, file: &File) -> Result<bool, FlakeError> {
   use std::fs::TryLockError;
-  let failed = |err: io::Error| error(path, format!("cannot lock it: {err}"));
+  let failed = |err: io::Error| io_error(path, "cannot lock it: ", &err);
   match file.try_lock() {
     Ok(()) => return Ok(true),
     Err(TryLockError::WouldBlock) => {}
@@ -621,5 +641,5 @@ fn lock(path: &Path, file: &File) -> Result<bool, FlakeError> {
 
 /// Turns the first mapping's exclusive lock into the shared one every mapping holds.
 fn downgrade(path: &Path, file: &File) -> Result<(), FlakeError> {
-  os::downgrade(file).map_err(|err| error(path, format!("cannot lock it: {err}")))
+  os::downgrade(file).map_err(|err| io_error(path, "cannot lock it: ", &err))
 }

@@ -137,3 +137,22 @@ pub fn downgrade(file: &File) -> io::Result<()> {
   }
   Ok(())
 }
+
+/// The name of `err`'s OS error if it is a shortage that passes (descriptors, memory, disk
+/// space, quota; a call interrupted or that would block): a state directory or file that fails
+/// so is unavailable for now, not unusable (`FlakeError::StateUnavailable`).
+pub fn transient(err: &io::Error) -> Option<&'static str> {
+  let errno = err.raw_os_error()?;
+  Some(match errno {
+    libc::EMFILE => "EMFILE",
+    libc::ENFILE => "ENFILE",
+    libc::ENOMEM => "ENOMEM",
+    libc::ENOSPC => "ENOSPC",
+    libc::EDQUOT => "EDQUOT",
+    libc::EINTR => "EINTR",
+    libc::ENOBUFS => "ENOBUFS",
+    // EWOULDBLOCK is EAGAIN wherever they differ not.
+    errno if errno == libc::EAGAIN || errno == libc::EWOULDBLOCK => "EAGAIN",
+    _ => return None,
+  })
+}
