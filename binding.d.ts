@@ -63,6 +63,11 @@ export interface Configured {
    * process scope.
    */
   warning?: string
+  /**
+   * What to say, once per process for each name, about options a `FlakeId` does not take
+   * (see `options::unknown`); the 128-bit kinds' are refused before they get here.
+   */
+  unknownOptions?: Array<string>
 }
 
 /**
