@@ -63,6 +63,11 @@ export interface Configured {
    * process scope.
    */
   warning?: string
+  /**
+   * What to say, once per process for each name, about options a `FlakeId` does not take
+   * (see `options::unknown`); the 128-bit kinds' are refused before they get here.
+   */
+  unknownOptions?: Array<string>
 }
 
 /**
@@ -395,3 +400,12 @@ export interface StateReset {
  * fences its ids by this reading, not by `Date.now()`, which fake timers replace (and stop).
  */
 export declare function systemNowMs(): number
+
+/**
+ * What the `clock` option of a generator of the 128-bit `kind` returned (`value`), as ms since
+ * 1970, checked as every clock reading is (`ERR_FLAKE_INVALID_CLOCK`) and against the last
+ * millisecond the kind's ids are made for (`ERR_FLAKE_TIMESTAMP_OVERFLOW`, as its ordered
+ * calls say it): for its calls with uuid's options, which take their time from that clock
+ * but issue from no state that would check it.
+ */
+export declare function wideClockReading(kind: 'uuidv7' | 'flake128', value: unknown): number

@@ -881,3 +881,4 @@ module.exports.SLOT_READS_FIELDS = nativeBinding.SLOT_READS_FIELDS
 module.exports.startAbove = nativeBinding.startAbove
 module.exports.stateFiles = nativeBinding.stateFiles
 module.exports.systemNowMs = nativeBinding.systemNowMs
+module.exports.wideClockReading = nativeBinding.wideClockReading

@@ -17,7 +17,8 @@ declare class FlakeId<L extends FlakeId.LayoutOption = 'flake-idgen'> {
    * @throws {Error} code `ERR_FLAKE_STATE_DIR` or `ERR_FLAKE_STATE_FILE` when `scope: 'host'` or
    *   a `stateDir` was given and the state directory or file cannot be used safely. Without
    *   either, the instance falls back to process scope instead, with one warning per process
-   *   (code `FLAKE_IDGEN_HOST_SCOPE_UNAVAILABLE`).
+   *   (code `FLAKE_IDGEN_HOST_SCOPE_UNAVAILABLE`). An option of another name is ignored, as in
+   *   flake-idgen, with one warning per process for each name (code `FLAKE_IDGEN_UNKNOWN_OPTION`).
    */
   constructor(options?: FlakeId.Options<L> | null)
 

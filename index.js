@@ -11,6 +11,7 @@ module.exports.default = FlakeId
 // UUIDv7 or a Flake128 does not pay for their code at its start.
 lazy(module.exports, 'uuidv7', () => require('./lib/uuid.js'))
 lazy(module.exports, 'Flake128', () => require('./lib/flake128.js'))
+require('./lib/earlier-copies.js')(module, require.cache)
 // ESM's named imports are the names Node finds by reading this file (cjs-module-lexer), not by
 // running it; the getters above hide these two, so they are spelled out here, where they never
 // run: the annotation esbuild writes for the same reason.

@@ -357,12 +357,14 @@ const decode = {
 /**
  * Validates the `options` of a generator of `kind` (each read once) and returns what they
  * configure (see the native `configure`), with the generator's `fields` (`worker`: a flake
- * generator's worker id). Says so when host scope fell back (once per process per reason).
+ * generator's worker id). Says so when host scope fell back (once per process per reason),
+ * and of each option a FlakeId does not take (once per process per name).
  */
 function configure(options, kind = 'flakeId', worker = 0) {
   const configured = binding.configure(kind, options)
-  // Loaded when first needed: most processes never fall back.
-  if (configured.warning !== undefined) require('./warn.js')(configured.warning)
+  // Loaded when first needed: most processes never fall back, nor misspell an option.
+  if (configured.warning !== undefined) require('./warn.js').warnHostScope(configured.warning)
+  if (configured.unknownOptions !== undefined) configured.unknownOptions.forEach(require('./warn.js').warnUnknownOption)
   configured.fields = new GeneratorFields(configured.slot, configured, worker)
   return configured
 }

@@ -48,11 +48,12 @@ function checkBuf(buf, offset) {
 }
 
 /**
- * The UUIDv7 uuid's v7() makes of options `explicit`, its time `clock()` (a generator's own)
- * or `Date.now()` (uuid's) unless `msecs` says it: as text, or into `buf` at `offset`.
+ * The UUIDv7 uuid's v7() makes of options `explicit`, its time `clock()` (a generator's own,
+ * checked as its ordered calls check it) or `Date.now()` (uuid's) unless `msecs` says it: as
+ * text, or into `buf` at `offset`.
  */
 function explicitUuid(explicit, clock, buf, offset) {
-  const now = clock ?? Date.now
+  const now = clock === undefined ? Date.now : () => binding.wideClockReading(KIND, clock())
   if (buf === undefined) return binding.idText(KIND, writeExplicit(explicit, now, Buffer.alloc(16), 0), 0)
   return writeExplicit(explicit, now, buf, checkBuf(buf, offset))
 }

@@ -19,4 +19,13 @@ function warnHostScope(warning) {
   process.emitWarning(message, { code })
 }
 
-module.exports = warnHostScope
+/**
+ * Emits, as a process warning, what the native configure() says of an option a FlakeId does
+ * not take (once per process for each name: see src/options/unknown.rs). The generator is
+ * made all the same, as flake-idgen makes it.
+ */
+function warnUnknownOption(report) {
+  process.emitWarning(`flake-idgen-rs: ${report}`, { code: 'FLAKE_IDGEN_UNKNOWN_OPTION' })
+}
+
+module.exports = { warnHostScope, warnUnknownOption }

@@ -3,6 +3,7 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
+const { spawnSync } = require('node:child_process')
 const path = require('node:path')
 const FlakeId = require('../..')
 
@@ -234,4 +235,73 @@ test('messages never echo a whole value', () => {
       return true
     },
   )
+})
+
+// Issue 39, item 10: an option a FlakeId does not take is ignored, as flake-idgen ignores it,
+// with one warning per process for each such name. In a process of its own: warnings are once
+// per process, whichever test came first.
+test('a misspelt option constructs as flake-idgen does, with one warning naming it and the option meant', () => {
+  const script = `
+    const path = require('node:path')
+    const root = process.cwd()
+    const warnings = []
+    process.on('warning', (w) => warnings.push({ name: w.name, code: w.code, message: w.message }))
+    const report = {}
+    let FlakeId = require(root)
+    const typo = new FlakeId({ workerId: 3 })
+    report.typo = { id: typo.id, worker: typo.worker, bytes: typo.next().length }
+    new FlakeId({ workerId: 3 })
+    // A fresh copy of the package's JS (require.cache cleared, as a test runner's registry) too.
+    for (const key of Object.keys(require.cache)) if (!key.endsWith('.node')) delete require.cache[key]
+    FlakeId = require(root)
+    new FlakeId({ workerId: 3, id: 5 })
+    // Every option a FlakeId takes, flake-idgen's among them: none warns.
+    new FlakeId({ id: 1, datacenter: 1, worker: 1, process: undefined, epoch: 0, seqMask: 4095, layout: 'flake-idgen',
+      scope: 'process', stateDir: undefined, allowedFutureMs: 0 })
+    new FlakeId({ clock: () => Date.now() })
+    new FlakeId({ datacenter: 2, worker: 3, [Symbol('tag')]: 1 })
+    new FlakeId(Object.create({ inherited: 1 }))
+    new FlakeId(Object.defineProperty({}, 'hidden', { value: 1, enumerable: false }))
+    // Hostile names, and a getter on an unknown option, which is never called.
+    let reads = 0
+    new FlakeId({ datacenterId: 1, machineId: 2, 'a\\0b': 1, ['x'.repeat(5000)]: 1, get later() { reads++; return 1 } })
+    new FlakeId(JSON.parse('{"__proto__": 7}'))
+    report.reads = reads
+    setImmediate(() => console.log(JSON.stringify({ ...report, warnings })))
+  `
+  const { status, stdout, stderr } = spawnSync(process.execPath, ['-e', script], {
+    cwd: path.join(__dirname, '..', '..'),
+    encoding: 'utf8',
+  })
+  assert.equal(status, 0, stderr)
+  // Warnings are emitted on a later tick, in the order of the constructions.
+  const { typo, reads, warnings } = JSON.parse(stdout)
+  assert.deepEqual(typo, { id: 0, worker: 0, bytes: 8 }, 'generator 0, as flake-idgen makes it')
+  assert.equal(warnings.length, 7, `warnings: ${JSON.stringify(warnings, null, 1)}`)
+  assert.equal(warnings[0].code, 'FLAKE_IDGEN_UNKNOWN_OPTION')
+  assert.match(warnings[0].message, /no option "workerId" \(did you mean "worker"\?\)/)
+  assert.equal(reads, 0, 'the value of an unknown option was read')
+  const later = warnings.slice(1)
+  assert.ok(
+    later.every((warning) => warning.code === 'FLAKE_IDGEN_UNKNOWN_OPTION'),
+    JSON.stringify(later),
+  )
+  // None for the same typo again, in a fresh copy, nor for the valid options: the next is the hostile ones'.
+  const messages = later.map((warning) => warning.message)
+  assert.match(messages[0], /"datacenterId" \(did you mean "datacenter"\?\)/)
+  assert.match(messages[1], /"machineId" \(did you mean "id"\?\)/)
+  assert.ok(messages[2].includes('"a\\0b" (it takes layout, id, datacenter, worker'), messages[2])
+  assert.ok(messages[3].includes(`"${'x'.repeat(64)}..."`) && messages[3].length < 400, messages[3].slice(0, 200))
+  assert.match(messages[4], /"later"/)
+  assert.match(messages[5], /"__proto__"/)
+})
+
+test('the 128-bit kinds refuse an option they do not take, by name', () => {
+  for (const make of [() => FlakeId.uuidv7.create({ workerId: 3 }), () => new FlakeId.Flake128({ workerId: 3 })]) {
+    assert.throws(make, (error) => {
+      assert.equal(error.code, 'ERR_FLAKE_INVALID_OPTION')
+      assert.match(error.message, /workerId/)
+      return true
+    })
+  }
 })

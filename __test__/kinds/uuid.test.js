@@ -604,3 +604,40 @@ test('two copies of the package in one thread, interleaved, issue strictly incre
   const result = await childResult(assert, { mode: 'copies' })
   assert.deepEqual(result, { distinct: true, uuids: 60_000, uuidsNotIncreasing: 0, flakesNotIncreasing: 0 })
 })
+
+// Issue 39, item 8: with uuid's options, the time comes from the generator's clock unless msecs
+// gives it: that reading is checked as the ordered calls check it, never turned into an id.
+test("a clock's bad reading is refused on the calls with uuid's options too", () => {
+  for (const [reading, name, code] of [
+    [NaN, 'RangeError', 'ERR_FLAKE_INVALID_CLOCK'],
+    [-1, 'RangeError', 'ERR_FLAKE_INVALID_CLOCK'],
+    [Infinity, 'RangeError', 'ERR_FLAKE_INVALID_CLOCK'],
+    [2 ** 53, 'RangeError', 'ERR_FLAKE_INVALID_CLOCK'],
+    ['1700000000000', 'TypeError', 'ERR_FLAKE_INVALID_CLOCK'],
+    [undefined, 'TypeError', 'ERR_FLAKE_INVALID_CLOCK'],
+    [BigInt(T), 'TypeError', 'ERR_FLAKE_INVALID_CLOCK'],
+    // Past the last ms the kind's ids are made for, as its ordered calls say it.
+    [2 ** 42, 'RangeError', 'ERR_FLAKE_TIMESTAMP_OVERFLOW'],
+    [2 ** 48, 'RangeError', 'ERR_FLAKE_TIMESTAMP_OVERFLOW'],
+  ]) {
+    const generate = uuidv7.create({ clock: () => reading, scope: 'process' })
+    for (const call of [() => generate({ seq: 1 }), () => generate({ random: new Uint8Array(16) }, Buffer.alloc(16))]) {
+      assert.throws(call, (error) => {
+        assert.equal(error.name, name, `${String(reading)}: ${error.message}`)
+        assert.equal(error.code, code, `${String(reading)}: ${error.message}`)
+        assert.ok(error.message.includes(code === 'ERR_FLAKE_INVALID_CLOCK' ? 'clock()' : '`clock`'), error.message)
+        return true
+      })
+    }
+    // The ordered calls refuse the same reading with the same error.
+    assert.throws(() => generate(), { name, code })
+  }
+  // msecs given: the clock is not read.
+  const unread = uuidv7.create({
+    clock: () => {
+      throw new Error('read')
+    },
+  })
+  assert.equal(uuidv7.timestamp(unread({ msecs: T })), T)
+  assert.equal(uuidv7.timestamp(uuidv7.create({ clock: () => T + 0.5 })({ seq: 1 })), T)
+})

@@ -1,29 +1,35 @@
 'use strict'
-// Run by reloads.test.js with --expose-gc: loads the package's JS 1,000 times in this thread
-// from the first load on, require.cache cleared each time (the binary stays loaded, as under
-// Jest's module registry), each copy used as an app would (ids of each kind, a callback, a
-// promise, an async batch, decompose), and prints as JSON what the loads kept: the growth of
-// RSS and of the JS heap in use after GC, and how many bindings they loaded.
+// Run by reloads.test.js with --expose-gc and no other flag: loads a package's JS 1,000 times in
+// this thread as a test runner's fresh module registries do, from the first load on: each time,
+// every file of the package but the `.node` deleted from require.cache, then required again
+// (Node's own bookkeeping, such as this module's `children`, left as Node keeps it). Prints as
+// JSON what the loads kept: the growth of RSS and of the JS heap in use once collected, and for
+// this package how many bindings they loaded.
+//   node reloads-child.js first   this package: one generator, one id a load (the issue's way)
+//   node reloads-child.js each    this package: every part that loads on first use, used
+//   node reloads-child.js FILE    another package's FILE (flake-idgen's): one generator, one id
 
 const path = require('node:path')
 const { collected } = require('./collected')
 
 const root = path.join(__dirname, '..', '..')
 const LOADS = 1000
+const [mode] = process.argv.slice(2)
+const entry = mode === 'first' || mode === 'each' ? root : mode
+const dir = mode === entry ? path.dirname(entry) : root
 
-/** A fresh copy of the package's JS, once require.cache forgets it. */
+/** A fresh copy of the package's JS, once require.cache forgets its files. */
 function fresh() {
   for (const key of Object.keys(require.cache)) {
-    if (key !== __filename && !key.endsWith('.node')) delete require.cache[key]
+    if (key.startsWith(dir) && !key.endsWith('.node') && key !== __filename && !key.includes('__test__')) {
+      delete require.cache[key]
+    }
   }
-  const copy = require(root)
-  // Node keeps each module a file required among its children: forget them, as the cache did.
-  module.children.length = 0
-  return copy
+  return require(entry)
 }
 
-/** Uses every part of a copy that loads on first use. */
-async function use(FlakeId, i) {
+/** Uses every part of a copy of this package that loads on first use. */
+async function useEach(FlakeId, i) {
   const generator = new FlakeId({ id: i % 1024 })
   generator.next()
   generator.nextBigInt()
@@ -35,16 +41,25 @@ async function use(FlakeId, i) {
   new FlakeId.Flake128({ worker: 1 }).nextBase62()
 }
 
+async function use(FlakeId, i) {
+  if (mode === 'each') return useEach(FlakeId, i)
+  new FlakeId({ id: i % 1024 }).next()
+}
+
 async function main() {
   const bindings = new Set()
+  const binding = () => {
+    if (mode === entry) return
+    bindings.add(require.cache[path.join(root, 'lib', 'load-binding.js')]?.exports)
+  }
   await use(fresh(), 0)
-  bindings.add(require(path.join(root, 'lib', 'load-binding.js')))
-  const before = await collected()
+  binding()
+  const before = await collected({ lastResort: true })
   for (let i = 1; i <= LOADS; i++) {
     await use(fresh(), i)
-    bindings.add(require(path.join(root, 'lib', 'load-binding.js')))
+    binding()
   }
-  const after = await collected()
+  const after = await collected({ lastResort: true })
   const mb = (bytes) => bytes / 2 ** 20
   console.log(
     JSON.stringify({

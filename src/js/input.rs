@@ -138,16 +138,32 @@ pub(crate) unsafe fn property_value(
   Ok(value)
 }
 
+/// The options `read_options` reads: a `FlakeId`'s, and flake-idgen's among them.
+pub(crate) const FLAKE_ID_OPTIONS: [&str; 11] = [
+  "layout",
+  "id",
+  "datacenter",
+  "worker",
+  "process",
+  "epoch",
+  "seqMask",
+  "clock",
+  "allowedFutureMs",
+  "scope",
+  "stateDir",
+];
+
 /// Reads the options argument of the constructor, each option once (a getter may answer
 /// differently each time: the value checked is the value used). `undefined` and `null` are no
-/// options. Also returns the `clock` function, if one was given.
+/// options. Also returns the `clock` function, if one was given, and the names of the own
+/// enumerable options not among `FLAKE_ID_OPTIONS` (their values are never read).
 pub(crate) fn read_options<'env>(
   env: &Env,
   options: Unknown<'env>,
-) -> Result<(RawOptions, Option<Unknown<'env>>)> {
+) -> Result<(RawOptions, Option<Unknown<'env>>, Vec<String>)> {
   let options = options.raw();
   match unsafe { describe(env.raw(), options) }? {
-    unset if unset.is_unset() => return Ok((RawOptions::default(), None)),
+    unset if unset.is_unset() => return Ok((RawOptions::default(), None, Vec::new())),
     Input::Object => {}
     got => return Err(thrown(env, FlakeError::OptionsNotObject { got })),
   }
@@ -178,7 +194,39 @@ pub(crate) fn read_options<'env>(
   };
   let clock = (raw.clock == Input::Function)
     .then(|| unsafe { Unknown::from_raw_unchecked(env.raw(), clock) });
-  Ok((raw, clock))
+  let unknown = unsafe { own_names(env, options) }?
+    .into_iter()
+    .filter(|name| !FLAKE_ID_OPTIONS.contains(&name.as_str()))
+    .collect();
+  Ok((raw, clock, unknown))
+}
+
+/// The names of `object`'s own enumerable string-keyed properties, read without calling a
+/// getter.
+///
+/// # Safety
+/// `env` and `object` (an object) must belong to the current call.
+unsafe fn own_names(env: &Env, object: sys::napi_value) -> Result<Vec<String>> {
+  let mut names = ptr::null_mut();
+  check_status!(unsafe {
+    sys::napi_get_all_property_names(
+      env.raw(),
+      object,
+      sys::KeyCollectionMode::own_only,
+      sys::KeyFilter::enumerable | sys::KeyFilter::skip_symbols,
+      sys::KeyConversion::numbers_to_strings,
+      &mut names,
+    )
+  })?;
+  let mut count = 0;
+  check_status!(unsafe { sys::napi_get_array_length(env.raw(), names, &mut count) })?;
+  (0..count)
+    .map(|index| {
+      let mut key = ptr::null_mut();
+      check_status!(unsafe { sys::napi_get_element(env.raw(), names, index, &mut key) })?;
+      unsafe { String::from_napi_value(env.raw(), key) }
+    })
+    .collect()
 }
 
 /// A `layout` value, described, and its fields (each read once) when it is an object.

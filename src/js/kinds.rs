@@ -8,7 +8,7 @@ use napi::{Env, JsValue, Result};
 use napi_derive::napi;
 
 use super::error::{thrown, unusable};
-use super::input::{bytes, describe};
+use super::input::{bytes, clock_reading, describe};
 use crate::error::FlakeError;
 use crate::input::Input;
 use crate::kinds::layout::decompose::MAX_DATE_MS;
@@ -38,6 +38,28 @@ pub fn describe_kind(name: String) -> Result<KindDescription> {
     ids_per_ms: row.shape.map(|shape| shape.ids_per_unit()),
     parts: row.parts.iter().map(|&part| part.into()).collect(),
   })
+}
+
+/// What the `clock` option of a generator of the 128-bit `kind` returned (`value`), as ms since
+/// 1970, checked as every clock reading is (`ERR_FLAKE_INVALID_CLOCK`) and against the last
+/// millisecond the kind's ids are made for (`ERR_FLAKE_TIMESTAMP_OVERFLOW`, as its ordered
+/// calls say it): for its calls with uuid's options, which take their time from that clock
+/// but issue from no state that would check it.
+#[napi(ts_args_type = "kind: 'uuidv7' | 'flake128', value: unknown")]
+pub fn wide_clock_reading(env: Env, kind: String, value: Unknown) -> Result<f64> {
+  let kind = Kind::wide_named(&kind).ok_or_else(unusable)?;
+  let shape = kind.row().shape.ok_or_else(unusable)?;
+  let ms = unsafe { clock_reading(env.raw(), value.raw()) }.map_err(|err| thrown(&env, err))?;
+  // A 128-bit kind's shape counts ms from 1970 (epoch 0, 1 ms units): its time is `ms`.
+  if ms > shape.word().max_time().min(shape.max_time()) {
+    let past = FlakeError::TimestampOverflow {
+      delta: ms,
+      bits: shape.time_bits,
+      unit_ms: 1,
+    };
+    return Err(thrown(&env, kind.reworded(past, true)));
+  }
+  Ok(ms as f64)
 }
 
 /// The text of the id of the 128-bit `kind` in `id`: its 16 bytes from `offset`, each checked

@@ -9,7 +9,7 @@ use napi_derive::napi;
 use super::calls;
 use super::error::{thrown, unusable};
 use super::id_functions::ID_FUNCTIONS;
-use super::input::read_options;
+use super::input::{read_options, FLAKE_ID_OPTIONS};
 use super::protocol::{encode_settings, Scratch, PRIVATE_SLOT};
 use super::thread::Thread;
 use super::wide_functions::WIDE_FUNCTIONS;
@@ -17,7 +17,7 @@ use crate::clock;
 use crate::generator::Settings;
 use crate::kinds::layout::Preset;
 use crate::kinds::Kind;
-use crate::options;
+use crate::options::{self, unknown};
 use crate::registry::{self, shared_state};
 
 /// Sets up this thread with its scratch (a `Uint8Array` over a whole `SharedArrayBuffer` of
@@ -84,6 +84,9 @@ pub struct Configured<'env> {
   /// Why host scope was unavailable, the first time in the process a generator falls back to
   /// process scope.
   pub warning: Option<String>,
+  /// What to say, once per process for each name, about options a `FlakeId` does not take
+  /// (see `options::unknown`); the 128-bit kinds' are refused before they get here.
+  pub unknown_options: Option<Vec<String>>,
 }
 
 /// Validates `options` of a generator of `kind` (`'flakeId'`, `'uuidv7'` or `'flake128'`),
@@ -99,7 +102,7 @@ pub fn configure<'env>(
   options: Unknown<'env>,
 ) -> Result<Configured<'env>> {
   let kind = Kind::named(&kind).ok_or_else(unusable)?;
-  let (raw, clock) = read_options(env, options)?;
+  let (raw, clock, unknown) = read_options(env, options)?;
   let config =
     options::parse_kind(&raw, kind, clock::system_now_ms()).map_err(|e| thrown(env, e))?;
   let thread = Thread::of(env)?;
@@ -129,6 +132,8 @@ pub fn configure<'env>(
     scope: if host { "host" } else { "process" }.into(),
     clock,
     warning: registry::take_fallback().map(|reason| reason.to_string()),
+    unknown_options: Some(unknown::first_reports(&unknown, &FLAKE_ID_OPTIONS))
+      .filter(|reports| !reports.is_empty()),
   })
 }
 

@@ -10,6 +10,7 @@ use crate::kinds::layout::{node_id, Layout, Preset, MAX_PART};
 use crate::kinds::Kind;
 
 pub mod layout;
+pub mod unknown;
 pub mod values;
 
 use layout::{layout, RawLayout};
