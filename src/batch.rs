@@ -1,7 +1,7 @@
 //! Many ids at once, a millisecond at a time (one compare-and-swap per run of up to 4,096 ids):
 //! all of them, waiting for the clock where the caller says, or what the clock allows now.
 
-use crate::clock::{self, SystemClock, STALL_GRACE_MS};
+use crate::clock::{self, SystemClock, MAX_SPIN_MS, STALL_GRACE_MS};
 use crate::error::FlakeError;
 use crate::generator::{Generator, Ids};
 use crate::input::Input;
@@ -99,13 +99,6 @@ pub fn issue_available(
   }
   (issued, met, None)
 }
-
-/// The longest wait, in ms past a reading, that a synchronous call spends spinning for a 1 ms
-/// time unit: the end of the reading's millisecond. A longer one says the state is ahead of the
-/// clock (another process borrowed with `allowedFutureMs`, or the clock stepped back), and the
-/// event loop must not block for it: the call fails as `next()` does. A coarser unit spins to
-/// the end of the reading's unit.
-pub const MAX_SPIN_MS: u64 = 1;
 
 /// The waiter for batches on the system clock: waits out an overflow that ends with the
 /// reading's time unit (`unit_ms`, at least `MAX_SPIN_MS`); gives up on anything longer, on a

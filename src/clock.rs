@@ -31,6 +31,13 @@ pub fn from_js_ms(ms: f64) -> Result<u64, FlakeError> {
 /// meanwhile reads a clock that moved with real time, and never gives up for that.
 pub const STALL_GRACE_MS: u64 = 100;
 
+/// The longest wait, in ms past a reading, that a synchronous call spends spinning for a 1 ms
+/// time unit: the end of the reading's millisecond. A longer one says the state is ahead of the
+/// clock (another process borrowed with `allowedFutureMs`, or the clock stepped back), and the
+/// event loop must not block for it: the call fails as `next()` does. A coarser unit spins to
+/// the end of the reading's unit.
+pub const MAX_SPIN_MS: u64 = 1;
+
 /// Time as a waiting call sees it: the clock ids are issued by, and the real time passing.
 /// The system's (`SystemClock`) in use; a fake one in tests, so they never sleep.
 pub trait Time {

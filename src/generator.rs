@@ -7,7 +7,6 @@ use crate::kinds::layout::{Layout, Shape};
 use crate::options::Config;
 use crate::registry::SharedState;
 use crate::sequencer::{last_issued, Floor, Met, Refusal, Sequencer, Taken};
-use crate::sync_take::Tally;
 
 /// A generator: its configuration and the state it issues from. Cheap to make and to copy: the
 /// id functions make one per call from what JS wrote into the scratch.
@@ -112,6 +111,36 @@ impl Ids {
       slot.copy_from_slice(&id.to_be_bytes());
       id += self.step;
     }
+  }
+}
+
+/// Bits of a `Tally` that count ids (a unit has at most 2^16).
+const COUNT_BITS: u32 = 20;
+const COUNT_MASK: u64 = (1 << COUNT_BITS) - 1;
+
+/// The ids one generator instance took in the last time unit it took ids in (of its state's
+/// count: `Ids::time`): `time << COUNT_BITS | count`, 0 (the default) before any. JS keeps it
+/// with the instance (see `js::protocol`): instances of one configuration share all else. A
+/// time has at most 42 bits (`Word::max_time`), so the top two bits stay clear, which JS relies
+/// on.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tally(pub u64);
+
+impl Tally {
+  /// The tally once `ids` are taken too.
+  #[inline(always)]
+  pub fn add(self, ids: &Ids) -> Self {
+    let count = u64::from(ids.count);
+    if self.0 >> COUNT_BITS == ids.time {
+      Self(self.0 & !COUNT_MASK | ((self.0 & COUNT_MASK) + count).min(COUNT_MASK))
+    } else {
+      Self(ids.time << COUNT_BITS | count)
+    }
+  }
+
+  /// Whether it counts at least `ids` ids of unit `time`.
+  pub const fn holds(self, time: u64, ids: u32) -> bool {
+    self.0 >> COUNT_BITS == time && self.0 & COUNT_MASK >= ids as u64
   }
 }
 

@@ -5,10 +5,9 @@
 //! hold none of its ids: a neighbour's unit is waited out (it ends at most one unit later), and
 //! only a generator that took the unit's ids itself (its `Tally`) throws, as flake-idgen's does.
 
-use crate::batch::MAX_SPIN_MS;
-use crate::clock::{self, Time, STALL_GRACE_MS};
+use crate::clock::{self, Time, MAX_SPIN_MS, STALL_GRACE_MS};
 use crate::error::FlakeError;
-use crate::generator::{Generator, Ids};
+use crate::generator::{Generator, Ids, Tally};
 use crate::sequencer::Met;
 
 /// How long a call may wait, in all, while other generators take every id of each unit before
@@ -23,36 +22,6 @@ pub const BUSY_MS: u64 = 100;
 /// took, where that many fit `BUSY_MS` (units up to 33 ms): one descheduled for long still gets
 /// its races. A coarser unit gets the races that fit: one of a second.
 pub const BUSY_UNITS: u32 = 3;
-
-/// Bits of a `Tally` that count ids (a unit has at most 2^16).
-const COUNT_BITS: u32 = 20;
-const COUNT_MASK: u64 = (1 << COUNT_BITS) - 1;
-
-/// The ids one generator instance took in the last time unit it took ids in (of its state's
-/// count: `Ids::time`): `time << COUNT_BITS | count`, 0 (the default) before any. JS keeps it
-/// with the instance (see `js::protocol`): instances of one configuration share all else. A
-/// time has at most 42 bits (`Word::max_time`), so the top two bits stay clear, which JS relies
-/// on.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Tally(pub u64);
-
-impl Tally {
-  /// The tally once `ids` are taken too.
-  #[inline(always)]
-  pub fn add(self, ids: &Ids) -> Self {
-    let count = u64::from(ids.count);
-    if self.0 >> COUNT_BITS == ids.time {
-      Self(self.0 & !COUNT_MASK | ((self.0 & COUNT_MASK) + count).min(COUNT_MASK))
-    } else {
-      Self(ids.time << COUNT_BITS | count)
-    }
-  }
-
-  /// Whether it counts at least `ids` ids of unit `time`.
-  pub const fn holds(self, time: u64, ids: u32) -> bool {
-    self.0 >> COUNT_BITS == time && self.0 & COUNT_MASK >= ids as u64
-  }
-}
 
 /// What a synchronous call on `generator` (the instance whose ids `tally` counts) does about
 /// `refusal`, met for a reading of `now_ms`: an overflow of a unit the instance did not use up

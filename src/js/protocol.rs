@@ -65,11 +65,10 @@ use napi_derive::napi;
 
 use super::input::typed_array;
 use crate::error::FlakeError;
-use crate::generator::{Ids, Settings, CLOSED};
+use crate::generator::{Ids, Settings, Tally, CLOSED};
 use crate::kinds::layout::Shape;
 use crate::number::{whole, MAX_SAFE_INTEGER};
 use crate::sequencer::{Met, Sequencer};
-use crate::sync_take::Tally;
 
 /// A report's `count` (or `wait_ms`) is scaled by this; the remainder is `met`.
 #[napi]

@@ -5,8 +5,9 @@ use std::cell::Cell;
 use super::{decode, private, NOW};
 use crate::batch::{
   count, custom_clock_waiter, issue_all, system_clock_waiter, Waited, CUSTOM_CLOCK_GRACE_MS,
-  MAX_COUNT, MAX_SPIN_MS,
+  MAX_COUNT,
 };
+use crate::clock::MAX_SPIN_MS;
 use crate::error::{ErrorKind, FlakeError};
 use crate::generator::Generator;
 use crate::input::Input;

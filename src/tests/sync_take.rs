@@ -6,11 +6,12 @@
 use super::{decode, NOW};
 use crate::clock::{Time, STALL_GRACE_MS};
 use crate::error::FlakeError;
+use crate::generator::Tally;
 use crate::generator::{Generator, Ids, Settings};
 use crate::kinds::layout::Shape;
 use crate::registry::SharedState;
 use crate::sequencer::{Met, Sequencer};
-use crate::sync_take::{wait_out, Tally, BUSY_MS, BUSY_UNITS};
+use crate::sync_take::{wait_out, BUSY_MS, BUSY_UNITS};
 
 /// A clock that moves `step` ms per pause (0: never), real time moving as much (at least 1 ms);
 /// `on_pause` runs after each (another taker's turn); `back` ms are taken off every reading
