@@ -11,6 +11,7 @@ use crate::input::Input;
 use crate::kinds::layout::decompose::{self, ID_EXPECTED, OPTIONS_EXPECTED};
 use crate::kinds::layout::{Layout, Preset};
 use crate::options;
+use crate::options::values::decompose_epoch;
 
 /// The parts of an id given as a Buffer of 8 bytes, a bigint, a decimal string or a
 /// `0x`-prefixed hex string, by the layout of `options` (flake-idgen's by default): `timestamp`
@@ -133,8 +134,8 @@ fn layout_option(env: &Env, options: Option<Unknown>) -> Result<Layout> {
   let checked = || {
     let layout = options::layout::layout(&layout, &fields)?;
     let epoch = match &epoch {
-      unset if unset.is_unset() => decompose::epoch(&Input::Number(layout.epoch as f64))?,
-      value => decompose::epoch(value)?,
+      unset if unset.is_unset() => decompose_epoch(&Input::Number(layout.epoch as f64))?,
+      value => decompose_epoch(value)?,
     };
     Ok(Layout { epoch, ..layout })
   };

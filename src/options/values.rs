@@ -1,8 +1,9 @@
-//! Readers of option values shared by several options (and by `decompose`'s): each takes the
-//! value as it came from JS and the option's name for its error.
+//! Readers of option values shared by several options, and `decompose`'s `epoch`: each takes
+//! the value as it came from JS and the option's name for its error.
 
 use crate::error::FlakeError;
 use crate::input::Input;
+use crate::kinds::layout::decompose::MAX_DATE_MS;
 use crate::number::{whole, MAX_SAFE_INTEGER};
 
 /// The `epoch` option, here or in `decompose`/`fromTime`: unset is 0 (1970).
@@ -28,6 +29,20 @@ pub fn epoch(value: &Input) -> Result<u64, FlakeError> {
     },
     value => integer("epoch", value, MAX_SAFE_INTEGER as u64, EXPECTED),
   }
+}
+
+/// The `epoch` option of `decompose`/`fromTime`: as the constructor takes it, and no later than
+/// the latest `Date`, since the epoch is a time the ids are read back into.
+pub fn decompose_epoch(value: &Input) -> Result<u64, FlakeError> {
+  let epoch = epoch(value)?;
+  if epoch > MAX_DATE_MS {
+    return Err(FlakeError::OptionRange {
+      option: "epoch".into(),
+      expected: format!("a time a Date holds, at most {MAX_DATE_MS} ms since 1970"),
+      got: value.clone(),
+    });
+  }
+  Ok(epoch)
 }
 
 /// An integer from 0 to `max` given as a number or a decimal string.

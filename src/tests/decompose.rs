@@ -3,7 +3,8 @@
 use super::{flake, MAX_DELTA};
 use crate::error::{ErrorKind, FlakeError};
 use crate::input::Input;
-use crate::kinds::layout::decompose::{epoch, from_time, parse, parts, Parts};
+use crate::kinds::layout::decompose::{from_time, parse, parts, Parts};
+use crate::options::values::decompose_epoch as epoch;
 
 #[test]
 fn the_readme_example() {

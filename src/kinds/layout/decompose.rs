@@ -3,7 +3,6 @@
 use crate::error::FlakeError;
 use crate::input::Input;
 use crate::kinds::layout::{Layout, MAX_PART, PART_BITS};
-use crate::options::values;
 
 /// What `decompose` accepts, for error messages.
 pub const ID_EXPECTED: &str =
@@ -15,20 +14,6 @@ pub const MAX_DATE_MS: u64 = 8_640_000_000_000_000;
 /// What `decompose` and `fromTime` take as their options argument, for error messages.
 pub const OPTIONS_EXPECTED: &str =
   "an object such as { layout, epoch } (a FlakeId instance will do)";
-
-/// The `epoch` option of `decompose`/`fromTime`: as the constructor takes it, and no later than
-/// the latest `Date`, since the epoch is a time the ids are read back into.
-pub fn epoch(value: &Input) -> Result<u64, FlakeError> {
-  let epoch = values::epoch(value)?;
-  if epoch > MAX_DATE_MS {
-    return Err(FlakeError::OptionRange {
-      option: "epoch".into(),
-      expected: format!("a time a Date holds, at most {MAX_DATE_MS} ms since 1970"),
-      got: value.clone(),
-    });
-  }
-  Ok(epoch)
-}
 
 /// The fields of an id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
