@@ -11,6 +11,7 @@ use chacha20::ChaCha12Rng;
 use rand_core::{Rng, SeedableRng};
 
 use crate::error::FlakeError;
+use crate::host::os;
 
 /// Bytes generated at a time: 512 ids' worth.
 const BLOCK_BYTES: usize = 4096;
@@ -88,20 +89,15 @@ fn keyed() -> Result<ChaCha12Rng, FlakeError> {
 
 /// Counts forks from the first refill on (before it, no block holds anything to replay).
 fn watch_forks() -> Result<(), FlakeError> {
-  #[cfg(unix)]
-  {
-    static WATCHING: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    extern "C" fn forked() {
-      FORKS.fetch_add(1, Relaxed);
-    }
-    // Fails only without memory for the handler: then no block is safe to keep in a child.
-    let watching =
-      *WATCHING.get_or_init(|| unsafe { libc::pthread_atfork(None, None, Some(forked)) } == 0);
-    if !watching {
-      return Err(FlakeError::Random {
-        reason: "no fork handler could be registered".into(),
-      });
-    }
+  static WATCHING: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+  extern "C" fn forked() {
+    FORKS.fetch_add(1, Relaxed);
+  }
+  // Fails only without memory for the handler: then no block is safe to keep in a child.
+  if !*WATCHING.get_or_init(|| os::on_fork(forked)) {
+    return Err(FlakeError::Random {
+      reason: "no fork handler could be registered".into(),
+    });
   }
   Ok(())
 }

@@ -3,8 +3,6 @@
 //! in place exactly as threads of one process do.
 
 pub mod admin;
-#[cfg(unix)]
-pub mod at;
 pub mod dir;
 pub mod file;
 pub mod format;

@@ -9,7 +9,7 @@ use napi_derive::napi;
 
 use super::error::thrown;
 use crate::error::FlakeError;
-use crate::host::{admin, dir};
+use crate::host::{admin, dir, os};
 use crate::input::Input;
 use crate::number::whole;
 
@@ -80,7 +80,7 @@ fn state_dir(dir: Option<Either<String, Buffer>>) -> std::result::Result<PathBuf
   let path = match dir {
     None => return Ok(dir::default_dir()),
     Some(Either::A(text)) => return absolute(&text),
-    Some(Either::B(bytes)) => from_bytes(bytes.to_vec()),
+    Some(Either::B(bytes)) => os::path_from_bytes(bytes.to_vec()),
   };
   match path {
     Some(path) if path.is_absolute() => Ok(path),
@@ -92,63 +92,19 @@ fn state_dir(dir: Option<Either<String, Buffer>>) -> std::result::Result<PathBuf
   }
 }
 
-#[cfg(unix)]
-fn from_bytes(bytes: Vec<u8>) -> Option<PathBuf> {
-  use std::os::unix::ffi::OsStringExt;
-  (!bytes.contains(&0)).then(|| PathBuf::from(std::ffi::OsString::from_vec(bytes)))
-}
-
-/// Outside Unix a name is Unicode: its bytes must be UTF-8.
-#[cfg(not(unix))]
-fn from_bytes(bytes: Vec<u8>) -> Option<PathBuf> {
-  String::from_utf8(bytes)
-    .ok()
-    .filter(|text| !text.contains('\0'))
-    .map(PathBuf::from)
-}
-
 /// The bytes of the command line's argument `fromEnd` places from its end (1: the last), if it
 /// reads as `expected` once decoded as Node decodes it (invalid UTF-8 replaced): what the
 /// command was given where Node's `process.argv` cannot say it. `undefined` if it does not
 /// read so (Node's own options are not in `process.argv`, hence counting from the end).
 #[napi]
 pub fn raw_argument(from_end: u32, expected: String) -> Option<Buffer> {
-  let args = raw_arguments();
+  let args = os::arguments();
   let arg = args
     .len()
     .checked_sub(from_end as usize)
     .and_then(|at| args.get(at))?;
   (from_end > 0 && arg.to_string_lossy() == expected)
     .then(|| arg.as_encoded_bytes().to_vec().into())
-}
-
-/// The process's command line, as the system gave it. musl, unlike glibc, does not pass
-/// `argv` to a shared library's initialisers, so inside an addon `args_os()` is empty there:
-/// Linux then says it in `/proc/self/cmdline`.
-fn raw_arguments() -> Vec<std::ffi::OsString> {
-  let args: Vec<_> = std::env::args_os().collect();
-  #[cfg(target_os = "linux")]
-  if args.is_empty() {
-    if let Ok(line) = std::fs::read("/proc/self/cmdline") {
-      return command_line(&line);
-    }
-  }
-  args
-}
-
-/// The arguments of a `/proc/<pid>/cmdline`: each ends in a NUL.
-#[cfg(target_os = "linux")]
-pub(crate) fn command_line(line: &[u8]) -> Vec<std::ffi::OsString> {
-  use std::os::unix::ffi::OsStrExt;
-  if line.is_empty() {
-    return Vec::new();
-  }
-  line
-    .strip_suffix(b"\0")
-    .unwrap_or(line)
-    .split(|&byte| byte == 0)
-    .map(|arg| std::ffi::OsStr::from_bytes(arg).to_os_string())
-    .collect()
 }
 
 /// A state directory and its state files.

@@ -9,7 +9,7 @@ use std::process::Command;
 
 use super::{config, temp_dir};
 use crate::error::FlakeError;
-use crate::host::{dir, file, os};
+use crate::host::{file, os};
 use crate::input::Input;
 use crate::options::{RawOptions, Scope};
 use crate::registry::shared_state;
@@ -35,7 +35,7 @@ fn shortages_are_transient_and_everything_else_lasts() {
       message.contains(name) && message.contains("epoch-0.state") && message.contains("transient"),
       "{message}"
     );
-    let dir_error = dir::io_error(Path::new("/tmp/flake-idgen-x"), "", &err);
+    let dir_error = os::io_error(Path::new("/tmp/flake-idgen-x"), "", &err);
     assert_eq!(dir_error.code(), "ERR_FLAKE_STATE_UNAVAILABLE");
   }
   for errno in [
@@ -48,7 +48,7 @@ fn shortages_are_transient_and_everything_else_lasts() {
     let err = io::Error::from_raw_os_error(errno);
     assert_eq!(os::transient(&err), None, "{err}");
     let path = Path::new("/tmp/flake-idgen-x");
-    assert_eq!(dir::io_error(path, "", &err).code(), "ERR_FLAKE_STATE_DIR");
+    assert_eq!(os::io_error(path, "", &err).code(), "ERR_FLAKE_STATE_DIR");
     assert_eq!(
       file::io_error(path, "", &err).code(),
       "ERR_FLAKE_STATE_FILE"

@@ -1,14 +1,29 @@
-//! What the state file needs of the operating system, one side per system, chosen once here (as
-//! memmap2 does): opening the state directory and its file, creating the file under a temporary
-//! name and linking it into place, telling a file from another put at its path, reading and
-//! writing at an offset, and turning the first mapping's exclusive lock into a shared one. Both
-//! sides have the same names and types, so `file` and `admin` read the same on every system.
+//! What the crate needs of the operating system, one side per system, chosen once here (as
+//! memmap2 does). For host scope: opening the state directory and its file, creating the file
+//! under a temporary name and linking it into place, telling a file from another put at its
+//! path, reading and writing at an offset, turning the first mapping's exclusive lock into a
+//! shared one, which directories and files are the user's own, where a state directory goes by
+//! default, and the paths and arguments the `state` command is given; for `random`, a handler
+//! for forks. Both sides have the same names and types, so `dir`, `file`, `admin`, `random` and
+//! `js::state` read the same on every system. No other file of the crate holds code for one
+//! system (`tests::layers` checks), but for the SIGBUS guard (Linux).
 
 #[cfg_attr(unix, path = "unix.rs")]
 #[cfg_attr(windows, path = "windows.rs")]
 mod imp;
 
+#[cfg(unix)]
+mod at;
+mod refusal;
+
+#[cfg(all(test, target_os = "linux"))]
+pub use imp::command_line;
+#[cfg(test)]
+pub use imp::io_error;
 pub use imp::{
-  changed_at, downgrade, identity, identity_at, open, read_at, refused_symlink, transient,
-  write_at, Dir, Identity,
+  arguments, changed_at, check, downgrade, identity, identity_at, not_ours, on_fork, open,
+  path_from_bytes, read_at, refused_symlink, shared_temp_dirs, transient, user_temp_dir, write_at,
+  Dir, Identity,
 };
+#[cfg(all(test, unix))]
+pub use imp::{euid, open_dir};

@@ -1,15 +1,19 @@
 //! Unix: the state directory and its file opened by descriptor (see `at`), a file told from
-//! another by its device and inode numbers, and `flock` to make a lock shared in place.
+//! another by its device and inode numbers, `flock` to make a lock shared in place, ownership by
+//! uid and mode bits, the shared temporary directories a state directory is made in per user,
+//! and paths and arguments as bytes.
 
-use std::ffi::CString;
-use std::fs::{File, OpenOptions};
+use std::ffi::{CString, OsString};
+use std::fs::{self, DirBuilder, File, Metadata, OpenOptions};
 use std::io;
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
-use std::path::Path;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
 
+use super::at;
+use super::refusal::{self, error};
 use crate::error::FlakeError;
-use crate::host::at;
 
 /// The state directory, open by descriptor: its files are opened, made, linked and removed
 /// relative to it, so a directory swapped in at its path cannot redirect them.
@@ -17,9 +21,9 @@ pub struct Dir(File);
 
 impl Dir {
   /// Opens the state directory `dir`, made if missing, refused unless it is safe (see
-  /// `at::open_dir`).
+  /// `open_dir`).
   pub fn open(dir: &Path) -> Result<Self, FlakeError> {
-    at::open_dir(dir).map(Self)
+    open_dir(dir).map(Self)
   }
 
   /// Opens the file `name` in it, to read (and write, if `write`), without following a symlink.
@@ -155,4 +159,200 @@ pub fn transient(err: &io::Error) -> Option<&'static str> {
     errno if errno == libc::EAGAIN || errno == libc::EWOULDBLOCK => "EAGAIN",
     _ => return None,
   })
+}
+
+/// Opens the state directory `dir`: made (0700, and its missing parents) if missing; refused
+/// unless it is a real directory, this user's and writable by nobody else, in a parent that
+/// others cannot write in, or that is sticky (as /tmp is): in a parent anyone may write in,
+/// anyone could rename the directory away and put their own in its place.
+pub fn open_dir(dir: &Path) -> Result<File, FlakeError> {
+  let (Some(parent), Some(name)) = (dir.parent(), dir.file_name()) else {
+    return Err(error(dir, "not a directory a state file can be made in"));
+  };
+  if !dir.is_absolute() {
+    return Err(error(dir, "not an absolute path"));
+  }
+  let fail = |err: io::Error| io_error(dir, "", &err);
+  let name = at::c_string(Path::new(name)).map_err(fail)?;
+  let parent_path = at::c_string(parent).map_err(fail)?;
+  let open_parent = || at::open_dir_path(&parent_path);
+  let parent_dir = match open_parent() {
+    Err(err) if err.kind() == io::ErrorKind::NotFound => {
+      DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(parent)
+        .map_err(|err| io_error(dir, "cannot create its parent: ", &err))?;
+      open_parent()
+    }
+    opened => opened,
+  }
+  .map_err(|err| io_error(dir, "cannot open its parent: ", &err))?;
+  let parent_mode = parent_dir.metadata().map_err(fail)?.mode();
+  // mode_t is u16 on some systems.
+  #[allow(clippy::unnecessary_cast)]
+  let sticky = libc::S_ISVTX as u32;
+  if parent_mode & 0o002 != 0 && parent_mode & sticky == 0 {
+    return Err(error(
+      dir,
+      format!(
+        "its parent {} is writable by others without the sticky bit (mode {:o}): anyone could put another directory in its place",
+        parent.display(),
+        parent_mode & 0o7777
+      ),
+    ));
+  }
+  let flags = libc::O_RDONLY | libc::O_DIRECTORY;
+  let opened = match at::open_at(&parent_dir, &name, flags, 0) {
+    Err(err) if err.kind() == io::ErrorKind::NotFound => {
+      let made = at::mkdir_at(&parent_dir, &name, 0o700);
+      match made {
+        Err(err) if err.kind() != io::ErrorKind::AlreadyExists => {
+          return Err(io_error(dir, "cannot create it: ", &err))
+        }
+        _ => at::open_at(&parent_dir, &name, flags, 0),
+      }
+    }
+    opened => opened,
+  };
+  let dir_file = opened.map_err(|err| match err.raw_os_error() {
+    // Linux says ENOTDIR for a symlink opened with O_DIRECTORY | O_NOFOLLOW: look, for the words.
+    Some(libc::ELOOP | libc::ENOTDIR)
+      if std::fs::symlink_metadata(dir).is_ok_and(|meta| meta.file_type().is_symlink()) =>
+    {
+      error(dir, "it is a symlink (not followed)")
+    }
+    Some(libc::ENOTDIR) => error(dir, "not a directory"),
+    _ => fail(err),
+  })?;
+  let meta = dir_file.metadata().map_err(fail)?;
+  match not_ours(&meta) {
+    Some(reason) => Err(error(dir, reason)),
+    None => Ok(dir_file),
+  }
+}
+
+/// `ERR_FLAKE_STATE_UNAVAILABLE` for `dir` if `err` is a transient OS error (see `transient`),
+/// else `ERR_FLAKE_STATE_DIR`; the reason is `context` then `err`.
+pub fn io_error(dir: &Path, context: &str, err: &io::Error) -> FlakeError {
+  refusal::io_error(dir, context, err, transient(err))
+}
+
+/// Refuses `dir` unless it is a real directory (not a symlink), owned by this process's user
+/// and writable by nobody else: anyone who can write in it could plant a state file that makes
+/// this process reissue ids, or swap one for a symlink.
+pub fn check(dir: &Path) -> Result<(), FlakeError> {
+  let meta = fs::symlink_metadata(dir).map_err(|err| io_error(dir, "", &err))?;
+  refusal::directory(dir, &meta)?;
+  not_ours(&meta).map_or(Ok(()), |reason| Err(error(dir, reason)))
+}
+
+/// Why a directory or file with `meta` is not this user's alone, if it is not: owned by another
+/// user, or writable by group or others.
+pub fn not_ours(meta: &Metadata) -> Option<String> {
+  if meta.uid() != euid() {
+    return Some(format!(
+      "owned by uid {}, not by this process's user (uid {})",
+      meta.uid(),
+      euid()
+    ));
+  }
+  (meta.mode() & 0o022 != 0).then(|| {
+    format!(
+      "writable by group or others (mode {:o}); chmod go-w it",
+      meta.mode() & 0o7777
+    )
+  })
+}
+
+/// The effective uid of this process, which owns what it creates.
+pub fn euid() -> u32 {
+  // SAFETY: geteuid has no preconditions and cannot fail.
+  unsafe { libc::geteuid() }
+}
+
+/// The user's own temporary directory, where the system has one apart from `TMPDIR`: on macOS,
+/// `confstr(_CS_DARWIN_USER_TEMP_DIR)` (under `/var/folders`, mode 0700: per user, and read from
+/// the system, not from `TMPDIR`, which a launchd service may lack).
+#[cfg(target_os = "macos")]
+pub fn user_temp_dir() -> Option<PathBuf> {
+  let mut buf = vec![0u8; 1024];
+  // SAFETY: confstr writes at most `buf.len()` bytes, NUL included, and returns the length it
+  // needs (0 on failure).
+  let needed = unsafe {
+    libc::confstr(
+      libc::_CS_DARWIN_USER_TEMP_DIR,
+      buf.as_mut_ptr().cast(),
+      buf.len(),
+    )
+  };
+  if needed == 0 || needed > buf.len() {
+    return None;
+  }
+  buf.truncate(needed - 1);
+  let dir = PathBuf::from(OsString::from_vec(buf));
+  dir.is_absolute().then_some(dir)
+}
+
+/// None outside macOS: `TMPDIR` and `XDG_RUNTIME_DIR` differ between a login session and a
+/// service, so they are not read.
+#[cfg(not(target_os = "macos"))]
+pub fn user_temp_dir() -> Option<PathBuf> {
+  None
+}
+
+/// The directories named `name` and this user's uid (`name-<uid>`) in the temporary
+/// directories every user shares, in order: `/tmp` (every Unix has it, sticky, for every user);
+/// then `/var/tmp`, for a `/tmp` that is full, read-only or holds another user's; then
+/// `/dev/shm` (Linux), the one writable place a read-only container usually has, last because
+/// logind's `RemoveIPC` empties it of a user's files at their last logout.
+pub fn shared_temp_dirs(name: &str) -> Vec<PathBuf> {
+  let mut roots = vec!["/tmp", "/var/tmp"];
+  if cfg!(target_os = "linux") {
+    roots.push("/dev/shm");
+  }
+  roots
+    .into_iter()
+    .map(|root| Path::new(root).join(format!("{name}-{}", euid())))
+    .collect()
+}
+
+/// Has `forked` called in the child of every fork from now on; false if it cannot be (no
+/// memory for it).
+pub fn on_fork(forked: extern "C" fn()) -> bool {
+  // SAFETY: a handler that only counts, as a child may run after a fork.
+  unsafe { libc::pthread_atfork(None, None, Some(forked)) == 0 }
+}
+
+/// A path given as bytes: any bytes but a NUL.
+pub fn path_from_bytes(bytes: Vec<u8>) -> Option<PathBuf> {
+  (!bytes.contains(&0)).then(|| PathBuf::from(OsString::from_vec(bytes)))
+}
+
+/// The process's command line, as the system gave it. musl, unlike glibc, does not pass
+/// `argv` to a shared library's initialisers, so inside an addon `args_os()` is empty there:
+/// Linux then says it in `/proc/self/cmdline`.
+pub fn arguments() -> Vec<OsString> {
+  let args: Vec<_> = std::env::args_os().collect();
+  #[cfg(target_os = "linux")]
+  if args.is_empty() {
+    if let Ok(line) = fs::read("/proc/self/cmdline") {
+      return command_line(&line);
+    }
+  }
+  args
+}
+
+/// The arguments of a `/proc/<pid>/cmdline`: each ends in a NUL.
+#[cfg(target_os = "linux")]
+pub fn command_line(line: &[u8]) -> Vec<OsString> {
+  if line.is_empty() {
+    return Vec::new();
+  }
+  line
+    .strip_suffix(b"\0")
+    .unwrap_or(line)
+    .split(|&byte| byte == 0)
+    .map(|arg| std::ffi::OsStr::from_bytes(arg).to_os_string())
+    .collect()
 }

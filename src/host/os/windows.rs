@@ -1,12 +1,15 @@
 //! Windows: the state directory and its file opened by path, no identity kept for a file (one
-//! open here cannot be removed by a reset), and a lock made shared by letting it go first.
+//! open here cannot be removed by a reset), a lock made shared by letting it go first, no owner
+//! checked (ACLs are not read), the user's own temporary directory for the state directory, and
+//! paths and arguments as Unicode.
 
-use std::fs::{self, DirBuilder, File, OpenOptions};
+use std::ffi::OsString;
+use std::fs::{self, DirBuilder, File, Metadata, OpenOptions};
 use std::io;
 use std::path::{Path, PathBuf};
 
+use super::refusal::{self, error};
 use crate::error::FlakeError;
-use crate::host::dir::{self, error};
 
 /// The state directory, by path: its files are opened, made, linked and removed by their paths.
 pub struct Dir(PathBuf);
@@ -59,22 +62,22 @@ pub fn changed_at(_meta: &std::fs::Metadata) -> u64 {
   u64::MAX
 }
 
-/// Makes `dir` if it is missing, then checks it as `dir::check` does. (On Unix,
-/// `at::open_dir` does this by descriptor.)
+/// Makes `dir` if it is missing, then checks it (`check`). (On Unix, `open_dir` does this by
+/// descriptor.)
 fn prepare(dir: &Path) -> Result<(), FlakeError> {
   if !dir.is_absolute() {
     return Err(error(dir, "not an absolute path"));
   }
   if let Err(err) = fs::symlink_metadata(dir) {
     if err.kind() != io::ErrorKind::NotFound {
-      return Err(dir::io_error(dir, "", &err));
+      return Err(io_error(dir, "", &err));
     }
     DirBuilder::new()
       .recursive(true)
       .create(dir)
-      .map_err(|err| dir::io_error(dir, "cannot create it: ", &err))?;
+      .map_err(|err| io_error(dir, "cannot create it: ", &err))?;
   }
-  dir::check(dir)
+  check(dir)
 }
 
 /// Opens `path` to read (and write, if `write`).
@@ -167,4 +170,50 @@ pub fn transient(err: &io::Error) -> Option<&'static str> {
     1816 => "ERROR_NOT_ENOUGH_QUOTA",
     _ => return None,
   })
+}
+
+/// `ERR_FLAKE_STATE_UNAVAILABLE` for `dir` if `err` is a transient OS error (see `transient`),
+/// else `ERR_FLAKE_STATE_DIR`; the reason is `context` then `err`.
+pub fn io_error(dir: &Path, context: &str, err: &io::Error) -> FlakeError {
+  refusal::io_error(dir, context, err, transient(err))
+}
+
+/// Refuses `dir` unless it is a real directory (not a symlink). Its owner is not checked here
+/// (see `not_ours`).
+pub fn check(dir: &Path) -> Result<(), FlakeError> {
+  let meta = fs::symlink_metadata(dir).map_err(|err| io_error(dir, "", &err))?;
+  refusal::directory(dir, &meta)
+}
+
+/// No reason here: uids and mode bits are Unix's (Windows's ACLs are not read).
+pub fn not_ours(_meta: &Metadata) -> Option<String> {
+  None
+}
+
+/// The temporary directory, which is the user's own.
+pub fn user_temp_dir() -> Option<PathBuf> {
+  Some(std::env::temp_dir())
+}
+
+/// None: the temporary directory is already the user's own (`user_temp_dir`).
+pub fn shared_temp_dirs(_name: &str) -> Vec<PathBuf> {
+  Vec::new()
+}
+
+/// True: a process here is never forked, so `forked` is never called.
+pub fn on_fork(_forked: extern "C" fn()) -> bool {
+  true
+}
+
+/// A path given as bytes: a name is Unicode here, so its bytes must be UTF-8 (and hold no NUL).
+pub fn path_from_bytes(bytes: Vec<u8>) -> Option<PathBuf> {
+  String::from_utf8(bytes)
+    .ok()
+    .filter(|text| !text.contains('\0'))
+    .map(PathBuf::from)
+}
+
+/// The process's command line, as the system gave it.
+pub fn arguments() -> Vec<OsString> {
+  std::env::args_os().collect()
 }
