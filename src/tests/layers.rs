@@ -147,6 +147,42 @@ fn word_before(chars: &[char], i: usize) -> bool {
   i > 0 && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '_')
 }
 
+/// Code with the bodies of its inline test modules (`#[cfg(test)] mod tests { … }`) blanked:
+/// like `src/tests/`, they are not the crate's.
+fn without_test_modules(code: &str) -> String {
+  let mut out = code.to_string();
+  let mut from = 0;
+  while let Some(at) = out[from..].find("#[cfg(test)]").map(|at| from + at) {
+    from = at + 1;
+    let after = out[at + "#[cfg(test)]".len()..].trim_start();
+    let words = tokens(after.split('{').next().unwrap_or(""));
+    let inline =
+      after.contains('{') && matches!(words.as_slice(), [module, _name] if module == "mod");
+    if !inline {
+      continue;
+    }
+    let open = at + out[at..].find('{').unwrap();
+    let mut depth = 0;
+    let close = out[open..]
+      .char_indices()
+      .find_map(|(i, c)| {
+        depth += match c {
+          '{' => 1,
+          '}' => -1,
+          _ => 0,
+        };
+        (depth == 0).then_some(open + i)
+      })
+      .expect("a closed module");
+    let blanked: String = out[open + 1..close]
+      .chars()
+      .map(|c| if c == '\n' { '\n' } else { ' ' })
+      .collect();
+    out.replace_range(open + 1..close, &blanked);
+  }
+  out
+}
+
 /// The tokens of code: words, `::`, and every other character alone.
 fn tokens(code: &str) -> Vec<String> {
   let chars: Vec<char> = code.chars().collect();
@@ -189,7 +225,7 @@ fn module_tree(src: &Path) -> Vec<Source> {
   let mut queue = vec![("lib.rs".to_string(), Vec::<String>::new())];
   while let Some((file, module)) = queue.pop() {
     let text = std::fs::read_to_string(src.join(&file)).expect("a readable source file");
-    let code = code(&text);
+    let code = without_test_modules(&code(&text));
     // Where its children's files are: beside it for lib.rs and a mod.rs, else in its folder.
     let folder = match file.rsplit_once('/') {
       _ if file == "lib.rs" => String::new(),
@@ -201,6 +237,7 @@ fn module_tree(src: &Path) -> Vec<Source> {
       .map_or(String::new(), |(dir, _)| format!("{dir}/"));
     let mut children = Vec::new();
     let mut paths: Vec<String> = Vec::new();
+    let mut test_only = false;
     for (line, raw) in code.lines().zip(text.lines()) {
       let words = tokens(line);
       let at = |i: usize| words.get(i).map_or("", String::as_str);
@@ -208,6 +245,7 @@ fn module_tree(src: &Path) -> Vec<Source> {
         if let Some((_, rest)) = raw.split_once("path = \"") {
           paths.push(rest.split('"').next().unwrap().to_string());
         }
+        test_only |= line.replace(' ', "") == "#[cfg(test)]";
         continue;
       }
       let start = words.iter().position(|word| word == "mod");
@@ -218,6 +256,12 @@ fn module_tree(src: &Path) -> Vec<Source> {
       });
       if let Some(i) = declared {
         let name = at(i + 1).to_string();
+        if at(i + 2) == "{" && test_only {
+          // An inline test module: its body is blanked (`without_test_modules`).
+          paths.clear();
+          test_only = false;
+          continue;
+        }
         assert_eq!(
           at(i + 2),
           ";",
@@ -241,6 +285,7 @@ fn module_tree(src: &Path) -> Vec<Source> {
         children.push(name);
       }
       paths.clear();
+      test_only = false;
     }
     out.push(Source {
       file,
