@@ -18,12 +18,10 @@ mod refusal;
 
 #[cfg(all(test, target_os = "linux"))]
 pub use imp::command_line;
-#[cfg(test)]
-pub use imp::io_error;
 pub use imp::{
   arguments, changed_at, check, downgrade, identity, identity_at, not_ours, on_fork, open,
   path_from_bytes, read_at, refused_symlink, shared_temp_dirs, transient, user_temp_dir, write_at,
   Dir, Identity,
 };
 #[cfg(all(test, unix))]
-pub use imp::{euid, open_dir};
+pub use imp::{euid, io_error, open_dir};

@@ -7,7 +7,7 @@ use std::ffi::{CString, OsString};
 use std::fs::{self, DirBuilder, File, Metadata, OpenOptions};
 use std::io;
 use std::os::fd::AsRawFd;
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::ffi::OsStringExt;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
@@ -346,6 +346,7 @@ pub fn arguments() -> Vec<OsString> {
 /// The arguments of a `/proc/<pid>/cmdline`: each ends in a NUL.
 #[cfg(target_os = "linux")]
 pub fn command_line(line: &[u8]) -> Vec<OsString> {
+  use std::os::unix::ffi::OsStrExt;
   if line.is_empty() {
     return Vec::new();
   }
