@@ -12,7 +12,7 @@ use super::input::{bytes, describe};
 use crate::error::FlakeError;
 use crate::input::Input;
 use crate::kinds::layout::decompose::MAX_DATE_MS;
-use crate::kinds::{Kind, PartValue};
+use crate::kinds::{Kind, PartValue, Wide};
 
 /// A kind of id as JS sees it: its row of `kinds::KINDS`.
 #[napi(object)]
@@ -111,7 +111,7 @@ pub fn id_decompose(env: Env, kind: String, id: Unknown) -> Result<Object<'stati
 }
 
 /// The id of `kind` that `id` is, in any form its readers take.
-fn read(env: &Env, kind: Kind, id: &Unknown) -> Result<[u8; 16]> {
+fn read(env: &Env, kind: Wide, id: &Unknown) -> Result<[u8; 16]> {
   let got = unsafe { describe(env.raw(), id.raw()) }?;
   let data = match got {
     Input::Bytes(_) => unsafe { bytes(env.raw(), id.raw()) }?,
@@ -121,7 +121,7 @@ fn read(env: &Env, kind: Kind, id: &Unknown) -> Result<[u8; 16]> {
 }
 
 /// The id of `kind` in the 16 bytes of `id` (a Uint8Array) from `offset`.
-fn stored(env: &Env, kind: Kind, id: &Unknown, offset: usize) -> Result<[u8; 16]> {
+fn stored(env: &Env, kind: Wide, id: &Unknown, offset: usize) -> Result<[u8; 16]> {
   let got = unsafe { describe(env.raw(), id.raw()) }?;
   let expected = kind.row().bytes_expected;
   let stored = match (&got, unsafe { bytes(env.raw(), id.raw()) }) {

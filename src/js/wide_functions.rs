@@ -29,7 +29,7 @@ use crate::batch;
 use crate::clock;
 use crate::error::FlakeError;
 use crate::generator::{Generator, Ids};
-use crate::kinds::{Kind, WIDE};
+use crate::kinds::{Wide, WIDE};
 
 /// Whether a call writes the id into the scratch or returns its text.
 type Form = bool;
@@ -97,10 +97,10 @@ unsafe extern "C" fn by_reading<const FORM: Form>(
 fn of_its_kind(
   generator: &Generator,
   take: impl Fn(&Generator) -> Result<Ids, FlakeError>,
-) -> Option<(Kind, Result<Ids, FlakeError>)> {
+) -> Option<(Wide, Result<Ids, FlakeError>)> {
   WIDE
     .into_iter()
-    .find_map(|kind| (kind.row().shape == Some(generator.shape())).then(|| (kind, take(generator))))
+    .find_map(|kind| (kind.shape() == Some(generator.shape())).then(|| (kind, take(generator))))
 }
 
 /// Makes the 128-bit id of `issued`, of its kind, and writes it into the scratch or returns its
@@ -112,34 +112,37 @@ fn of_its_kind(
 unsafe fn answer<const FORM: Form>(
   env: sys::napi_env,
   thread: &Thread,
-  issued: Option<(Kind, Result<Ids, FlakeError>)>,
+  issued: Option<(Wide, Result<Ids, FlakeError>)>,
   own_clock: bool,
 ) -> sys::napi_value {
   match issued {
-    // An arm per kind, so that each makes its ids with its row's flags as constants.
-    Some((Kind::Uuidv7, Ok(Ids { first, .. }))) => unsafe {
-      made::<{ Kind::Uuidv7 as u8 }, FORM>(env, thread, first)
-    },
-    Some((Kind::Flake128, Ok(Ids { first, .. }))) => unsafe {
-      made::<{ Kind::Flake128 as u8 }, FORM>(env, thread, first)
-    },
+    Some((kind, Ok(Ids { first, .. }))) => {
+      // A branch per kind (the loop is unrolled), so that each makes its ids with its row as
+      // constants: its functions are then called directly, inlined, not through the row.
+      for each in WIDE {
+        if each == kind {
+          return unsafe { made::<FORM>(env, thread, each, first) };
+        }
+      }
+      unsafe { throw_unusable(env) }
+    }
     Some((kind, Err(err))) => unsafe { thrown(env, &kind.reworded(err, own_clock)) },
-    Some((Kind::FlakeId, _)) | None => unsafe { throw_unusable(env) },
+    None => unsafe { throw_unusable(env) },
   }
 }
 
-/// Makes the 128-bit id of kind `KIND` (a `Kind` as a number) from `first`, and writes it into
-/// the scratch or returns its text; or throws.
+/// Makes the 128-bit id of `kind` from `first`, and writes it into the scratch or returns its
+/// text; or throws.
 ///
 /// # Safety
 /// As `answer`.
 #[inline(always)]
-unsafe fn made<const KIND: u8, const FORM: Form>(
+unsafe fn made<const FORM: Form>(
   env: sys::napi_env,
   thread: &Thread,
+  kind: Wide,
   first: u64,
 ) -> sys::napi_value {
-  let kind = Kind::numbered(KIND);
   // Only what the kind's ids carry is read: a flake's worker id, a UUIDv7's random bits.
   let row = kind.row();
   let worker = if row.worker {

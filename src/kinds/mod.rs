@@ -26,13 +26,16 @@ pub enum Kind {
   Flake128,
 }
 
-/// What a kind is.
+/// What a kind is, and what its ids do.
 #[derive(Debug)]
 pub struct Row {
   pub kind: Kind,
   /// Its name in JS (`configure`'s and the read-back functions' `kind`) and in the command's
   /// `decompose` output (`"type"`).
   pub name: &'static str,
+  /// What the package exports for it (`index.js`), as `flake-idgen state` lists the kinds a
+  /// state file serves.
+  pub export: &'static str,
   /// What its errors call one.
   pub title: &'static str,
   /// What makes them, as its errors begin.
@@ -52,6 +55,29 @@ pub struct Row {
   /// The names of its parts after `timestamp` and `date`, in the order `decompose` gives them
   /// (a layout's node id parts come from the layout).
   pub parts: &'static [&'static str],
+  /// What its 128-bit ids do, its module's functions; `None` for the 64-bit ids, which the id
+  /// functions write themselves.
+  pub wide: Option<Does>,
+}
+
+/// What a 128-bit kind's ids do: its module's functions, which the N-API layer calls through
+/// its row (see `Wide`).
+#[derive(Debug)]
+pub struct Does {
+  /// The id made from an id of the row's `shape`, the call's worker id and 64 random bits (the
+  /// row's `worker` and `random` say which it reads).
+  pub make: fn(u64, u64, u64) -> [u8; 16],
+  /// Its text: a UUID's canonical form, a flake's base 62.
+  pub text: fn(&[u8; 16]) -> Text,
+  /// The id whose text form (`text`'s) is the one given.
+  pub parse: fn(&str) -> Option<[u8; 16]>,
+  /// Whether 16 bytes are one of its ids (a UUIDv7's version and variant).
+  pub holds: fn(&[u8; 16]) -> bool,
+  /// The id that a value is, in any form its readers take (the bytes, when it is a
+  /// Uint8Array); errors name it `id`.
+  pub read: fn(&Input, Option<&[u8]>) -> Result<[u8; 16], FlakeError>,
+  /// The parts of one of its ids.
+  pub parts: fn(&[u8; 16]) -> Parts,
 }
 
 /// Every kind, in `Kind`'s order. A static, not a const: rows are handed out by reference, and a
@@ -60,6 +86,7 @@ pub static KINDS: [Row; 3] = [
   Row {
     kind: Kind::FlakeId,
     name: "flakeId",
+    export: "FlakeId",
     title: "a 64-bit id",
     maker: "FlakeId",
     bytes: 8,
@@ -69,10 +96,12 @@ pub static KINDS: [Row; 3] = [
     text: layout::decompose::ID_EXPECTED,
     bytes_expected: "a Buffer of 8 bytes",
     parts: &["id", "sequence"],
+    wide: None,
   },
   Row {
     kind: Kind::Uuidv7,
     name: "uuidv7",
+    export: "uuidv7",
     title: "a UUIDv7",
     maker: "uuidv7()",
     bytes: 16,
@@ -82,10 +111,12 @@ pub static KINDS: [Row; 3] = [
     text: uuid::EXPECTED,
     bytes_expected: uuid::BYTES_EXPECTED,
     parts: &["sequence", "random"],
+    wide: Some(uuid::DOES),
   },
   Row {
     kind: Kind::Flake128,
     name: "flake128",
+    export: "Flake128",
     title: "a Flake128",
     maker: "Flake128",
     bytes: 16,
@@ -95,11 +126,122 @@ pub static KINDS: [Row; 3] = [
     text: flake128::BASE62_EXPECTED,
     bytes_expected: "16 bytes",
     parts: &["worker", "sequence"],
+    wide: Some(flake128::DOES),
   },
 ];
 
-/// The 128-bit kinds, the ones the wide id functions serve.
-pub const WIDE: [Kind; 2] = [Kind::Uuidv7, Kind::Flake128];
+/// How many kinds are 128-bit (have `wide`).
+const WIDE_COUNT: usize = {
+  let (mut count, mut at) = (0, 0);
+  while at < KINDS.len() {
+    count += KINDS[at].wide.is_some() as usize;
+    at += 1;
+  }
+  count
+};
+
+/// The 128-bit kinds, the ones the wide id functions serve, in `KINDS`' order.
+pub static WIDE: [Wide; WIDE_COUNT] = {
+  let mut wide = [nth_wide(0); WIDE_COUNT];
+  let mut n = 1;
+  while n < WIDE_COUNT {
+    wide[n] = nth_wide(n);
+    n += 1;
+  }
+  wide
+};
+
+/// The `n`th 128-bit kind of `KINDS` (built when compiling: `n` is below `WIDE_COUNT`).
+const fn nth_wide(mut n: usize) -> Wide {
+  let mut at = 0;
+  while at < KINDS.len() {
+    if let Some(does) = &KINDS[at].wide {
+      if n == 0 {
+        return Wide {
+          row: &KINDS[at],
+          does,
+        };
+      }
+      n -= 1;
+    }
+    at += 1;
+  }
+  panic!("fewer 128-bit kinds than WIDE_COUNT")
+}
+
+/// A 128-bit kind: its row, and what its ids do. Each method is its row's function.
+#[derive(Debug, Clone, Copy)]
+pub struct Wide {
+  row: &'static Row,
+  does: &'static Does,
+}
+
+impl PartialEq for Wide {
+  fn eq(&self, other: &Self) -> bool {
+    self.row.kind == other.row.kind
+  }
+}
+
+impl Eq for Wide {}
+
+impl Wide {
+  /// Its row.
+  #[inline(always)]
+  pub fn row(self) -> &'static Row {
+    self.row
+  }
+
+  /// Its kind.
+  #[inline(always)]
+  pub fn kind(self) -> Kind {
+    self.row.kind
+  }
+
+  /// The 64-bit layout its ids are made from.
+  #[inline(always)]
+  pub fn shape(self) -> Option<Shape> {
+    self.row.shape
+  }
+
+  /// The 128-bit id made from `id` (an id of the row's `shape`): a flake's of `worker`, a
+  /// UUIDv7's with `random` bits (see the row's `worker` and `random` for which it reads).
+  #[inline(always)]
+  pub fn make(self, id: u64, worker: u64, random: u64) -> [u8; 16] {
+    (self.does.make)(id, worker, random)
+  }
+
+  /// The text of the 128-bit id `id`: a UUID's canonical form, a flake's base 62.
+  #[inline(always)]
+  pub fn text(self, id: &[u8; 16]) -> Text {
+    (self.does.text)(id)
+  }
+
+  /// The 128-bit id whose text form (`text`'s) is `text`.
+  pub fn parse(self, text: &str) -> Option<[u8; 16]> {
+    (self.does.parse)(text)
+  }
+
+  /// Whether `id` is one of this kind's (a UUIDv7's version and variant).
+  pub fn holds(self, id: &[u8; 16]) -> bool {
+    (self.does.holds)(id)
+  }
+
+  /// The 128-bit id `got` is, in any form its readers take (`bytes`: a Uint8Array's, when it
+  /// is one); errors name it `id`.
+  pub fn read(self, got: &Input, bytes: Option<&[u8]>) -> Result<[u8; 16], FlakeError> {
+    (self.does.read)(got, bytes)
+  }
+
+  /// The parts of the 128-bit id `id`, one of this kind's.
+  pub fn parts(self, id: &[u8; 16]) -> Parts {
+    (self.does.parts)(id)
+  }
+
+  /// As `Kind::reworded`.
+  pub fn reworded(self, err: FlakeError, own_clock: bool) -> FlakeError {
+    self.kind().reworded(err, own_clock)
+  }
+}
 
 /// A 128-bit id's text: its characters and how many there are.
 pub struct Text {
@@ -141,16 +283,6 @@ pub struct Parts {
 }
 
 impl Kind {
-  /// The kind whose `Kind as u8` is `number`: a kind passed as a const generic parameter.
-  #[inline(always)]
-  pub const fn numbered(number: u8) -> Self {
-    match number {
-      1 => Self::Uuidv7,
-      2 => Self::Flake128,
-      _ => Self::FlakeId,
-    }
-  }
-
   /// Its row.
   #[inline(always)]
   pub fn row(self) -> &'static Row {
@@ -193,92 +325,21 @@ impl Kind {
       .map(|row| row.kind)
   }
 
-  /// The 128-bit kind JS names `name`: the only ones the methods below take.
-  pub fn wide_named(name: &str) -> Option<Self> {
-    Self::named(name).filter(|kind| WIDE.contains(kind))
+  /// The 128-bit kind JS names `name`.
+  pub fn wide_named(name: &str) -> Option<Wide> {
+    Self::named(name)?.wide()
+  }
+
+  /// The kind as a 128-bit one, if it is.
+  #[inline(always)]
+  pub fn wide(self) -> Option<Wide> {
+    let row = self.row();
+    row.wide.as_ref().map(|does| Wide { row, does })
   }
 
   /// The 128-bit kind made from ids of `shape`, if one is.
   #[inline(always)]
-  pub fn wide_of(shape: Shape) -> Option<Self> {
-    WIDE
-      .into_iter()
-      .find(|kind| kind.row().shape == Some(shape))
-  }
-
-  /// The 128-bit id made from `id` (an id of the row's `shape`): a flake's of `worker`, a
-  /// UUIDv7's with `random` bits (see the row's `worker` and `random` for which it reads).
-  #[inline(always)]
-  pub fn make(self, id: u64, worker: u64, random: u64) -> [u8; 16] {
-    match self {
-      Self::Uuidv7 => uuid::bytes(id, random),
-      Self::Flake128 => flake128::value(id, worker).to_be_bytes(),
-      Self::FlakeId => unreachable!("64-bit ids are written by the id functions"),
-    }
-  }
-
-  /// The text of the 128-bit id `id`: a UUID's canonical form, a flake's base 62.
-  #[inline(always)]
-  pub fn text(self, id: &[u8; 16]) -> Text {
-    match self {
-      Self::Uuidv7 => Text::of(&uuid::format(id)),
-      Self::Flake128 => Text::of(&flake128::base62(u128::from_be_bytes(*id))),
-      Self::FlakeId => unreachable!("a 128-bit kind"),
-    }
-  }
-
-  /// The 128-bit id whose text form (`parse`'s) is `text`.
-  pub fn parse(self, text: &str) -> Option<[u8; 16]> {
-    match self {
-      Self::Uuidv7 => uuid::parse(text),
-      Self::Flake128 => flake128::from_base62(text).map(u128::to_be_bytes),
-      Self::FlakeId => unreachable!("a 128-bit kind"),
-    }
-  }
-
-  /// Whether `id` is one of this kind's (a UUIDv7's version and variant).
-  pub fn holds(self, id: &[u8; 16]) -> bool {
-    match self {
-      Self::Uuidv7 => uuid::parts(id).is_some(),
-      Self::Flake128 => true,
-      Self::FlakeId => unreachable!("a 128-bit kind"),
-    }
-  }
-
-  /// The 128-bit id `got` is, in any form its readers take (`bytes`: a Uint8Array's, when it
-  /// is one); errors name it `id`.
-  pub fn read(self, got: &Input, bytes: Option<&[u8]>) -> Result<[u8; 16], FlakeError> {
-    match self {
-      Self::Uuidv7 => uuid::read(got, bytes),
-      Self::Flake128 => flake128::read(got, bytes).map(u128::to_be_bytes),
-      Self::FlakeId => unreachable!("a 128-bit kind"),
-    }
-  }
-
-  /// The parts of the 128-bit id `id`, one of this kind's.
-  pub fn parts(self, id: &[u8; 16]) -> Parts {
-    match self {
-      Self::Uuidv7 => {
-        let parts = uuid::parts(id).expect("a UUIDv7");
-        Parts {
-          timestamp: parts.timestamp,
-          values: [
-            PartValue::Number(u64::from(parts.sequence)),
-            PartValue::BigInt(parts.random),
-          ],
-        }
-      }
-      Self::FlakeId => unreachable!("a 128-bit kind"),
-      Self::Flake128 => {
-        let parts = flake128::parts(u128::from_be_bytes(*id));
-        Parts {
-          timestamp: parts.timestamp,
-          values: [
-            PartValue::Number(parts.worker),
-            PartValue::Number(u64::from(parts.sequence)),
-          ],
-        }
-      }
-    }
+  pub fn wide_of(shape: Shape) -> Option<Wide> {
+    WIDE.into_iter().find(|wide| wide.shape() == Some(shape))
   }
 }
