@@ -60,6 +60,9 @@ pub struct Row {
   pub wide: Option<Does>,
 }
 
+/// A kind's reader: the id a value is (`Input`), given its bytes when it is a Uint8Array.
+pub type Reader = fn(&Input, Option<&[u8]>) -> Result<[u8; 16], FlakeError>;
+
 /// What a 128-bit kind's ids do: its module's functions, which the N-API layer calls through
 /// its row (see `Wide`).
 #[derive(Debug)]
@@ -75,7 +78,7 @@ pub struct Does {
   pub holds: fn(&[u8; 16]) -> bool,
   /// The id that a value is, in any form its readers take (the bytes, when it is a
   /// Uint8Array); errors name it `id`.
-  pub read: fn(&Input, Option<&[u8]>) -> Result<[u8; 16], FlakeError>,
+  pub read: Reader,
   /// The parts of one of its ids.
   pub parts: fn(&[u8; 16]) -> Parts,
 }

@@ -400,7 +400,9 @@ fn every_wide_kind_is_its_row_and_its_functions_round_trip() {
     assert!(std::ptr::eq(kind.row(), row), "{}", row.name);
     assert_eq!(row.kind.wide(), Some(*kind));
     assert_eq!(Kind::wide_named(row.name), Some(*kind));
-    let shape = row.shape.expect("a 128-bit kind is made from a 64-bit shape");
+    let shape = row
+      .shape
+      .expect("a 128-bit kind is made from a 64-bit shape");
     assert_eq!(Kind::wide_of(shape), Some(*kind), "{}", row.name);
     assert_eq!(row.bytes, 16, "{}", row.name);
     // 2026-11-27 in ms, and the 5th id of that ms.

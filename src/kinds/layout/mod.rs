@@ -291,7 +291,13 @@ pub struct PresetRow {
 }
 
 /// The shape of `time_bits` of `unit_ms`, then `node_bits` and `sequence_bits` in `order`.
-const fn shape(time_bits: u8, unit_ms: u16, node_bits: u8, sequence_bits: u8, order: Order) -> Shape {
+const fn shape(
+  time_bits: u8,
+  unit_ms: u16,
+  node_bits: u8,
+  sequence_bits: u8,
+  order: Order,
+) -> Shape {
   Shape {
     time_bits,
     unit_ms,
