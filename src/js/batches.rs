@@ -53,12 +53,7 @@ pub fn issue_wide_batch(env: Env, ids: Unknown, clock: Option<Unknown>) -> Resul
     let kind = wide.ok_or_else(unusable)?;
     // Borrowed a run at a time: the user's clock, called between runs, may issue UUIDs.
     let mut random = thread.random.borrow_mut();
-    let draws = kind.row().random;
-    for (slot, id) in out.chunks_exact_mut(16).zip(run.ids()) {
-      let bits = if draws { random.next_u64()? } else { 0 };
-      slot.copy_from_slice(&kind.make(id, worker, bits));
-    }
-    Ok(())
+    Ok(kind.make_all(out, run.ids(), worker, || random.next_u64())?)
   })
 }
 

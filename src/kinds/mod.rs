@@ -3,9 +3,10 @@
 //! shape, bytes, text and parts. Every 128-bit id is made from an id of a 64-bit layout (its
 //! row's `shape`), taken from a shared state as any id is, so the whole of a kind's machinery is
 //! the state, the settings and the id functions of the 64-bit ids plus what its module adds:
-//! the bits around that id, its text, how it is read back and its parts. The N-API layer serves
-//! every 128-bit kind with one set of functions that asks `Kind` for these; adding a kind is a
-//! module here and a row in `KINDS` (docs/ARCHITECTURE.md, "Adding an id kind").
+//! the bits around that id, its text, how it is read back and its parts, which its row holds as
+//! functions (`Does`). The N-API layer serves every 128-bit kind with one set of functions that
+//! calls them through the kind's row (`Wide`); adding a kind is a module here and a row in
+//! `KINDS` (docs/ARCHITECTURE.md, "Adding an id kind").
 
 pub mod flake128;
 pub mod layout;
@@ -144,7 +145,7 @@ const WIDE_COUNT: usize = {
 };
 
 /// The 128-bit kinds, the ones the wide id functions serve, in `KINDS`' order.
-pub static WIDE: [Wide; WIDE_COUNT] = {
+pub const WIDE: [Wide; WIDE_COUNT] = {
   let mut wide = [nth_wide(0); WIDE_COUNT];
   let mut n = 1;
   while n < WIDE_COUNT {
@@ -156,13 +157,18 @@ pub static WIDE: [Wide; WIDE_COUNT] = {
 
 /// The `n`th 128-bit kind of `KINDS` (built when compiling: `n` is below `WIDE_COUNT`).
 const fn nth_wide(mut n: usize) -> Wide {
-  let mut at = 0;
+  let (mut at, at_wide) = (0, n);
   while at < KINDS.len() {
     if let Some(does) = &KINDS[at].wide {
       if n == 0 {
+        let Some(shape) = KINDS[at].shape else {
+          panic!("a 128-bit kind is made from a 64-bit shape")
+        };
         return Wide {
           row: &KINDS[at],
           does,
+          place: at_wide as u8,
+          shape,
         };
       }
       n -= 1;
@@ -172,22 +178,105 @@ const fn nth_wide(mut n: usize) -> Wide {
   panic!("fewer 128-bit kinds than WIDE_COUNT")
 }
 
-/// A 128-bit kind: its row, and what its ids do. Each method is its row's function.
+/// A 128-bit kind: its row, what its ids do, and its place in `WIDE`. Each method is its row's
+/// function.
 #[derive(Debug, Clone, Copy)]
 pub struct Wide {
   row: &'static Row,
   does: &'static Does,
+  place: u8,
+  /// Its row's shape, here too: in `WIDE`, a constant one load away, so that a loop over the
+  /// kinds comparing shapes is unrolled into constants (through the row it was not).
+  shape: Shape,
 }
 
 impl PartialEq for Wide {
   fn eq(&self, other: &Self) -> bool {
-    self.row.kind == other.row.kind
+    self.place == other.place
   }
 }
+
+/// Runs `$body` with `$at`, a `const usize`, the place in `WIDE` of `$kind` (a `Wide`), so that
+/// code generic over that place, which takes its kind as `Wide::at::<AT>`, is compiled once per
+/// 128-bit kind with the kind's row and functions as constants: called directly and inlined.
+/// One body given the kind at run time calls through its row (LLVM merges two bodies that
+/// differ only in the kind into that): 11 ns a call more on the per-id path, side by side.
+/// `$other` is for a place past the arms, which no `Wide` has (`ARMS` holds every kind).
+macro_rules! each_wide {
+  ($kind:expr, |$at:ident| $body:expr, $other:expr) => {
+    match $kind.place() {
+      0 => {
+        const $at: usize = 0;
+        $body
+      }
+      1 => {
+        const $at: usize = 1;
+        $body
+      }
+      _ => $other,
+    }
+  };
+}
+/// The places `each_wide!` has an arm for: a kind past them would be made through its row, and
+/// met as `$other`. A new 128-bit kind adds an arm there.
+const ARMS: usize = 2;
+const _: () = assert!(
+  WIDE_COUNT <= ARMS,
+  "each_wide! needs an arm for each 128-bit kind"
+);
+pub(crate) use each_wide;
 
 impl Eq for Wide {}
 
 impl Wide {
+  /// Its place in `WIDE`.
+  #[inline(always)]
+  pub fn place(self) -> usize {
+    usize::from(self.place)
+  }
+
+  /// The kind at place `AT` of `WIDE`, a constant (see `each_wide!`); `self` past them.
+  #[inline(always)]
+  pub fn at<const AT: usize>(self) -> Self {
+    match WIDE.get(AT) {
+      Some(&kind) => kind,
+      None => self,
+    }
+  }
+
+  /// Makes the 128-bit id of each of `ids` into `out` (16 bytes each), with `worker` and, where
+  /// its row reads them, random bits `draw`n; compiled once per kind (see `each_wide!`).
+  #[inline(always)]
+  pub fn make_all<E>(
+    self,
+    out: &mut [u8],
+    ids: impl Iterator<Item = u64>,
+    worker: u64,
+    draw: impl FnMut() -> Result<u64, E>,
+  ) -> Result<(), E> {
+    each_wide!(
+      self,
+      |AT| self.at::<AT>().make_each(out, ids, worker, draw),
+      self.make_each(out, ids, worker, draw)
+    )
+  }
+
+  #[inline(always)]
+  fn make_each<E>(
+    self,
+    out: &mut [u8],
+    ids: impl Iterator<Item = u64>,
+    worker: u64,
+    mut draw: impl FnMut() -> Result<u64, E>,
+  ) -> Result<(), E> {
+    let draws = self.row.random;
+    for (slot, id) in out.chunks_exact_mut(16).zip(ids) {
+      let bits = if draws { draw()? } else { 0 };
+      slot.copy_from_slice(&self.make(id, worker, bits));
+    }
+    Ok(())
+  }
+
   /// Its row.
   #[inline(always)]
   pub fn row(self) -> &'static Row {
@@ -202,8 +291,8 @@ impl Wide {
 
   /// The 64-bit layout its ids are made from.
   #[inline(always)]
-  pub fn shape(self) -> Option<Shape> {
-    self.row.shape
+  pub fn shape(self) -> Shape {
+    self.shape
   }
 
   /// The 128-bit id made from `id` (an id of the row's `shape`): a flake's of `worker`, a
@@ -336,13 +425,12 @@ impl Kind {
   /// The kind as a 128-bit one, if it is.
   #[inline(always)]
   pub fn wide(self) -> Option<Wide> {
-    let row = self.row();
-    row.wide.as_ref().map(|does| Wide { row, does })
+    WIDE.into_iter().find(|wide| wide.kind() == self)
   }
 
   /// The 128-bit kind made from ids of `shape`, if one is.
   #[inline(always)]
   pub fn wide_of(shape: Shape) -> Option<Wide> {
-    WIDE.into_iter().find(|wide| wide.shape() == Some(shape))
+    WIDE.into_iter().find(|wide| wide.shape() == shape)
   }
 }
