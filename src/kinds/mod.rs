@@ -256,23 +256,26 @@ impl Wide {
   ) -> Result<(), E> {
     each_wide!(
       self,
-      |AT| self.at::<AT>().make_each(out, ids, worker, draw),
-      self.make_each(out, ids, worker, draw)
+      |AT| self.make_each::<AT, E>(out, ids, worker, draw),
+      self.make_each::<{ usize::MAX }, E>(out, ids, worker, draw)
     )
   }
 
+  /// As `make_all`, for the kind at place `AT` (a function per place: LLVM merged the places'
+  /// loops when they differed only in the kind, and called its functions through the row).
   #[inline(always)]
-  fn make_each<E>(
+  fn make_each<const AT: usize, E>(
     self,
     out: &mut [u8],
     ids: impl Iterator<Item = u64>,
     worker: u64,
     mut draw: impl FnMut() -> Result<u64, E>,
   ) -> Result<(), E> {
-    let draws = self.row.random;
+    let kind = self.at::<AT>();
+    let draws = kind.row.random;
     for (slot, id) in out.chunks_exact_mut(16).zip(ids) {
       let bits = if draws { draw()? } else { 0 };
-      slot.copy_from_slice(&self.make(id, worker, bits));
+      slot.copy_from_slice(&kind.make(id, worker, bits));
     }
     Ok(())
   }
