@@ -10,8 +10,8 @@
 
 use crate::error::FlakeError;
 use crate::input::Input;
+use crate::kinds::behaviour::{Does, PartValue, Parts as KindParts, Text};
 use crate::kinds::layout::{Order, Shape};
-use crate::kinds::{Does, PartValue, Parts as KindParts, Text};
 
 /// Bits of the counter.
 const COUNTER_BITS: u8 = 15;
