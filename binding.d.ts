@@ -19,14 +19,14 @@ export declare function argumentOutOfRange(argument: string, expected: string, g
 export declare function checkCount(count: unknown): number
 
 /**
- * Validates `options` of a generator of `kind` (`'flakeId'`, `'uuidv7'` or `'flake128'`),
+ * Validates `options` of a generator of `kind` (a `KindName`),
  * each read once, and returns what they configure (see `Configured`). Throws a
  * `TypeError`/`RangeError` with code `ERR_FLAKE_INVALID_OPTION` that names the option and the
  * value, or an `Error` with code `ERR_FLAKE_STATE_DIR`/`ERR_FLAKE_STATE_FILE` when host scope
  * was asked for and cannot be had. Nothing is kept per configuration: there is nothing to
  * release.
  */
-export declare function configure(kind: 'flakeId' | 'uuidv7' | 'flake128', options?: unknown): Configured
+export declare function configure(kind: KindName, options?: unknown): Configured
 
 /**
  * What `configure` resolved: what a call for the generator writes into the scratch and the
@@ -89,7 +89,7 @@ export declare function decompose(id: unknown, options?: unknown): { timestamp: 
 export declare function defaultStateDir(): string
 
 /** The kind named `name` (see `kinds::KINDS`). */
-export declare function describeKind(name: 'flakeId' | 'uuidv7' | 'flake128'): KindDescription
+export declare function describeKind(name: KindName): KindDescription
 
 /** `value` as error messages show it: `"text"` (cut to 40 characters), `5`, `an object`, … */
 export declare function describeValue(value: unknown): string
@@ -105,16 +105,16 @@ export declare function fromTime(time: unknown, options?: unknown): bigint
  * 1970), `date`, and the kind's own by their names (a UUIDv7's `sequence` and `random`, a
  * flake's `worker` and `sequence`).
  */
-export declare function idDecompose(kind: 'uuidv7' | 'flake128', id: unknown): { timestamp: number; date: Date; sequence: number; random?: bigint; worker?: number }
+export declare function idDecompose(kind: KindName, id: unknown): { timestamp: number; date: Date; sequence: number; random?: bigint; worker?: number }
 
 /** Writes into `out` (16 bytes) the id of the 128-bit `kind` whose text is `text`. */
-export declare function idParse(kind: 'uuidv7' | 'flake128', text: unknown, out: Uint8Array): void
+export declare function idParse(kind: KindName, text: unknown, out: Uint8Array): void
 
 /**
  * The text of the id of the 128-bit `kind` in `id`: its 16 bytes from `offset`, each checked
  * as the kind's; without `offset`, in any form the kind's readers take (see `idDecompose`).
  */
-export declare function idText(kind: 'uuidv7' | 'flake128', id: unknown, offset?: number): string
+export declare function idText(kind: KindName, id: unknown, offset?: number): string
 
 /**
  * A bad function argument, as Node reports one (not thrown): "The "name" argument must be
@@ -161,8 +161,8 @@ export declare function issueWideBatch(ids: Uint8Array, clock?: () => number): {
 
 /** A kind of id as JS sees it: its row of `kinds::KINDS`. */
 export interface KindDescription {
-  /** `'flakeId'`, `'uuidv7'` or `'flake128'`. */
-  name: string
+  /** Its name. */
+  name: KindName
   /** Bytes of one id. */
   bytes: number
   /**
@@ -173,6 +173,16 @@ export interface KindDescription {
   /** Its parts after `timestamp` and `date`, in `decompose`'s order. */
   parts: Array<string>
 }
+
+/**
+ * The name of a kind of id: its row's `name` in `kinds::KINDS`, the one type the binding's
+ * functions that take a kind are declared with (`kinds()` lists the rows; a test holds the two
+ * equal).
+ */
+export type KindName = 'flakeId' | 'uuidv7' | 'flake128'
+
+/** Every kind, in `kinds::KINDS`' order. */
+export declare function kinds(): Array<KindDescription>
 
 /**
  * The time (ms since 1970) of the last id the private state of the call in the scratch issued

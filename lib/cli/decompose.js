@@ -1,8 +1,8 @@
 'use strict'
 
 // `flake-idgen decompose [ID...]`: the parts of each id, as one JSON object per line. An id is
-// told by its form: a UUIDv7 (8-4-4-4-12 hex digits), a Flake128 (22 base62 characters, or 0x
-// and 32 hex digits), else a 64-bit id (at most 20 decimal digits, or 0x and 16 hex digits).
+// told by its form: a 128-bit kind's, as its row of `WIDE_KINDS` says, else a 64-bit id's (at
+// most 20 decimal digits, or 0x and 16 hex digits).
 
 const { createInterface } = require('node:readline')
 const FlakeId = require('../flake-id.js')
@@ -12,16 +12,9 @@ const { readEpoch, readLayout } = require('./args.js')
 const { UsageError, withFlags } = require('./command-errors.js')
 const { write } = require('./output.js')
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-const FLAKE128_HEX = /^0x[0-9a-f]{32}$/i
-// 0x starts hex: as base62 it would be a Flake128 of a time millions of years away.
-const FLAKE128_BASE62 = /^(?!0x)[0-9a-z]{22}$/i
 // A 64-bit id's form, whatever its size: the library says why one is too large.
 const DIGITS = /^(?:[0-9]+|0x[0-9a-f]+)$/i
-
-const EXPECTED =
-  'a 64-bit id (at most 20 decimal digits, or 0x and 16 hex digits), a UUIDv7, or a Flake128 ' +
-  '(22 base62 characters, or 0x and 32 hex digits)'
+const SIXTY_FOUR = 'a 64-bit id (at most 20 decimal digits, or 0x and 16 hex digits)'
 
 /** A worker id as a MAC address: six lowercase hex pairs, colon-separated. */
 const mac = (worker) =>
@@ -30,30 +23,40 @@ const mac = (worker) =>
     .padStart(12, '0')
     .replace(/..(?!$)/g, '$&:')
 
-/** The parts of the UUIDv7 `text`; its 59 random bits as 15 hex digits. */
-function uuidParts(text) {
-  const { timestamp, sequence, random } = uuidv7.decompose(text)
-  const date = new Date(timestamp).toISOString()
-  return { type: 'uuidv7', timestamp, date, sequence, random: random.toString(16).padStart(15, '0') }
-}
-
-/** The parts of the Flake128 `text`: 22 base62 digits, or 0x and 32 hex digits. */
-function flakeParts(text) {
-  const { timestamp, worker, sequence } = Flake128.decompose(text)
-  const date = new Date(timestamp).toISOString()
-  return { type: 'flake128', timestamp, date, worker, workerMac: mac(worker), sequence }
-}
-
-// The 128-bit kinds, each told by the forms of its text; a text of none is a 64-bit id's.
-// `parts` gets the text trimmed, and as given (the library reads a flake's spaces itself).
+// The 128-bit kinds, one row each: its `type` (its name in the binding's kinds), the title a
+// refusal names it by, the forms of its text (`forms`: an id of none is a 64-bit id's), as the
+// usage error says them (`described`), and its parts. `parts` gets the text trimmed, and as
+// given (the library reads a flake's spaces itself).
 const WIDE_KINDS = [
-  { title: 'UUIDv7', matches: (trimmed) => UUID.test(trimmed), parts: (trimmed) => uuidParts(trimmed) },
   {
+    type: 'uuidv7',
+    title: 'UUIDv7',
+    described: 'a UUIDv7',
+    forms: [/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i],
+    /** The parts of the UUIDv7 `text`; its 59 random bits as 15 hex digits. */
+    parts(trimmed) {
+      const { timestamp, sequence, random } = uuidv7.decompose(trimmed)
+      const date = new Date(timestamp).toISOString()
+      return { timestamp, date, sequence, random: random.toString(16).padStart(15, '0') }
+    },
+  },
+  {
+    type: 'flake128',
     title: 'Flake128',
-    matches: (trimmed) => FLAKE128_HEX.test(trimmed) || FLAKE128_BASE62.test(trimmed),
-    parts: (_, text) => flakeParts(text),
+    described: 'a Flake128 (22 base62 characters, or 0x and 32 hex digits)',
+    // 0x starts hex: as base62 it would be a Flake128 of a time millions of years away.
+    forms: [/^0x[0-9a-f]{32}$/i, /^(?!0x)[0-9a-z]{22}$/i],
+    /** The parts of the Flake128 `text`: 22 base62 digits, or 0x and 32 hex digits. */
+    parts(_, text) {
+      const { timestamp, worker, sequence } = Flake128.decompose(text)
+      const date = new Date(timestamp).toISOString()
+      return { timestamp, date, worker, workerMac: mac(worker), sequence }
+    },
   },
 ]
+
+// 'a 64-bit id (…), a UUIDv7, or a Flake128 (…)'.
+const EXPECTED = `${[SIXTY_FOUR, ...WIDE_KINDS.slice(0, -1).map((kind) => kind.described)].join(', ')}, or ${WIDE_KINDS.at(-1).described}`
 
 /** The parts of the 64-bit id `text`; what is neither that nor a 128-bit id is refused as such. */
 function narrowParts(text, options) {
@@ -76,7 +79,7 @@ async function decompose(values, ids) {
   const read = (text) => {
     // A 128-bit id's forms are short: a longer line is a 64-bit id or none, as the library says.
     const trimmed = text.length <= 64 ? text.trim() : ''
-    const kind = WIDE_KINDS.find((kind) => kind.matches(trimmed))
+    const kind = WIDE_KINDS.find((kind) => kind.forms.some((form) => form.test(trimmed)))
     if (kind === undefined) return narrowParts(text, options)
     // A 128-bit id's time is ms since 1970 and its parts are fixed: a flag for 64-bit ids typed
     // with one is refused, not ignored.
@@ -84,7 +87,7 @@ async function decompose(values, ids) {
       throw new UsageError(
         `${given.join(' and ')} ${given.length > 1 ? 'apply' : 'applies'} to 64-bit ids only, got a ${kind.title} ${describe(text)}`,
       )
-    return kind.parts(trimmed, text)
+    return { type: kind.type, ...kind.parts(trimmed, text) }
   }
   const parts = (text, where) => {
     try {
@@ -108,3 +111,4 @@ async function decompose(values, ids) {
 }
 
 module.exports = decompose
+module.exports.WIDE_KINDS = WIDE_KINDS

@@ -15,7 +15,7 @@ use crate::clock::system_now_ms;
 use crate::error::FlakeError;
 use crate::input::Input;
 use crate::kinds::layout::{Order, Preset, Shape};
-use crate::kinds::{flake128, uuid};
+use crate::kinds::KINDS;
 use crate::sequencer::{last_issued, NOTHING_ISSUED};
 
 /// The last id a node id issued, as a state file records it.
@@ -51,21 +51,18 @@ pub struct Listed {
 }
 
 /// The kinds of ids a shape's state file serves, as their users name them: the `layout`
-/// presets of that shape, `uuidv7`, `Flake128`; none for a custom layout's.
+/// presets of that shape, then the kinds of `KINDS` made from it by what the package exports
+/// (`uuidv7`, `Flake128`); none for a custom layout's.
 pub fn kinds(shape: Shape) -> Vec<&'static str> {
   let presets = Preset::ALL
     .into_iter()
-    .filter(|preset| preset.shape() == shape);
-  let wide = [(uuid::SHAPE, "uuidv7"), (flake128::SHAPE, "Flake128")];
-  presets
-    .map(Preset::name)
-    .chain(
-      wide
-        .into_iter()
-        .filter(|(of, _)| *of == shape)
-        .map(|(_, name)| name),
-    )
-    .collect()
+    .filter(|preset| preset.shape() == shape)
+    .map(Preset::name);
+  let kinds = KINDS
+    .iter()
+    .filter(|row| row.shape == Some(shape))
+    .map(|row| row.export);
+  presets.chain(kinds).collect()
 }
 
 /// The shape whose state file `name` is, if it is one: exactly the name this version gives

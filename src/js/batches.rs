@@ -19,7 +19,7 @@ use crate::batch;
 use crate::clock::{self, SystemClock};
 use crate::error::FlakeError;
 use crate::generator::{Generator, Ids};
-use crate::kinds::Kind;
+use crate::kinds::{Kind, Wide};
 use crate::sequencer::Sequencer;
 use crate::stats::Counts;
 
@@ -49,15 +49,11 @@ pub fn issue_batch(env: Env, ids: Unknown, clock: Option<Unknown>) -> Result<Obj
 pub fn issue_wide_batch(env: Env, ids: Unknown, clock: Option<Unknown>) -> Result<Object<'static>> {
   let thread = Thread::of(&env)?;
   let worker = thread.scratch.worker().ok_or_else(unusable)?;
-  fill(env, ids, clock, Width::Wide, |kind, out, run| {
+  fill(env, ids, clock, Width::Wide, |wide, out, run| {
+    let kind = wide.ok_or_else(unusable)?;
     // Borrowed a run at a time: the user's clock, called between runs, may issue UUIDs.
     let mut random = thread.random.borrow_mut();
-    let draws = kind.row().random;
-    for (slot, id) in out.chunks_exact_mut(16).zip(run.ids()) {
-      let bits = if draws { random.next_u64()? } else { 0 };
-      slot.copy_from_slice(&kind.make(id, worker, bits));
-    }
-    Ok(())
+    Ok(kind.make_all(out, run.ids(), worker, || random.next_u64())?)
   })
 }
 
@@ -72,13 +68,13 @@ enum Width {
 
 /// Fills the whole of `ids` with ids written by `write_run` a run at a time (see
 /// `issueBatch`), `width` bytes each; a wide batch's generator must have a layout a 128-bit
-/// kind is made from, and `write_run` is told that kind.
+/// kind is made from, and `write_run` is told that kind (`None`: 64-bit ids).
 fn fill(
   env: Env,
   ids: Unknown,
   clock: Option<Unknown>,
   width: Width,
-  write_run: impl Fn(Kind, &mut [u8], &Ids) -> std::result::Result<(), FlakeError>,
+  write_run: impl Fn(Option<Wide>, &mut [u8], &Ids) -> std::result::Result<(), CallError>,
 ) -> Result<Object<'static>> {
   let thread = Thread::of(&env)?;
   let width_bytes = width as usize;
@@ -98,10 +94,11 @@ fn fill(
   } else {
     generator(scratch, &thread.slots.borrow()).ok_or_else(unusable)?
   };
-  let kind = match width {
-    Width::Narrow => Kind::FlakeId,
-    Width::Wide => Kind::wide_of(generator.shape()).ok_or_else(unusable)?,
+  let wide = match width {
+    Width::Narrow => None,
+    Width::Wide => Some(Kind::wide_of(generator.shape()).ok_or_else(unusable)?),
   };
+  let kind = wide.map_or(Kind::FlakeId, Wide::kind);
   // 128-bit ids go on from the shared state when the system clock is behind it, as one at a
   // time does (see `Generator::counting_on`).
   let generator = match width {
@@ -117,7 +114,7 @@ fn fill(
           .into(),
       );
     }
-    write_run(kind, &mut out[index * width_bytes..], run)?;
+    write_run(wide, &mut out[index * width_bytes..], run)?;
     // A private state needs no tally (its ids are all its own), and the user's clock, called
     // between runs, may have made another instance's the scratch's.
     if slot != PRIVATE_SLOT {

@@ -12,12 +12,23 @@ use super::input::{bytes, clock_reading, describe};
 use crate::error::FlakeError;
 use crate::input::Input;
 use crate::kinds::layout::decompose::MAX_DATE_MS;
-use crate::kinds::{Kind, PartValue};
+use crate::kinds::{Kind, PartValue, Row, Wide, KINDS};
+
+/// The name of a kind of id: its row's `name` in `kinds::KINDS`, the one type the binding's
+/// functions that take a kind are declared with (`kinds()` lists the rows; a test holds the two
+/// equal).
+#[napi(string_enum = "camelCase")]
+pub enum KindName {
+  FlakeId,
+  Uuidv7,
+  Flake128,
+}
 
 /// A kind of id as JS sees it: its row of `kinds::KINDS`.
 #[napi(object)]
 pub struct KindDescription {
-  /// `'flakeId'`, `'uuidv7'` or `'flake128'`.
+  /// Its name.
+  #[napi(ts_type = "KindName")]
   pub name: String,
   /// Bytes of one id.
   pub bytes: u32,
@@ -29,15 +40,24 @@ pub struct KindDescription {
 }
 
 /// The kind named `name` (see `kinds::KINDS`).
-#[napi(ts_args_type = "name: 'flakeId' | 'uuidv7' | 'flake128'")]
+#[napi(ts_args_type = "name: KindName")]
 pub fn describe_kind(name: String) -> Result<KindDescription> {
-  let row = Kind::named(&name).ok_or_else(unusable)?.row();
-  Ok(KindDescription {
+  Ok(described(Kind::named(&name).ok_or_else(unusable)?.row()))
+}
+
+/// Every kind, in `kinds::KINDS`' order.
+#[napi]
+pub fn kinds() -> Vec<KindDescription> {
+  KINDS.iter().map(described).collect()
+}
+
+fn described(row: &Row) -> KindDescription {
+  KindDescription {
     name: row.name.into(),
     bytes: row.bytes as u32,
     ids_per_ms: row.shape.map(|shape| shape.ids_per_unit()),
     parts: row.parts.iter().map(|&part| part.into()).collect(),
-  })
+  }
 }
 
 /// What the `clock` option of a generator of the 128-bit `kind` returned (`value`), as ms since
@@ -64,7 +84,7 @@ pub fn wide_clock_reading(env: Env, kind: String, value: Unknown) -> Result<f64>
 
 /// The text of the id of the 128-bit `kind` in `id`: its 16 bytes from `offset`, each checked
 /// as the kind's; without `offset`, in any form the kind's readers take (see `idDecompose`).
-#[napi(ts_args_type = "kind: 'uuidv7' | 'flake128', id: unknown, offset?: number")]
+#[napi(ts_args_type = "kind: KindName, id: unknown, offset?: number")]
 pub fn id_text(env: Env, kind: String, id: Unknown, offset: Option<u32>) -> Result<String> {
   let kind = Kind::wide_named(&kind).ok_or_else(unusable)?;
   let id = match offset {
@@ -75,7 +95,7 @@ pub fn id_text(env: Env, kind: String, id: Unknown, offset: Option<u32>) -> Resu
 }
 
 /// Writes into `out` (16 bytes) the id of the 128-bit `kind` whose text is `text`.
-#[napi(ts_args_type = "kind: 'uuidv7' | 'flake128', text: unknown, out: Uint8Array")]
+#[napi(ts_args_type = "kind: KindName, text: unknown, out: Uint8Array")]
 pub fn id_parse(env: Env, kind: String, text: Unknown, out: Unknown) -> Result<()> {
   let kind = Kind::wide_named(&kind).ok_or_else(unusable)?;
   let got = unsafe { describe(env.raw(), text.raw()) }?;
@@ -100,7 +120,7 @@ pub fn id_parse(env: Env, kind: String, text: Unknown, out: Unknown) -> Result<(
 /// 1970), `date`, and the kind's own by their names (a UUIDv7's `sequence` and `random`, a
 /// flake's `worker` and `sequence`).
 #[napi(
-  ts_args_type = "kind: 'uuidv7' | 'flake128', id: unknown",
+  ts_args_type = "kind: KindName, id: unknown",
   ts_return_type = "{ timestamp: number; date: Date; sequence: number; random?: bigint; worker?: number }"
 )]
 pub fn id_decompose(env: Env, kind: String, id: Unknown) -> Result<Object<'static>> {
@@ -133,7 +153,7 @@ pub fn id_decompose(env: Env, kind: String, id: Unknown) -> Result<Object<'stati
 }
 
 /// The id of `kind` that `id` is, in any form its readers take.
-fn read(env: &Env, kind: Kind, id: &Unknown) -> Result<[u8; 16]> {
+fn read(env: &Env, kind: Wide, id: &Unknown) -> Result<[u8; 16]> {
   let got = unsafe { describe(env.raw(), id.raw()) }?;
   let data = match got {
     Input::Bytes(_) => unsafe { bytes(env.raw(), id.raw()) }?,
@@ -143,7 +163,7 @@ fn read(env: &Env, kind: Kind, id: &Unknown) -> Result<[u8; 16]> {
 }
 
 /// The id of `kind` in the 16 bytes of `id` (a Uint8Array) from `offset`.
-fn stored(env: &Env, kind: Kind, id: &Unknown, offset: usize) -> Result<[u8; 16]> {
+fn stored(env: &Env, kind: Wide, id: &Unknown, offset: usize) -> Result<[u8; 16]> {
   let got = unsafe { describe(env.raw(), id.raw()) }?;
   let expected = kind.row().bytes_expected;
   let stored = match (&got, unsafe { bytes(env.raw(), id.raw()) }) {

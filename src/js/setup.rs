@@ -89,13 +89,13 @@ pub struct Configured<'env> {
   pub unknown_options: Option<Vec<String>>,
 }
 
-/// Validates `options` of a generator of `kind` (`'flakeId'`, `'uuidv7'` or `'flake128'`),
+/// Validates `options` of a generator of `kind` (a `KindName`),
 /// each read once, and returns what they configure (see `Configured`). Throws a
 /// `TypeError`/`RangeError` with code `ERR_FLAKE_INVALID_OPTION` that names the option and the
 /// value, or an `Error` with code `ERR_FLAKE_STATE_DIR`/`ERR_FLAKE_STATE_FILE` when host scope
 /// was asked for and cannot be had. Nothing is kept per configuration: there is nothing to
 /// release.
-#[napi(ts_args_type = "kind: 'flakeId' | 'uuidv7' | 'flake128', options?: unknown")]
+#[napi(ts_args_type = "kind: KindName, options?: unknown")]
 pub fn configure<'env>(
   env: &'env Env,
   kind: String,

@@ -29,7 +29,7 @@ use crate::batch;
 use crate::clock;
 use crate::error::FlakeError;
 use crate::generator::{Generator, Ids};
-use crate::kinds::{Kind, WIDE};
+use crate::kinds::{each_wide, Wide, WIDE};
 
 /// Whether a call writes the id into the scratch or returns its text.
 type Form = bool;
@@ -55,13 +55,8 @@ unsafe extern "C" fn by_system_clock<const FORM: Form>(
   let Some(thread) = (unsafe { thread_of(env, info) }) else {
     return unsafe { throw_unusable(env) };
   };
-  // A closure, not `take_waiting` itself: passed as a function item, it was not inlined into
-  // each kind's branch, and the take lost its constant shape (see `of_its_kind`).
-  #[allow(clippy::redundant_closure)]
   let issued = with_generator(thread, |generator| {
-    of_its_kind(&generator.counting_on(), |generator| {
-      take_waiting(generator)
-    })
+    of_its_kind(&generator.counting_on(), Waiting)
   });
   unsafe { answer::<FORM>(env, thread, issued.flatten(), false) }
 }
@@ -81,26 +76,55 @@ unsafe extern "C" fn by_reading<const FORM: Form>(
     Ok(now_ms) => now_ms,
     Err(err) => return unsafe { thrown(env, &err) },
   };
-  let issued = with_generator(thread, |generator| {
-    of_its_kind(generator, |generator| generator.take(now_ms, 1))
-  });
+  let issued = with_generator(thread, |generator| of_its_kind(generator, At(now_ms)));
   unsafe { answer::<FORM>(env, thread, issued.flatten(), true) }
+}
+
+/// How a call takes its id from the generator.
+trait Take {
+  fn take(&self, generator: &Generator) -> Result<Ids, FlakeError>;
+}
+
+/// By the system clock, spinning past a millisecond whose ids are used up (`take_waiting`).
+struct Waiting;
+
+impl Take for Waiting {
+  #[inline(always)]
+  fn take(&self, generator: &Generator) -> Result<Ids, FlakeError> {
+    take_waiting(generator)
+  }
+}
+
+/// By a reading of the generator's own clock, ms since 1970.
+struct At(u64);
+
+impl Take for At {
+  #[inline(always)]
+  fn take(&self, generator: &Generator) -> Result<Ids, FlakeError> {
+    generator.take(self.0, 1)
+  }
 }
 
 /// The 128-bit kind `generator`'s layout makes, with what `take` took from it; `None` for a
 /// layout no kind is made from (only a caller other than native.js writes such fields).
 ///
-/// One `take` per kind, each after the comparison with the kind's own shape (the loop is
-/// unrolled): the shape's bits are then constants in the take, which costs a fifth less than
-/// one over bits read from the generator (11 ns of ~55 a call here, side by side).
+/// One `take` per kind (`each_wide!`; a `Take`, always inlined, where a closure was not in
+/// two places), each after a comparison with the kind's own shape, a constant: the shape's
+/// bits are then constants in the take, which costs a fifth less than one over bits read from
+/// the generator (11 ns of ~55 a call here, side by side).
 #[inline(always)]
-fn of_its_kind(
-  generator: &Generator,
-  take: impl Fn(&Generator) -> Result<Ids, FlakeError>,
-) -> Option<(Kind, Result<Ids, FlakeError>)> {
-  WIDE
+fn of_its_kind(generator: &Generator, take: impl Take) -> Option<(Wide, Result<Ids, FlakeError>)> {
+  let kind = WIDE
     .into_iter()
-    .find_map(|kind| (kind.row().shape == Some(generator.shape())).then(|| (kind, take(generator))))
+    .find(|kind| kind.shape() == generator.shape())?;
+  each_wide!(
+    kind,
+    |AT| {
+      let kind = kind.at::<AT>();
+      (kind.shape() == generator.shape()).then(|| (kind, take.take(generator)))
+    },
+    None
+  )
 }
 
 /// Makes the 128-bit id of `issued`, of its kind, and writes it into the scratch or returns its
@@ -112,34 +136,35 @@ fn of_its_kind(
 unsafe fn answer<const FORM: Form>(
   env: sys::napi_env,
   thread: &Thread,
-  issued: Option<(Kind, Result<Ids, FlakeError>)>,
+  issued: Option<(Wide, Result<Ids, FlakeError>)>,
   own_clock: bool,
 ) -> sys::napi_value {
   match issued {
-    // An arm per kind, so that each makes its ids with its row's flags as constants.
-    Some((Kind::Uuidv7, Ok(Ids { first, .. }))) => unsafe {
-      made::<{ Kind::Uuidv7 as u8 }, FORM>(env, thread, first)
-    },
-    Some((Kind::Flake128, Ok(Ids { first, .. }))) => unsafe {
-      made::<{ Kind::Flake128 as u8 }, FORM>(env, thread, first)
-    },
+    Some((kind, Ok(Ids { first, .. }))) => {
+      each_wide!(
+        kind,
+        |AT| unsafe { made::<AT, FORM>(env, thread, kind, first) },
+        unsafe { throw_unusable(env) }
+      )
+    }
     Some((kind, Err(err))) => unsafe { thrown(env, &kind.reworded(err, own_clock)) },
-    Some((Kind::FlakeId, _)) | None => unsafe { throw_unusable(env) },
+    None => unsafe { throw_unusable(env) },
   }
 }
 
-/// Makes the 128-bit id of kind `KIND` (a `Kind` as a number) from `first`, and writes it into
-/// the scratch or returns its text; or throws.
+/// Makes the 128-bit id of `kind` from `first`, and writes it into the scratch or returns its
+/// text; or throws. Compiled once per kind, its place `AT` in `WIDE` (see `each_wide!`).
 ///
 /// # Safety
 /// As `answer`.
 #[inline(always)]
-unsafe fn made<const KIND: u8, const FORM: Form>(
+unsafe fn made<const AT: usize, const FORM: Form>(
   env: sys::napi_env,
   thread: &Thread,
+  kind: Wide,
   first: u64,
 ) -> sys::napi_value {
-  let kind = Kind::numbered(KIND);
+  let kind = kind.at::<AT>();
   // Only what the kind's ids carry is read: a flake's worker id, a UUIDv7's random bits.
   let row = kind.row();
   let worker = if row.worker {

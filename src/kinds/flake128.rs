@@ -6,6 +6,7 @@
 
 use crate::error::FlakeError;
 use crate::input::Input;
+use crate::kinds::behaviour::{Does, PartValue, Parts as KindParts, Text};
 use crate::kinds::layout::{Order, Shape};
 
 /// Bits of the sequence.
@@ -29,6 +30,45 @@ const ALPHABET: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmn
 
 /// What the readers of base-62 flakes expect, as their errors say it.
 pub const BASE62_EXPECTED: &str = "22 base-62 digits (0-9, A-Z, a-z) of at most 2^128 - 1";
+
+/// What flakes do, for their row of `KINDS`.
+pub const DOES: Does = Does {
+  make,
+  text,
+  parse,
+  holds: |_| true,
+  read: |got, bytes| read(got, bytes).map(u128::to_be_bytes),
+  parts: kind_parts,
+};
+
+/// The flake for `id` (an id of `SHAPE`) and `worker`; flakes draw no random bits.
+#[inline(always)]
+fn make(id: u64, worker: u64, _random: u64) -> [u8; 16] {
+  value(id, worker).to_be_bytes()
+}
+
+/// The base-62 form of the flake `flake`.
+#[inline(always)]
+fn text(flake: &[u8; 16]) -> Text {
+  Text::of(&base62(u128::from_be_bytes(*flake)))
+}
+
+/// The flake whose base-62 form is `text`.
+fn parse(text: &str) -> Option<[u8; 16]> {
+  from_base62(text).map(u128::to_be_bytes)
+}
+
+/// The parts of `flake` by its row's names.
+fn kind_parts(flake: &[u8; 16]) -> KindParts {
+  let parts = parts(u128::from_be_bytes(*flake));
+  KindParts {
+    timestamp: parts.timestamp,
+    values: [
+      PartValue::Number(parts.worker),
+      PartValue::Number(u64::from(parts.sequence)),
+    ],
+  }
+}
 
 /// The flake for `id` (an id of `SHAPE`) and `worker`, as a number.
 #[inline(always)]

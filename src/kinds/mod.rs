@@ -3,13 +3,17 @@
 //! shape, bytes, text and parts. Every 128-bit id is made from an id of a 64-bit layout (its
 //! row's `shape`), taken from a shared state as any id is, so the whole of a kind's machinery is
 //! the state, the settings and the id functions of the 64-bit ids plus what its module adds:
-//! the bits around that id, its text, how it is read back and its parts. The N-API layer serves
-//! every 128-bit kind with one set of functions that asks `Kind` for these; adding a kind is a
-//! module here and a row in `KINDS` (docs/ARCHITECTURE.md, "Adding an id kind").
+//! the bits around that id, its text, how it is read back and its parts, which its row holds as
+//! functions (`Does`). The N-API layer serves every 128-bit kind with one set of functions that
+//! calls them through the kind's row (`Wide`); adding a kind is a module here and a row in
+//! `KINDS` (docs/ARCHITECTURE.md, "Adding an id kind").
 
+mod behaviour;
 pub mod flake128;
 pub mod layout;
 pub mod uuid;
+
+pub use behaviour::{Does, PartValue, Parts, Text};
 
 use crate::error::FlakeError;
 use crate::input::Input;
@@ -26,13 +30,16 @@ pub enum Kind {
   Flake128,
 }
 
-/// What a kind is.
+/// What a kind is, and what its ids do.
 #[derive(Debug)]
 pub struct Row {
   pub kind: Kind,
   /// Its name in JS (`configure`'s and the read-back functions' `kind`) and in the command's
   /// `decompose` output (`"type"`).
   pub name: &'static str,
+  /// What the package exports for it (`index.js`), as `flake-idgen state` lists the kinds a
+  /// state file serves.
+  pub export: &'static str,
   /// What its errors call one.
   pub title: &'static str,
   /// What makes them, as its errors begin.
@@ -52,6 +59,9 @@ pub struct Row {
   /// The names of its parts after `timestamp` and `date`, in the order `decompose` gives them
   /// (a layout's node id parts come from the layout).
   pub parts: &'static [&'static str],
+  /// What its 128-bit ids do, its module's functions; `None` for the 64-bit ids, which the id
+  /// functions write themselves.
+  pub wide: Option<Does>,
 }
 
 /// Every kind, in `Kind`'s order. A static, not a const: rows are handed out by reference, and a
@@ -60,6 +70,7 @@ pub static KINDS: [Row; 3] = [
   Row {
     kind: Kind::FlakeId,
     name: "flakeId",
+    export: "FlakeId",
     title: "a 64-bit id",
     maker: "FlakeId",
     bytes: 8,
@@ -69,10 +80,12 @@ pub static KINDS: [Row; 3] = [
     text: layout::decompose::ID_EXPECTED,
     bytes_expected: "a Buffer of 8 bytes",
     parts: &["id", "sequence"],
+    wide: None,
   },
   Row {
     kind: Kind::Uuidv7,
     name: "uuidv7",
+    export: "uuidv7",
     title: "a UUIDv7",
     maker: "uuidv7()",
     bytes: 16,
@@ -82,10 +95,12 @@ pub static KINDS: [Row; 3] = [
     text: uuid::EXPECTED,
     bytes_expected: uuid::BYTES_EXPECTED,
     parts: &["sequence", "random"],
+    wide: Some(uuid::DOES),
   },
   Row {
     kind: Kind::Flake128,
     name: "flake128",
+    export: "Flake128",
     title: "a Flake128",
     maker: "Flake128",
     bytes: 16,
@@ -95,62 +110,215 @@ pub static KINDS: [Row; 3] = [
     text: flake128::BASE62_EXPECTED,
     bytes_expected: "16 bytes",
     parts: &["worker", "sequence"],
+    wide: Some(flake128::DOES),
   },
 ];
 
-/// The 128-bit kinds, the ones the wide id functions serve.
-pub const WIDE: [Kind; 2] = [Kind::Uuidv7, Kind::Flake128];
-
-/// A 128-bit id's text: its characters and how many there are.
-pub struct Text {
-  characters: [u8; 36],
-  length: usize,
-}
-
-impl Text {
-  fn of(characters: &[u8]) -> Self {
-    let mut text = Self {
-      characters: [0; 36],
-      length: characters.len(),
-    };
-    text.characters[..characters.len()].copy_from_slice(characters);
-    text
+/// How many kinds are 128-bit (have `wide`).
+const WIDE_COUNT: usize = {
+  let (mut count, mut at) = (0, 0);
+  while at < KINDS.len() {
+    count += KINDS[at].wide.is_some() as usize;
+    at += 1;
   }
+  count
+};
 
-  /// The characters, all ASCII.
-  pub fn as_bytes(&self) -> &[u8] {
-    &self.characters[..self.length]
+/// The 128-bit kinds, the ones the wide id functions serve, in `KINDS`' order.
+pub const WIDE: [Wide; WIDE_COUNT] = {
+  let mut wide = [nth_wide(0); WIDE_COUNT];
+  let mut n = 1;
+  while n < WIDE_COUNT {
+    wide[n] = nth_wide(n);
+    n += 1;
+  }
+  wide
+};
+
+/// The `n`th 128-bit kind of `KINDS` (built when compiling: `n` is below `WIDE_COUNT`).
+const fn nth_wide(mut n: usize) -> Wide {
+  let (mut at, at_wide) = (0, n);
+  while at < KINDS.len() {
+    if let Some(does) = &KINDS[at].wide {
+      if n == 0 {
+        let Some(shape) = KINDS[at].shape else {
+          panic!("a 128-bit kind is made from a 64-bit shape")
+        };
+        return Wide {
+          row: &KINDS[at],
+          does,
+          place: at_wide as u8,
+          shape,
+        };
+      }
+      n -= 1;
+    }
+    at += 1;
+  }
+  panic!("fewer 128-bit kinds than WIDE_COUNT")
+}
+
+/// A 128-bit kind: its row, what its ids do, and its place in `WIDE`. Each method is its row's
+/// function.
+#[derive(Debug, Clone, Copy)]
+pub struct Wide {
+  row: &'static Row,
+  does: &'static Does,
+  place: u8,
+  /// Its row's shape, here too: in `WIDE`, a constant one load away, so that a loop over the
+  /// kinds comparing shapes is unrolled into constants (through the row it was not).
+  shape: Shape,
+}
+
+impl PartialEq for Wide {
+  fn eq(&self, other: &Self) -> bool {
+    self.place == other.place
   }
 }
 
-/// A part's value as JS gets it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PartValue {
-  /// Below 2^53: a number.
-  Number(u64),
-  /// A bigint.
-  BigInt(u64),
+/// Runs `$body` with `$at`, a `const usize`, the place in `WIDE` of `$kind` (a `Wide`), so that
+/// code generic over that place, which takes its kind as `Wide::at::<AT>`, is compiled once per
+/// 128-bit kind with the kind's row and functions as constants: called directly and inlined.
+/// One body given the kind at run time calls through its row (LLVM merges two bodies that
+/// differ only in the kind into that): 11 ns a call more on the per-id path, side by side.
+/// `$other` is for a place past the arms, which no `Wide` has (`ARMS` holds every kind).
+macro_rules! each_wide {
+  ($kind:expr, |$at:ident| $body:expr, $other:expr) => {
+    match $kind.place() {
+      0 => {
+        const $at: usize = 0;
+        $body
+      }
+      1 => {
+        const $at: usize = 1;
+        $body
+      }
+      _ => $other,
+    }
+  };
 }
+/// The places `each_wide!` has an arm for: a kind past them would be made through its row, and
+/// met as `$other`. A new 128-bit kind adds an arm there.
+const ARMS: usize = 2;
+const _: () = assert!(
+  WIDE_COUNT <= ARMS,
+  "each_wide! needs an arm for each 128-bit kind"
+);
+pub(crate) use each_wide;
 
-/// A 128-bit id's parts: its time, and the others by the names of its row's `parts`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Parts {
-  /// Ms since 1970.
-  pub timestamp: u64,
-  pub values: [PartValue; 2],
-}
+impl Eq for Wide {}
 
-impl Kind {
-  /// The kind whose `Kind as u8` is `number`: a kind passed as a const generic parameter.
+impl Wide {
+  /// Its place in `WIDE`.
   #[inline(always)]
-  pub const fn numbered(number: u8) -> Self {
-    match number {
-      1 => Self::Uuidv7,
-      2 => Self::Flake128,
-      _ => Self::FlakeId,
+  pub fn place(self) -> usize {
+    usize::from(self.place)
+  }
+
+  /// The kind at place `AT` of `WIDE`, a constant (see `each_wide!`); `self` past them.
+  #[inline(always)]
+  pub fn at<const AT: usize>(self) -> Self {
+    match WIDE.get(AT) {
+      Some(&kind) => kind,
+      None => self,
     }
   }
 
+  /// Makes the 128-bit id of each of `ids` into `out` (16 bytes each), with `worker` and, where
+  /// its row reads them, random bits `draw`n; compiled once per kind (see `each_wide!`).
+  #[inline(always)]
+  pub fn make_all<E>(
+    self,
+    out: &mut [u8],
+    ids: impl Iterator<Item = u64>,
+    worker: u64,
+    draw: impl FnMut() -> Result<u64, E>,
+  ) -> Result<(), E> {
+    each_wide!(
+      self,
+      |AT| self.make_each::<AT, E>(out, ids, worker, draw),
+      self.make_each::<{ usize::MAX }, E>(out, ids, worker, draw)
+    )
+  }
+
+  /// As `make_all`, for the kind at place `AT` (a function per place: LLVM merged the places'
+  /// loops when they differed only in the kind, and called its functions through the row).
+  #[inline(always)]
+  fn make_each<const AT: usize, E>(
+    self,
+    out: &mut [u8],
+    ids: impl Iterator<Item = u64>,
+    worker: u64,
+    mut draw: impl FnMut() -> Result<u64, E>,
+  ) -> Result<(), E> {
+    let kind = self.at::<AT>();
+    let draws = kind.row.random;
+    for (slot, id) in out.chunks_exact_mut(16).zip(ids) {
+      let bits = if draws { draw()? } else { 0 };
+      slot.copy_from_slice(&kind.make(id, worker, bits));
+    }
+    Ok(())
+  }
+
+  /// Its row.
+  #[inline(always)]
+  pub fn row(self) -> &'static Row {
+    self.row
+  }
+
+  /// Its kind.
+  #[inline(always)]
+  pub fn kind(self) -> Kind {
+    self.row.kind
+  }
+
+  /// The 64-bit layout its ids are made from.
+  #[inline(always)]
+  pub fn shape(self) -> Shape {
+    self.shape
+  }
+
+  /// The 128-bit id made from `id` (an id of the row's `shape`): a flake's of `worker`, a
+  /// UUIDv7's with `random` bits (see the row's `worker` and `random` for which it reads).
+  #[inline(always)]
+  pub fn make(self, id: u64, worker: u64, random: u64) -> [u8; 16] {
+    (self.does.make)(id, worker, random)
+  }
+
+  /// The text of the 128-bit id `id`: a UUID's canonical form, a flake's base 62.
+  #[inline(always)]
+  pub fn text(self, id: &[u8; 16]) -> Text {
+    (self.does.text)(id)
+  }
+
+  /// The 128-bit id whose text form (`text`'s) is `text`.
+  pub fn parse(self, text: &str) -> Option<[u8; 16]> {
+    (self.does.parse)(text)
+  }
+
+  /// Whether `id` is one of this kind's (a UUIDv7's version and variant).
+  pub fn holds(self, id: &[u8; 16]) -> bool {
+    (self.does.holds)(id)
+  }
+
+  /// The 128-bit id `got` is, in any form its readers take (`bytes`: a Uint8Array's, when it
+  /// is one); errors name it `id`.
+  pub fn read(self, got: &Input, bytes: Option<&[u8]>) -> Result<[u8; 16], FlakeError> {
+    (self.does.read)(got, bytes)
+  }
+
+  /// The parts of the 128-bit id `id`, one of this kind's.
+  pub fn parts(self, id: &[u8; 16]) -> Parts {
+    (self.does.parts)(id)
+  }
+
+  /// As `Kind::reworded`.
+  pub fn reworded(self, err: FlakeError, own_clock: bool) -> FlakeError {
+    self.kind().reworded(err, own_clock)
+  }
+}
+
+impl Kind {
   /// Its row.
   #[inline(always)]
   pub fn row(self) -> &'static Row {
@@ -193,92 +361,20 @@ impl Kind {
       .map(|row| row.kind)
   }
 
-  /// The 128-bit kind JS names `name`: the only ones the methods below take.
-  pub fn wide_named(name: &str) -> Option<Self> {
-    Self::named(name).filter(|kind| WIDE.contains(kind))
+  /// The 128-bit kind JS names `name`.
+  pub fn wide_named(name: &str) -> Option<Wide> {
+    Self::named(name)?.wide()
+  }
+
+  /// The kind as a 128-bit one, if it is.
+  #[inline(always)]
+  pub fn wide(self) -> Option<Wide> {
+    WIDE.into_iter().find(|wide| wide.kind() == self)
   }
 
   /// The 128-bit kind made from ids of `shape`, if one is.
   #[inline(always)]
-  pub fn wide_of(shape: Shape) -> Option<Self> {
-    WIDE
-      .into_iter()
-      .find(|kind| kind.row().shape == Some(shape))
-  }
-
-  /// The 128-bit id made from `id` (an id of the row's `shape`): a flake's of `worker`, a
-  /// UUIDv7's with `random` bits (see the row's `worker` and `random` for which it reads).
-  #[inline(always)]
-  pub fn make(self, id: u64, worker: u64, random: u64) -> [u8; 16] {
-    match self {
-      Self::Uuidv7 => uuid::bytes(id, random),
-      Self::Flake128 => flake128::value(id, worker).to_be_bytes(),
-      Self::FlakeId => unreachable!("64-bit ids are written by the id functions"),
-    }
-  }
-
-  /// The text of the 128-bit id `id`: a UUID's canonical form, a flake's base 62.
-  #[inline(always)]
-  pub fn text(self, id: &[u8; 16]) -> Text {
-    match self {
-      Self::Uuidv7 => Text::of(&uuid::format(id)),
-      Self::Flake128 => Text::of(&flake128::base62(u128::from_be_bytes(*id))),
-      Self::FlakeId => unreachable!("a 128-bit kind"),
-    }
-  }
-
-  /// The 128-bit id whose text form (`parse`'s) is `text`.
-  pub fn parse(self, text: &str) -> Option<[u8; 16]> {
-    match self {
-      Self::Uuidv7 => uuid::parse(text),
-      Self::Flake128 => flake128::from_base62(text).map(u128::to_be_bytes),
-      Self::FlakeId => unreachable!("a 128-bit kind"),
-    }
-  }
-
-  /// Whether `id` is one of this kind's (a UUIDv7's version and variant).
-  pub fn holds(self, id: &[u8; 16]) -> bool {
-    match self {
-      Self::Uuidv7 => uuid::parts(id).is_some(),
-      Self::Flake128 => true,
-      Self::FlakeId => unreachable!("a 128-bit kind"),
-    }
-  }
-
-  /// The 128-bit id `got` is, in any form its readers take (`bytes`: a Uint8Array's, when it
-  /// is one); errors name it `id`.
-  pub fn read(self, got: &Input, bytes: Option<&[u8]>) -> Result<[u8; 16], FlakeError> {
-    match self {
-      Self::Uuidv7 => uuid::read(got, bytes),
-      Self::Flake128 => flake128::read(got, bytes).map(u128::to_be_bytes),
-      Self::FlakeId => unreachable!("a 128-bit kind"),
-    }
-  }
-
-  /// The parts of the 128-bit id `id`, one of this kind's.
-  pub fn parts(self, id: &[u8; 16]) -> Parts {
-    match self {
-      Self::Uuidv7 => {
-        let parts = uuid::parts(id).expect("a UUIDv7");
-        Parts {
-          timestamp: parts.timestamp,
-          values: [
-            PartValue::Number(u64::from(parts.sequence)),
-            PartValue::BigInt(parts.random),
-          ],
-        }
-      }
-      Self::FlakeId => unreachable!("a 128-bit kind"),
-      Self::Flake128 => {
-        let parts = flake128::parts(u128::from_be_bytes(*id));
-        Parts {
-          timestamp: parts.timestamp,
-          values: [
-            PartValue::Number(parts.worker),
-            PartValue::Number(u64::from(parts.sequence)),
-          ],
-        }
-      }
-    }
+  pub fn wide_of(shape: Shape) -> Option<Wide> {
+    WIDE.into_iter().find(|wide| wide.shape() == shape)
   }
 }

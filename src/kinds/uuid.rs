@@ -10,6 +10,7 @@
 
 use crate::error::FlakeError;
 use crate::input::Input;
+use crate::kinds::behaviour::{Does, PartValue, Parts as KindParts, Text};
 use crate::kinds::layout::{Order, Shape};
 
 /// Bits of the counter.
@@ -31,6 +32,16 @@ pub const EXPECTED: &str = "a UUIDv7 (8-4-4-4-12 hex digits, version 7, variant 
 /// What the readers of UUIDs as bytes expect.
 pub const BYTES_EXPECTED: &str = "16 bytes of a UUIDv7 (version 7, variant 10)";
 
+/// What UUIDv7s do, for their row of `KINDS`.
+pub const DOES: Does = Does {
+  make,
+  text,
+  parse,
+  holds,
+  read,
+  parts: kind_parts,
+};
+
 const VERSION: u64 = 0x7000;
 const VARIANT: u64 = 0b10 << 62;
 const LOW_COUNTER_BITS: u32 = 3;
@@ -49,6 +60,12 @@ pub fn bytes(id: u64, random: u64) -> [u8; 16] {
   uuid
 }
 
+/// The UUID for `id` (an id of `SHAPE`) and 64 random bits; UUIDs carry no worker id.
+#[inline(always)]
+fn make(id: u64, _worker: u64, random: u64) -> [u8; 16] {
+  bytes(id, random)
+}
+
 /// A UUIDv7's parts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Parts {
@@ -64,16 +81,37 @@ pub struct Parts {
 pub fn parts(uuid: &[u8; 16]) -> Option<Parts> {
   let high = u64::from_be_bytes(uuid[..8].try_into().expect("8 bytes"));
   let low = u64::from_be_bytes(uuid[8..].try_into().expect("8 bytes"));
-  if high & 0xf000 != VERSION || low >> 62 != VARIANT >> 62 {
-    return None;
-  }
+  (high & 0xf000 == VERSION && low >> 62 == VARIANT >> 62).then(|| fields(high, low))
+}
+
+/// The parts in the bits of a UUIDv7 whose halves are `high` and `low`.
+fn fields(high: u64, low: u64) -> Parts {
   let counter_high = (high & 0xfff) << LOW_COUNTER_BITS;
   let counter_low = (low >> RANDOM_BITS) & ((1 << LOW_COUNTER_BITS) - 1);
-  Some(Parts {
+  Parts {
     timestamp: high >> 16,
     sequence: (counter_high | counter_low) as u16,
     random: low & ((1 << RANDOM_BITS) - 1),
-  })
+  }
+}
+
+/// Whether `uuid` is a UUIDv7 (version 7, variant `10`).
+fn holds(uuid: &[u8; 16]) -> bool {
+  parts(uuid).is_some()
+}
+
+/// The parts of `uuid`, a UUIDv7 (its readers checked), by its row's names.
+fn kind_parts(uuid: &[u8; 16]) -> KindParts {
+  let high = u64::from_be_bytes(uuid[..8].try_into().expect("8 bytes"));
+  let low = u64::from_be_bytes(uuid[8..].try_into().expect("8 bytes"));
+  let parts = fields(high, low);
+  KindParts {
+    timestamp: parts.timestamp,
+    values: [
+      PartValue::Number(u64::from(parts.sequence)),
+      PartValue::BigInt(parts.random),
+    ],
+  }
 }
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
@@ -95,6 +133,12 @@ pub fn format(uuid: &[u8; 16]) -> [u8; 36] {
     at += 2;
   }
   text
+}
+
+/// The canonical form of `uuid`.
+#[inline(always)]
+fn text(uuid: &[u8; 16]) -> Text {
+  Text::of(&format(uuid))
 }
 
 /// The bytes of `text` if it is a UUID's canonical form (in either case) of a UUIDv7.

@@ -317,15 +317,19 @@ fn a_forked_child_never_replays_its_parents_random_bits() {
 
 #[test]
 fn the_kinds_table_is_in_kind_order_and_each_wide_shape_names_one_kind() {
-  use crate::kinds::{Kind, KINDS};
+  use crate::kinds::{Kind, Wide, KINDS};
   for (at, row) in KINDS.iter().enumerate() {
     assert_eq!(row.kind as usize, at, "{} sits at {at}", row.name);
     assert_eq!(Kind::named(row.name), Some(row.kind));
-    assert_eq!(Kind::numbered(row.kind as u8), row.kind);
     match row.shape {
       Some(shape) => {
-        assert_eq!(Kind::wide_of(shape), Some(row.kind), "{}", row.name);
-        assert_eq!(Kind::wide_named(row.name), Some(row.kind));
+        assert_eq!(
+          Kind::wide_of(shape).map(Wide::kind),
+          Some(row.kind),
+          "{}",
+          row.name
+        );
+        assert_eq!(Kind::wide_named(row.name).map(Wide::kind), Some(row.kind));
         assert_eq!(row.bytes, 16);
       }
       None => assert_eq!(Kind::wide_named(row.name), None),
@@ -381,4 +385,74 @@ fn the_wide_kinds_word_their_refusals_for_their_users() {
   // FlakeId keeps flake-idgen's words.
   assert_eq!(Kind::FlakeId.reworded(overflow.clone(), true), overflow);
   assert_eq!(Kind::FlakeId.reworded(past.clone(), false), past);
+}
+
+/// A kind is its row: found by its name and its shape, and every function of its row agrees with
+/// the others (made, written, parsed, read back, split into parts by the row's names), so no
+/// kind's behaviour can live outside `KINDS`.
+#[test]
+fn every_wide_kind_is_its_row_and_its_functions_round_trip() {
+  use crate::input::Input;
+  use crate::kinds::{Kind, PartValue, KINDS, WIDE};
+  let wide: Vec<_> = KINDS.iter().filter(|row| row.wide.is_some()).collect();
+  assert_eq!(WIDE.len(), wide.len());
+  for (kind, row) in WIDE.iter().zip(wide) {
+    assert!(std::ptr::eq(kind.row(), row), "{}", row.name);
+    assert_eq!(row.kind.wide(), Some(*kind));
+    assert_eq!(Kind::wide_named(row.name), Some(*kind));
+    let shape = row
+      .shape
+      .expect("a 128-bit kind is made from a 64-bit shape");
+    assert_eq!(Kind::wide_of(shape), Some(*kind), "{}", row.name);
+    assert_eq!(row.bytes, 16, "{}", row.name);
+    // 2026-11-27 in ms, and the 5th id of that ms.
+    let (ms, sequence, worker, random) = (1_795_737_600_000u64, 5u64, 0xa1b2_c3d4_e5f6, !0u64);
+    let id = kind.make(ms << shape.sequence_bits | sequence, worker, random);
+    assert!(kind.holds(&id), "{}", row.name);
+    let text = kind.text(&id);
+    let text = std::str::from_utf8(text.as_bytes()).expect("ASCII");
+    assert_eq!(kind.parse(text), Some(id), "{} {text}", row.name);
+    assert_eq!(kind.read(&Input::String(text.into()), None), Ok(id));
+    assert_eq!(kind.read(&Input::Bytes(16), Some(&id)), Ok(id));
+    let parts = kind.parts(&id);
+    assert_eq!(parts.timestamp, ms, "{}", row.name);
+    assert_eq!(row.parts.len(), parts.values.len(), "{}", row.name);
+    for (&name, value) in row.parts.iter().zip(parts.values) {
+      let expected = match name {
+        "sequence" => PartValue::Number(sequence),
+        "worker" => PartValue::Number(worker),
+        "random" => PartValue::BigInt(random >> (64 - crate::kinds::uuid::RANDOM_BITS)),
+        other => panic!("{}: no test for a part named {other}", row.name),
+      };
+      assert_eq!(value, expected, "{} {name}", row.name);
+    }
+    // Only what the row says its ids carry goes into them.
+    assert_eq!(
+      kind.make(ms << shape.sequence_bits, 0, 0) != kind.make(ms << shape.sequence_bits, 1, 0),
+      row.worker,
+      "{}: worker",
+      row.name
+    );
+    assert_eq!(
+      kind.make(ms << shape.sequence_bits, 0, 0) != kind.make(ms << shape.sequence_bits, 0, !0),
+      row.random,
+      "{}: random",
+      row.name
+    );
+  }
+}
+
+/// The presets are their rows: found by name, in `Preset`'s order, each shape a valid one.
+#[test]
+fn every_preset_is_its_row() {
+  use crate::kinds::layout::{Layout, Preset, PRESETS};
+  assert_eq!(Preset::ALL.len(), PRESETS.len());
+  for (at, row) in PRESETS.iter().enumerate() {
+    assert_eq!(Preset::ALL[at], row.preset);
+    assert_eq!(row.preset.index(), at);
+    assert_eq!(Preset::from_name(row.name), Some(row.preset));
+    assert_eq!(row.preset.shape().check(), Ok(row.shape));
+    let layout = Layout::preset(row.preset);
+    assert_eq!((layout.name(), layout.epoch), (row.name, row.epoch));
+  }
 }

@@ -275,97 +275,161 @@ pub enum Preset {
   Sonyflake,
 }
 
+/// What a preset is: its row of `PRESETS`.
+#[derive(Debug)]
+pub struct PresetRow {
+  pub preset: Preset,
+  /// What the `layout` option calls it.
+  pub name: &'static str,
+  pub shape: Shape,
+  /// The epoch its users count from, ms since 1970.
+  pub epoch: u64,
+  /// The names of the node id's two 5-bit parts, high first, for the schemes that split it.
+  pub parts: Option<[&'static str; 2]>,
+  /// What its users call the sequence number and the node id, where not `sequence` and `id`.
+  pub aliases: (Option<&'static str>, Option<&'static str>),
+}
+
+/// The shape of `time_bits` of `unit_ms`, then `node_bits` and `sequence_bits` in `order`.
+const fn shape(
+  time_bits: u8,
+  unit_ms: u16,
+  node_bits: u8,
+  sequence_bits: u8,
+  order: Order,
+) -> Shape {
+  Shape {
+    time_bits,
+    unit_ms,
+    node_bits,
+    sequence_bits,
+    order,
+  }
+}
+
+/// Every preset, in `Preset`'s order. The epochs: Twitter's, Discord's, Instagram's (its
+/// engineering blog's), snowcast's worked example's (2014-01-01), Hazelcast's (2018-01-01),
+/// sonyflake's (2014-09-01).
+pub const PRESETS: [PresetRow; 7] = [
+  PresetRow {
+    preset: Preset::FlakeIdgen,
+    name: "flake-idgen",
+    shape: Shape::FLAKE_IDGEN,
+    epoch: 0,
+    parts: Some(["datacenter", "worker"]),
+    aliases: (None, None),
+  },
+  PresetRow {
+    preset: Preset::Twitter,
+    name: "twitter",
+    shape: shape(41, 1, 10, 12, Order::NodeSequence),
+    epoch: 1_288_834_974_657,
+    parts: Some(["datacenter", "worker"]),
+    aliases: (None, None),
+  },
+  PresetRow {
+    preset: Preset::Discord,
+    name: "discord",
+    shape: Shape::FLAKE_IDGEN,
+    epoch: 1_420_070_400_000,
+    parts: Some(["worker", "process"]),
+    aliases: (Some("increment"), None),
+  },
+  PresetRow {
+    preset: Preset::Instagram,
+    name: "instagram",
+    shape: shape(41, 1, 13, 10, Order::NodeSequence),
+    epoch: 1_314_220_021_721,
+    parts: None,
+    aliases: (None, Some("shardId")),
+  },
+  PresetRow {
+    preset: Preset::Snowcast,
+    name: "snowcast",
+    shape: shape(41, 1, 13, 10, Order::NodeSequence),
+    epoch: 1_388_534_400_000,
+    parts: None,
+    aliases: (None, None),
+  },
+  PresetRow {
+    preset: Preset::Hazelcast,
+    name: "hazelcast",
+    shape: shape(41, 1, 16, 6, Order::SequenceNode),
+    epoch: 1_514_764_800_000,
+    parts: None,
+    aliases: (None, None),
+  },
+  PresetRow {
+    preset: Preset::Sonyflake,
+    name: "sonyflake",
+    shape: shape(39, 10, 16, 8, Order::SequenceNode),
+    epoch: 1_409_529_600_000,
+    parts: None,
+    aliases: (None, Some("machineId")),
+  },
+];
+
 impl Preset {
-  pub const ALL: [Self; 7] = [
-    Self::FlakeIdgen,
-    Self::Twitter,
-    Self::Discord,
-    Self::Instagram,
-    Self::Snowcast,
-    Self::Hazelcast,
-    Self::Sonyflake,
-  ];
+  /// Every preset, in `PRESETS`' order.
+  pub const ALL: [Self; PRESETS.len()] = {
+    let mut all = [Self::FlakeIdgen; PRESETS.len()];
+    let mut i = 0;
+    while i < PRESETS.len() {
+      all[i] = PRESETS[i].preset;
+      i += 1;
+    }
+    all
+  };
+
+  /// Its row.
+  pub const fn row(self) -> &'static PresetRow {
+    &PRESETS[self as usize]
+  }
 
   /// What the `layout` option calls it.
   pub const fn name(self) -> &'static str {
-    match self {
-      Self::FlakeIdgen => "flake-idgen",
-      Self::Twitter => "twitter",
-      Self::Discord => "discord",
-      Self::Instagram => "instagram",
-      Self::Snowcast => "snowcast",
-      Self::Hazelcast => "hazelcast",
-      Self::Sonyflake => "sonyflake",
-    }
+    self.row().name
   }
 
   /// Its index in `ALL`.
   pub const fn index(self) -> usize {
-    // The variants are declared in `ALL`'s order.
+    // The variants are declared in `PRESETS`' order.
     self as usize
   }
 
   pub fn from_name(name: &str) -> Option<Self> {
-    Self::ALL.into_iter().find(|preset| preset.name() == name)
+    PRESETS
+      .iter()
+      .find(|row| row.name == name)
+      .map(|row| row.preset)
   }
 
   pub const fn shape(self) -> Shape {
-    let (time_bits, unit_ms, node_bits, sequence_bits, order) = match self {
-      Self::FlakeIdgen | Self::Discord => (42, 1, 10, 12, Order::NodeSequence),
-      Self::Twitter => (41, 1, 10, 12, Order::NodeSequence),
-      Self::Instagram | Self::Snowcast => (41, 1, 13, 10, Order::NodeSequence),
-      Self::Hazelcast => (41, 1, 16, 6, Order::SequenceNode),
-      Self::Sonyflake => (39, 10, 16, 8, Order::SequenceNode),
-    };
-    Shape {
-      time_bits,
-      unit_ms,
-      node_bits,
-      sequence_bits,
-      order,
-    }
+    self.row().shape
   }
 
-  /// The epoch its users count from, ms since 1970: Twitter's, Discord's, Instagram's (its
-  /// engineering blog's), snowcast's worked example's (2014-01-01), Hazelcast's (2018-01-01),
-  /// sonyflake's (2014-09-01).
+  /// The epoch its users count from, ms since 1970 (see `PRESETS`).
   pub const fn epoch(self) -> u64 {
-    match self {
-      Self::FlakeIdgen => 0,
-      Self::Twitter => 1_288_834_974_657,
-      Self::Discord => 1_420_070_400_000,
-      Self::Instagram => 1_314_220_021_721,
-      Self::Snowcast => 1_388_534_400_000,
-      Self::Hazelcast => 1_514_764_800_000,
-      Self::Sonyflake => 1_409_529_600_000,
-    }
+    self.row().epoch
   }
 
   /// The names of the node id's two 5-bit parts, high first, for the schemes that split it.
   pub const fn parts(self) -> Option<[&'static str; 2]> {
-    match self {
-      Self::FlakeIdgen | Self::Twitter => Some(["datacenter", "worker"]),
-      Self::Discord => Some(["worker", "process"]),
-      _ => None,
-    }
+    self.row().parts
   }
 
   /// What its users call the sequence number and the node id, where not `sequence` and `id`.
   pub const fn aliases(self) -> (Option<&'static str>, Option<&'static str>) {
-    match self {
-      Self::Discord => (Some("increment"), None),
-      Self::Instagram => (None, Some("shardId")),
-      Self::Sonyflake => (None, Some("machineId")),
-      _ => (None, None),
-    }
+    self.row().aliases
   }
 }
 
-// `Preset::index` is the variant's number: `ALL` lists the variants in their order.
+// `Preset::row` is `PRESETS`' entry at the variant's number: it lists the variants in their
+// order.
 const _: () = {
   let mut i = 0;
-  while i < Preset::ALL.len() {
-    assert!(Preset::ALL[i] as usize == i);
+  while i < PRESETS.len() {
+    assert!(PRESETS[i].preset as usize == i);
     i += 1;
   }
 };
