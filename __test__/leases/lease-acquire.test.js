@@ -119,7 +119,7 @@ describe('a store stopped (SIGSTOP) longer than a store call during acquire', { 
       signalServer(name, 'SIGSTOP')
       let leasing
       try {
-        leasing = FlakeId.lease({ ...options, acquireTimeout: 60_000, onWait: (ms, why) => waits.push(why) })
+        leasing = FlakeId.lease({ ...options, acquireTimeout: 60_000, onWait: (_ms, why) => waits.push(why) })
         // Longer than a call's 667 ms: the first attempt times out with its statement sent.
         await sleep(1500)
       } finally {
