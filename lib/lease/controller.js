@@ -256,13 +256,7 @@ class Lease {
     }
   }
 
-  /**
-   * One acquire, under an owner token of its own: its answer, with the token as `owner`. An
-   * answer that is not ours to use (a clock the fences cannot trust, or replicas that did not
-   * acknowledge) is handed back at once: nothing was issued under it. A call that timed out
-   * may still take an id: it is handed back when its answer comes, and no other attempt starts
-   * before then (or the deadline), so a slow store is given no more work than it has.
-   */
+  /** One acquire, in its turn among this process's acquires on the same client (gate.js). */
   async #attempt(deadline, signal) {
     const store = this.#store
     const end = await turn(this.#config.store, deadline - performance.now(), signal)
@@ -283,6 +277,13 @@ class Lease {
     }
   }
 
+  /**
+   * One acquire, under an owner token of its own: its answer, with the token as `owner`. An
+   * answer that is not ours to use (a clock the fences cannot trust, or replicas that did not
+   * acknowledge) is handed back at once: nothing was issued under it. A call that timed out
+   * may still take an id: it is handed back when its answer comes, and the turn is kept until
+   * then (or a ttl, or the deadline), so a slow store is given no more work than it has.
+   */
   async #attemptOnce(deadline, signal) {
     const store = this.#store
     const { namespace, ids, ttl, maxClockSkewMs } = this.#config
