@@ -49,10 +49,10 @@ local function runOf(text)
   local first, last = string.match(text, '^(%d+)-(%d+)$')
   return tonumber(first), tonumber(last)
 end
--- Every index from the records: once per namespace written by an older version, and after a
--- change of settings shifted every ceiling.
--- An id the runs say was held stays so, even if its record is gone: it is never taken as fresh,
--- at the marker's floor, below a ceiling its holder may still issue up to.
+-- Every index from the records: once per namespace written by an older version, after a
+-- change of settings shifted every ceiling, and when entries were deleted by hand. An id the
+-- runs say was held stays so, even if its record is gone: never taken as fresh, at the
+-- marker's floor, below a ceiling its holder may still issue up to.
 local function rebuild()
   local ever = {}
   for _, text in ipairs(redis.call('ZRANGE', runs, 0, -1)) do
