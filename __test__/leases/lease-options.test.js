@@ -27,6 +27,7 @@ test('a misspelt option is refused by name, with the nearest one', async () => {
   await refused({ store, namespace: 'orders', acquireTimout: 1 }, /did you mean `acquireTimeout`\?/)
   // A generator option the lease sets itself is named too: using it is refused as such.
   await refused({ store, namespace: 'orders', workerId: 3 }, /^unknown option `workerId` \(did you mean `worker`\?\)/)
+  await refused({ store, namespace: 'orders', nodeId: 3 }, /^unknown option `nodeId` \(did you mean `id`\?\)/)
   await refused({ store, namespace: 'orders', worker: 3 }, /option `worker` must be left out: a lease sets it/)
   // Nothing near: the options it takes are listed.
   await refused(

@@ -33,48 +33,20 @@ const LEASE_OPTIONS = [
 ]
 const GENERATOR_OPTIONS = ['layout', 'epoch', 'seqMask', 'allowedFutureMs', 'clock', 'scope', 'stateDir']
 
-/** The edit distance of `a` and `b` (insertions, deletions, substitutions, swaps of neighbours). */
-function distance(a, b) {
-  const rows = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)])
-  for (let j = 1; j <= b.length; j++) rows[0][j] = j
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1
-      rows[i][j] = Math.min(rows[i - 1][j] + 1, rows[i][j - 1] + 1, rows[i - 1][j - 1] + cost)
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        rows[i][j] = Math.min(rows[i][j], rows[i - 2][j - 2] + 1)
-      }
-    }
-  }
-  return rows[a.length][b.length]
-}
-
-/** The known option nearest `key` (case aside), if one is within 2 edits and not all of it. */
-function nearest(key, known) {
-  // A key of any length: the distance is only worth computing for one of an option's length.
-  if (key.length > 40) return undefined
-  let best
-  let bestDistance = Math.min(3, key.length)
-  for (const name of known) {
-    const d = distance(key.toLowerCase(), name.toLowerCase())
-    if (d < bestDistance) [best, bestDistance] = [name, d]
-  }
-  return best
-}
-
 /**
  * Refuses the first own enumerable key of `options` that FlakeId.lease() does not know, naming
  * it and the nearest option. Symbol keys are no option's and never a misspelt one: left alone,
  * as inherited keys are.
  */
 function refuseUnknown(options) {
-  const known = [...LEASE_OPTIONS, ...GENERATOR_OPTIONS, ...LEASED_OPTIONS]
+  const known = [...new Set([...LEASE_OPTIONS, ...GENERATOR_OPTIONS, ...LEASED_OPTIONS])]
   const taken = known.filter((name) => !LEASED_OPTIONS.includes(name))
   for (const key of Object.keys(options)) {
     if (known.includes(key)) continue
     const shown = /^[\w$]{1,40}$/.test(key) ? `\`${key}\`` : describe(key)
-    const near = nearest(key, known)
-    const hint = near === undefined ? '' : ` (did you mean \`${near}\`?)`
+    // Named as FlakeId's own unknown options are (src/options/unknown.rs): `workerId`, `nodeId`.
+    const near = binding.nearestOption(key, known)
+    const hint = near == null ? '' : ` (did you mean \`${near}\`?)`
     throw codedError(
       TypeError,
       'ERR_FLAKE_INVALID_OPTION',
