@@ -212,6 +212,13 @@ export declare const MET_OVERFLOW: number
  */
 export declare const MET_WAITED: number
 
+/**
+ * The option of `known` that `name`, an option not among them, most likely meant (the rules
+ * of `options::unknown::nearest`), or none: for the JS modules that refuse options of their
+ * own by name (the lease's), so that every suggestion is made one way.
+ */
+export declare function nearestOption(name: string, known: Array<string>): string | null
+
 /** The slot of a call whose generator's state is the scratch's private word. */
 export declare const PRIVATE_SLOT: number
 

@@ -860,6 +860,7 @@ module.exports.MET_CLOCK_BEHIND = nativeBinding.MET_CLOCK_BEHIND
 module.exports.MET_NONE = nativeBinding.MET_NONE
 module.exports.MET_OVERFLOW = nativeBinding.MET_OVERFLOW
 module.exports.MET_WAITED = nativeBinding.MET_WAITED
+module.exports.nearestOption = nativeBinding.nearestOption
 module.exports.PRIVATE_SLOT = nativeBinding.PRIVATE_SLOT
 module.exports.rawArgument = nativeBinding.rawArgument
 module.exports.readScratch = nativeBinding.readScratch

@@ -300,7 +300,7 @@ declare namespace FlakeId {
     ttl?: number
     /** The most this clock may differ from the store's (0 to 3,600,000), checked at each acquire and renewal. Default 1,000. */
     maxClockSkewMs?: number
-    /** How long to wait for a free id, in ms (0 to 2,147,483,647). Default `ttl`. */
+    /** How long to wait for a free id, and to try again a store call that failed or timed out (each gets `ttl / 3`), in ms (0 to 2,147,483,647). Default `ttl`. */
     acquireTimeout?: number
     /** Redis only: replicas (0 to 1,000) that must acknowledge each acquire and renewal (`WAIT`, on a connection of the lease's own). Default 0. */
     replicas?: number
@@ -315,8 +315,8 @@ declare namespace FlakeId {
     /**
      * Called before each wait of the lease, with its length in ms and why: `'floor'` (ids start
      * above a floor: a new namespace, a store that lost its data, the previous holder's
-     * ceiling), `'exhausted'` (every id is held), `'unreplicated'`, or, for a replacement lease,
-     * `'store'` or `'skew'`.
+     * ceiling), `'exhausted'` (every id is held), `'unreplicated'`, `'store'` (a store call
+     * failed or timed out: tried again), or, for a replacement lease, `'skew'`.
      */
     onWait?: (ms: number, reason: 'floor' | 'exhausted' | 'unreplicated' | 'store' | 'skew') => void
   }

@@ -372,6 +372,10 @@ async function startPostgres() {
   return {
     port,
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    /** The postmaster's pid, and its process group's: the backends' too (a test may SIGSTOP them all). */
+    get pid() {
+      return server.child.pid
+    },
     async stop() {
       // Smart shutdown first: it lets clients that are closing (pg's Pool.end() resolves before
       // its sockets close) say goodbye, where a fast one would hand them an 'error' event. Then
@@ -470,6 +474,10 @@ async function startMariadb() {
   return {
     port,
     url: `mysql://root@127.0.0.1:${port}/flake`,
+    /** mariadbd's pid (a test may SIGSTOP it). */
+    get pid() {
+      return server.child.pid
+    },
     /** Runs SQL statements as root, with the mariadb client. */
     sql,
     async restart() {

@@ -15,6 +15,11 @@ const { systemNowMs } = require('../load-binding.js')
 const { AbortError, codedError, describe } = require('../errors.js')
 const { sleep } = require('../wait.js')
 const { storeError } = require('./replies.js')
+const { turn, IN_FLIGHT } = require('./gate.js')
+
+// The store failures acquire tries again: calls not answered in time, and the client's own
+// failures. A reply that is not the store's answer is not among them.
+const TRANSIENT = new WeakSet()
 
 /** Calls the user's `callback` with `args`; what it throws is thrown where no lease code catches it. */
 function report(callback, ...args) {
@@ -28,6 +33,21 @@ function report(callback, ...args) {
   }
 }
 
+/** Resolves once `promise` settles, `ms` pass, or `signal` aborts, whichever comes first. */
+function settled(promise, ms, signal) {
+  if (!(ms > 0) || signal?.aborted) return Promise.resolve()
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', done)
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    signal?.addEventListener('abort', done, { once: true })
+    promise.then(done, done)
+  })
+}
+
 /**
  * One process's lease in a namespace, and the generator it drives: through native.js, the
  * generator's fields get the leased id, a state started above the lease's floor, and each
@@ -39,7 +59,10 @@ class Lease {
   #store
   #fields
   #now
-  #owner = `${os.hostname()}:${process.pid}:${randomUUID()}`
+  // Each attempt to acquire has an owner token of its own ("host:pid:uuid"), kept with the lease
+  // it took: the late answer of an attempt given up on is given back under its own token, which
+  // can never release the lease of another attempt, even one of the same id.
+  #host = `${os.hostname()}:${process.pid}`
   #meta
   // How far past the store's time a ceiling runs: a holder whose clock is ahead by up to
   // maxClockSkewMs still has a ttl of ids before it.
@@ -129,28 +152,35 @@ class Lease {
 
   #release(lease, last) {
     const { namespace } = this.#config
-    return this.#timed(this.#store.release({ namespace, id: lease.id, owner: this.#owner, last }))
+    return this.#timed(this.#store.release({ namespace, id: lease.id, owner: lease.owner, last }))
   }
 
-  /** A store call that answers within a third of the ttl, or fails with an ERR_FLAKE_LEASE_STORE. */
+  /**
+   * A store call that answers within a third of the ttl, or fails with an ERR_FLAKE_LEASE_STORE:
+   * one that did not answer in time, or whose client failed, is TRANSIENT (acquire tries again).
+   */
   #timed(promise) {
     const { kind } = this.#store
     const ms = Math.ceil(this.#config.ttl / 3)
     let timer
     const late = new Promise((_, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(
-            codedError(Error, 'ERR_FLAKE_LEASE_STORE', `the lease store (${kind}) did not answer within ${ms} ms`),
-          ),
-        ms,
-      )
+      timer = setTimeout(() => {
+        const error = codedError(
+          Error,
+          'ERR_FLAKE_LEASE_STORE',
+          `the lease store (${kind}) did not answer within ${ms} ms`,
+        )
+        TRANSIENT.add(error)
+        reject(error)
+      }, ms)
     })
     return Promise.race([promise, late])
       .catch((error) => {
         if (/^ERR_FLAKE_/.test(error?.code)) throw error
         const why = error?.message || error?.code || String(error)
-        throw codedError(Error, 'ERR_FLAKE_LEASE_STORE', `the lease store (${kind}) failed: ${why}`, error)
+        const failed = codedError(Error, 'ERR_FLAKE_LEASE_STORE', `the lease store (${kind}) failed: ${why}`, error)
+        TRANSIENT.add(failed)
+        throw failed
       })
       .finally(() => clearTimeout(timer))
   }
@@ -176,51 +206,44 @@ class Lease {
     return { answer, skewed: error }
   }
 
-  /** A lease: waits while the pool is exhausted, up to `timeout` ms of real time. */
+  /**
+   * A lease: waits while the pool is exhausted, and tries again while the store fails or is
+   * slow, up to `timeout` ms of real time.
+   */
   async #acquire(signal, timeout) {
-    const store = this.#store
-    const { namespace, ids, ttl, maxClockSkewMs, onWait } = this.#config
+    const { namespace, ids, ttl, onWait } = this.#config
     const [first, last] = ids
     const deadline = performance.now() + timeout
     for (;;) {
       if (signal?.aborted) throw new AbortError(signal)
-      const { answer, skewed } = await this.#call(
-        store.acquire({
-          namespace,
-          first,
-          last,
-          owner: this.#owner,
-          ttl,
-          ahead: this.#ahead,
-          meta: this.#meta,
-          unknownMs: ttl + maxClockSkewMs,
-        }),
-      )
-      if (answer.status === 'mismatch') {
-        throw codedError(
-          Error,
-          'ERR_FLAKE_LEASE_MISMATCH',
-          `namespace ${describe(namespace)} is leased with other settings (${answer.meta}), not ${this.#meta}: they change once no lease of the old ones is live`,
-        )
+      if (this.#closed) throw codedError(Error, 'ERR_FLAKE_LEASE_CLOSED', 'the lease was closed while it acquired')
+      let status
+      let retryIn = Math.min(ttl / 3, 1000)
+      try {
+        const answer = await this.#attempt(deadline, signal)
+        if (answer.status === 'acquired') return answer
+        status = answer.status
+        // Polled, not only at the earliest expiry: a holder that closes frees its id at once.
+        if (status === 'exhausted') retryIn = Math.min((answer.retryAt ?? answer.now) - answer.now, ttl / 10, 1000)
+      } catch (error) {
+        if (!TRANSIENT.has(error)) throw error
+        this.#lastError = error
+        this.#reportExpired()
+        status = 'store'
+        // Spread out, so that holders that failed together do not come back together.
+        retryIn = Math.min(ttl / 10, 1000) * (0.5 + Math.random() / 2)
       }
-      // Not ours to use: a lease on a clock the fences cannot trust, or one that replicas did
-      // not acknowledge, is handed back at once (nothing was issued under it).
-      if (answer.status === 'acquired' && !(answer.id >= first && answer.id <= last)) {
-        throw storeError(store.kind, `replied generator id ${answer.id} to acquire, not one of ${first}–${last}`)
-      }
-      if (answer.status === 'acquired' || answer.status === 'unreplicated') {
-        if (skewed === undefined && answer.status === 'acquired') return answer
-        await this.#release(answer, answer.floor).catch(() => {})
-        if (skewed !== undefined) throw skewed
-      }
-      // Polled, not only at the earliest expiry: a holder that closes frees its id at once.
-      const retryIn =
-        answer.status === 'exhausted'
-          ? Math.min((answer.retryAt ?? answer.now) - answer.now, ttl / 10, 1000)
-          : Math.min(ttl / 3, 1000)
       const left = deadline - performance.now()
       if (left <= 0) {
-        const why = answer.status === 'exhausted' ? 'free' : `acknowledged by ${this.#config.replicas} replicas`
+        if (status === 'store') {
+          throw codedError(
+            Error,
+            'ERR_FLAKE_LEASE_STORE',
+            `the lease store (${this.#store.kind}) leased no generator id within acquireTimeout (${timeout} ms): ${this.#lastError.message}`,
+            this.#lastError,
+          )
+        }
+        const why = status === 'exhausted' ? 'free' : `acknowledged by ${this.#config.replicas} replicas`
         throw codedError(
           Error,
           'ERR_FLAKE_NO_FREE_ID',
@@ -228,9 +251,89 @@ class Lease {
         )
       }
       const ms = Math.min(Math.max(retryIn, 10), left)
-      report(onWait, Math.ceil(ms), answer.status)
+      report(onWait, Math.ceil(ms), status)
       await sleep(ms, signal)
     }
+  }
+
+  /** One acquire, in its turn among this process's acquires on the same client (gate.js). */
+  async #attempt(deadline, signal) {
+    const store = this.#store
+    const end = await turn(this.#config.store, deadline - performance.now(), signal)
+    if (end === null) {
+      if (signal?.aborted) throw new AbortError(signal)
+      const error = codedError(
+        Error,
+        'ERR_FLAKE_LEASE_STORE',
+        `the lease store (${store.kind}) was busy with ${IN_FLIGHT} acquires of this process all that time`,
+      )
+      TRANSIENT.add(error)
+      throw error
+    }
+    try {
+      return await this.#attemptOnce(deadline, signal)
+    } finally {
+      end()
+    }
+  }
+
+  /**
+   * One acquire, under an owner token of its own: its answer, with the token as `owner`. An
+   * answer that is not ours to use (a clock the fences cannot trust, or replicas that did not
+   * acknowledge) is handed back at once: nothing was issued under it. A call that timed out
+   * may still take an id: it is handed back when its answer comes, and the turn is kept until
+   * then (or a ttl, or the deadline), so a slow store is given no more work than it has.
+   */
+  async #attemptOnce(deadline, signal) {
+    const store = this.#store
+    const { namespace, ids, ttl, maxClockSkewMs } = this.#config
+    const [first, last] = ids
+    const owner = `${this.#host}:${randomUUID()}`
+    const pending = store.acquire({
+      namespace,
+      first,
+      last,
+      owner,
+      ttl,
+      ahead: this.#ahead,
+      meta: this.#meta,
+      unknownMs: ttl + maxClockSkewMs,
+    })
+    let answer, skewed
+    try {
+      ;({ answer, skewed } = await this.#call(pending))
+    } catch (error) {
+      const givenBack = pending.then(
+        (late) => this.#giveBack(late, owner),
+        () => {},
+      )
+      await settled(givenBack, Math.min(deadline - performance.now(), ttl), signal)
+      throw error
+    }
+    if (answer.status === 'mismatch') {
+      throw codedError(
+        Error,
+        'ERR_FLAKE_LEASE_MISMATCH',
+        `namespace ${describe(namespace)} is leased with other settings (${answer.meta}), not ${this.#meta}: they change once no lease of the old ones is live`,
+      )
+    }
+    if (answer.status === 'acquired' && !(answer.id >= first && answer.id <= last)) {
+      throw storeError(store.kind, `replied generator id ${answer.id} to acquire, not one of ${first}–${last}`)
+    }
+    const lease = { ...answer, owner }
+    if (answer.status === 'acquired' || answer.status === 'unreplicated') {
+      if (skewed === undefined && answer.status === 'acquired') return lease
+      await this.#giveBack(lease, owner)
+      if (skewed !== undefined) throw skewed
+    }
+    return lease
+  }
+
+  /** Hands back what an acquire answered, if it took an id: released at its floor. */
+  #giveBack(answer, owner) {
+    if (answer?.status !== 'acquired' && answer?.status !== 'unreplicated') return
+    if (!Number.isInteger(answer.id) || typeof answer.floor !== 'number') return
+    return this.#release({ id: answer.id, owner }, answer.floor).catch(() => {})
   }
 
   /** Resolves once the holder's clock is past `floor`. */
@@ -270,7 +373,7 @@ class Lease {
       if (lease === undefined || lease.lost) continue
       try {
         const { answer, skewed } = await this.#call(
-          store.renew({ namespace, id: lease.id, owner: this.#owner, ttl, ahead: this.#ahead, meta: this.#meta }),
+          store.renew({ namespace, id: lease.id, owner: lease.owner, ttl, ahead: this.#ahead, meta: this.#meta }),
         )
         if (this.#closed) return
         if (skewed !== undefined) {

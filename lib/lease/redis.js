@@ -49,21 +49,29 @@ local function runOf(text)
   local first, last = string.match(text, '^(%d+)-(%d+)$')
   return tonumber(first), tonumber(last)
 end
--- Every index from the records: once per namespace written by an older version, and after a
--- change of settings shifted every ceiling.
+-- Every index from the records: once per namespace written by an older version, after a
+-- change of settings shifted every ceiling, and when entries were deleted by hand. An id the
+-- runs say was held stays so, even if its record is gone: never taken as fresh, at the
+-- marker's floor, below a ceiling its holder may still issue up to.
 local function rebuild()
+  local ever = {}
+  for _, text in ipairs(redis.call('ZRANGE', runs, 0, -1)) do
+    local a, b = runOf(text)
+    if a then for id = a, math.min(b, 65535) do ever[id] = true end end
+  end
   redis.call('DEL', free, held, runs)
   local all = redis.call('HGETALL', key)
-  local ids = {}
   for i = 1, #all, 2 do
     if string.match(all[i], '^%d+$') then
       local id = tonumber(all[i])
-      ids[#ids + 1] = id
+      ever[id] = true
       local r = cjson.decode(all[i + 1])
       if type(r.o) == 'string' then redis.call('ZADD', held, score(r.e), member(id))
       else redis.call('ZADD', free, score(r.c), member(id)) end
     end
   end
+  local ids = {}
+  for id in pairs(ever) do ids[#ids + 1] = id end
   table.sort(ids)
   local first, last
   for _, id in ipairs(ids) do
@@ -134,6 +142,12 @@ elseif current ~= meta then
 end
 floor = floor or (now + unknown)
 if index ~= INDEX then rebuild() end
+-- Index entries deleted by hand (ZREM, DEL) would leave their ids unleasable for good: fewer
+-- ids indexed than records, counted in O(1), says so, and the indexes are built again from
+-- the records.
+local marks = 0
+for _, name in ipairs({ 'meta', 'floor', 'index' }) do marks = marks + redis.call('HEXISTS', key, name) end
+if redis.call('ZCARD', free) + redis.call('ZCARD', held) < redis.call('HLEN', key) - marks then rebuild() end
 
 for _, m in ipairs(redis.call('ZRANGEBYSCORE', held, '-inf', now)) do
   local id = tonumber(m)

@@ -104,3 +104,12 @@ pub fn invalid_options<'env>(env: &'env Env, got: Unknown<'env>) -> Result<Unkno
 unsafe fn error_object<'env>(env: &'env Env, err: &FlakeError) -> Unknown<'env> {
   unsafe { Unknown::from_raw_unchecked(env.raw(), error_value(env.raw(), err)) }
 }
+
+/// The option of `known` that `name`, an option not among them, most likely meant (the rules
+/// of `options::unknown::nearest`), or none: for the JS modules that refuse options of their
+/// own by name (the lease's), so that every suggestion is made one way.
+#[napi]
+pub fn nearest_option(name: String, known: Vec<String>) -> Option<String> {
+  let known: Vec<&str> = known.iter().map(String::as_str).collect();
+  crate::options::unknown::nearest(&name, &known).map(str::to_string)
+}

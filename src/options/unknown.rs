@@ -25,7 +25,7 @@ const ALIASES: [(&str, &str); 4] = [
 /// The option of `known` that `name` most likely meant, if any is close: the same name but
 /// for case, `_`, `-` or a trailing `id` (`workerId`, `datacenter_id`), a common alias
 /// (`machineId`, `nodeId`), or at most two edits away (`wokrer`, `epochMs`).
-pub fn nearest(name: &str, known: &[&'static str]) -> Option<&'static str> {
+pub fn nearest<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
   let folded: String = name
     .chars()
     .filter(|c| *c != '_' && *c != '-')

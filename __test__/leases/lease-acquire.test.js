@@ -1,0 +1,147 @@
+'use strict'
+// FlakeId.lease() against stores that are slow or busy, on real redis-server, PostgreSQL and
+// MariaDB (servers.js): a store call that times out is tried again within acquireTimeout, and
+// what the timed-out attempt took is given back; a fleet of 500 starting at once on one client
+// each gets an id. What is checked is the store's records and the ids, never how long it took.
+
+const { describe, it, before, after } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const { setTimeout: sleep } = require('node:timers/promises')
+const Redis = require('ioredis')
+const mysql = require('mysql2/promise')
+const pg = require('pg')
+const FlakeId = require('../..')
+const { noServers, startRedis, startPostgres, startMariadb } = require('../support/servers.js')
+const { storeFor } = require('../../lib/lease/store.js')
+
+const LIMIT = { timeout: 300_000 }
+// A store call times out at ttl / 3: 667 ms.
+const TTL = 2000
+
+let servers
+const clients = {}
+const closing = []
+let count = 0
+const namespace = (what) => `${what}-${process.pid}-${count++}`
+
+before(async () => {
+  if (noServers) return
+  const [redis, postgres, mariadb] = await Promise.all([startRedis(), startPostgres(), startMariadb()])
+  servers = { redis, postgres, mariadb }
+  clients.redis = new Redis(redis.url)
+  clients.redis.on('error', () => {})
+  clients.postgres = new pg.Pool({ connectionString: postgres.url, max: 10 })
+  clients.postgres.on('error', () => {})
+  clients.mariadb = mysql.createPool({ uri: mariadb.url, connectionLimit: 10 })
+  closing.push(
+    () => clients.redis.disconnect(),
+    () => clients.postgres.end(),
+    () => clients.mariadb.end(),
+  )
+})
+
+after(async () => {
+  for (const close of closing) await Promise.resolve(close()).catch(() => {})
+  await Promise.all(Object.values(servers ?? {}).map((server) => server.stop()))
+})
+
+/** The records of `ns` whose lease is live: an owner, an expiry to come. */
+async function held(client, ns) {
+  const { now, records } = await storeFor(client).list({ namespace: ns })
+  return records.filter((r) => r.owner !== null && r.expires > now)
+}
+
+const STORES = ['redis', 'postgres', 'mariadb']
+
+/**
+ * Sends `signal` to the server `name` and its children: PostgreSQL's backends, which run the
+ * statements, are each in a session of their own, outside the postmaster's process group.
+ */
+function signalServer(name, signal) {
+  const root = servers[name].pid
+  const pids = [root]
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      // The fields after the command's closing parenthesis: state, then the parent's pid.
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8')
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === root) pids.push(Number(entry))
+    } catch {}
+  }
+  for (const pid of pids) process.kill(pid, signal)
+}
+
+describe('a fleet of 500 leasing at once from one client', { skip: noServers }, () => {
+  for (const name of STORES) {
+    it(`${name}: all 500 lease an id of their own on a fresh pool of 65,536 ids at ttl 2 s`, LIMIT, async () => {
+      const ns = namespace(`fleet-${name}`)
+      const generators = await Promise.all(
+        Array.from({ length: 500 }, () =>
+          // Generous for a loaded 2-core machine: 500 acquires go through 4 at a time.
+          FlakeId.lease({
+            store: clients[name],
+            namespace: ns,
+            layout: 'hazelcast',
+            ttl: TTL,
+            acquireTimeout: 240_000,
+          }),
+        ),
+      )
+      try {
+        const ids = new Set(generators.map((g) => g.lease.id))
+        assert.equal(ids.size, 500)
+        // Nothing else is held: no attempt that timed out kept its id.
+        const live = await held(clients[name], ns)
+        assert.deepEqual(
+          live.map((r) => r.id).sort((a, b) => a - b),
+          [...ids].sort((a, b) => a - b),
+        )
+        const issued = generators.map((g) => g.nextBigInt())
+        assert.equal(new Set(issued).size, 500)
+      } finally {
+        await Promise.all(generators.map((g) => g.close()))
+      }
+    })
+  }
+})
+
+describe('a store stopped (SIGSTOP) longer than a store call during acquire', { skip: noServers }, () => {
+  for (const name of STORES) {
+    it(`${name}: the lease is had within acquireTimeout, and only its id is held`, LIMIT, async () => {
+      const ns = namespace(`stopped-${name}`)
+      const options = { store: clients[name], namespace: ns, ids: [0, 7], ttl: TTL }
+      // The namespace exists and its pool is written: the stalled call is the acquire itself.
+      const first = await FlakeId.lease(options)
+      const before = first.nextBigInt()
+      await first.close()
+      const waits = []
+      signalServer(name, 'SIGSTOP')
+      let leasing
+      try {
+        leasing = FlakeId.lease({ ...options, acquireTimeout: 60_000, onWait: (_ms, why) => waits.push(why) })
+        // Longer than a call's 667 ms: the first attempt times out with its statement sent.
+        await sleep(1500)
+      } finally {
+        signalServer(name, 'SIGCONT')
+      }
+      const generator = await leasing
+      try {
+        assert.ok(waits.includes('store'), `waits: ${waits}`)
+        assert.ok(generator.nextBigInt() > before)
+        // An id taken by the attempt that timed out is released (owner none), not left to
+        // expire (its owner kept): waited for, since a loaded machine may answer late.
+        let owned
+        for (let tries = 0; tries < 100; tries++) {
+          const { records } = await storeFor(clients[name]).list({ namespace: ns })
+          owned = records.filter((r) => r.owner !== null).map((r) => r.id)
+          if (owned.length === 1) break
+          await sleep(200)
+        }
+        assert.deepEqual(owned, [generator.lease.id])
+      } finally {
+        await generator.close()
+      }
+    })
+  }
+})
