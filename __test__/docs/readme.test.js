@@ -201,7 +201,7 @@ test("the README's set-up names the servers `npm test` needs, and the run that n
   const clone = readme.slice(readme.indexOf('\n### In a clone'), readme.indexOf('\n### In your project'))
   assert.match(clone, /apt-get install redis-server postgresql mariadb-server/)
   assert.match(clone, /`npm run test:unit`/)
-  assert.match(clone, /\d+ minutes/, 'how long the runs take')
+  assert.match(clone, /\d+ min/, 'how long the runs take')
   assert.ok(require('../../package.json').scripts['test:unit'], 'package.json has test:unit')
 })
 
