@@ -8,6 +8,7 @@ const { parse, rawValue } = require('../lib/cli/args.js')
 const { describe } = require('../lib/errors.js')
 const { UsageError, CommandError } = require('../lib/cli/command-errors.js')
 const { exitOnClosedPipe } = require('../lib/cli/output.js')
+const { STORE_FLAGS, leaseListUsage, storeOptionsUsage } = require('../lib/cli/store-flags.js')
 
 const USAGE = `Usage:
   flake-idgen [options]                print new 64-bit ids, one per line
@@ -33,11 +34,7 @@ const USAGE = `Usage:
                                        ahead of the clock) or the whole file, in state file
                                        NAME as state lists it (default epoch-0.state, the
                                        default layout's); refused while a process has it open
-  flake-idgen lease list (--redis URL | --mysql URL | --postgres URL) --namespace N
-                                       list namespace N's settings (its layout's key, epoch,
-                                       ttl, skew) and leases of node ids: holder, expiry and
-                                       ceiling of each, with ioredis (else redis), mysql2 or
-                                       pg from the current directory's project
+${leaseListUsage()}
 
 Options:
   -n, --count N        how many ids to print (default 1)
@@ -64,9 +61,7 @@ Options:
   --state-dir D        the state directory (default: $FLAKE_IDGEN_STATE_DIR, else
                        /tmp/flake-idgen-<uid> on Linux; see the README's scope)
   --file NAME          state --reset: the state file, by its name as state lists it
-  --redis URL          lease list: a redis:// or rediss:// URL
-  --mysql URL          lease list: a mysql:// or mariadb:// URL
-  --postgres URL       lease list: a postgres:// or postgresql:// URL
+${storeOptionsUsage()}
   --namespace N        lease list: the namespace, as FlakeId.lease takes it
   -h, --help           show this help
 
@@ -87,9 +82,7 @@ const OPTIONS = {
   'state-dir': true,
   reset: true,
   file: true,
-  redis: true,
-  mysql: true,
-  postgres: true,
+  ...Object.fromEntries(STORE_FLAGS.map((name) => [name, true])),
   namespace: true,
   help: false,
 }
@@ -128,7 +121,7 @@ const COMMANDS = {
 const LEASE_COMMANDS = {
   list: {
     name: 'lease list',
-    options: ['redis', 'mysql', 'postgres', 'namespace'],
+    options: [...STORE_FLAGS, 'namespace'],
     run: (values) => require('../lib/cli/lease-list.js')(values),
   },
 }

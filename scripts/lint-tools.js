@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 'use strict'
 
-// `npm test` lints the release workflow with actionlint and shellcheck
+// `npm test` and `npm run test:unit` lint the workflows with actionlint and shellcheck
 // (__test__/install/release.test.js), which a newcomer's machine does not have. Run before the
-// tests (`pretest`), this installs the versions .ci/requirements.txt pins, from PyPI's wheels, into
-// a virtualenv under node_modules/.cache, unless both are on PATH already. It needs Python 3.
+// tests (`pretest`, `pretest:unit`), this installs the versions .ci/requirements.txt pins, from
+// PyPI's wheels, into a virtualenv under node_modules/.cache, unless both are on PATH already.
+// It needs Python 3.
 
 const { spawnSync } = require('node:child_process')
 const fs = require('node:fs')

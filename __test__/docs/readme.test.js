@@ -196,6 +196,34 @@ test('the README shows the set-up commands, and the command they lead to prints 
   assert.ok(BigInt(ids[0]) < BigInt(ids[1]) && BigInt(ids[1]) < BigInt(ids[2]), stdout)
 })
 
+test("the README's set-up names the servers `npm test` needs, and the run that needs none", () => {
+  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8')
+  const clone = readme.slice(readme.indexOf('\n### In a clone'), readme.indexOf('\n### In your project'))
+  assert.match(clone, /apt-get install redis-server postgresql mariadb-server/)
+  assert.match(clone, /`npm run test:unit`/)
+  assert.match(clone, /\d+ min/, 'how long the runs take')
+  assert.ok(require('../../package.json').scripts['test:unit'], 'package.json has test:unit')
+})
+
+test("every Node.js version the pages require is engines' (a dev tool's may be newer)", () => {
+  const engines = Number(/^>= (\d+)$/.exec(require('../../package.json').engines.node)[1])
+  let checked = 0
+  for (const file of LINKED) {
+    const text = fs.readFileSync(path.join(ROOT, file), 'utf8')
+    for (const [, major, minor] of text.matchAll(/Node(?:\.js)? (?:≥|>=) (\d+)(\.\d+)?/g)) {
+      if (minor === undefined) assert.equal(Number(major), engines, `${file}: Node.js ≥ ${major}`)
+      else assert.ok(Number(major) >= engines, `${file}: Node.js ≥ ${major}${minor}`)
+      checked++
+    }
+  }
+  assert.ok(checked >= 3, `only ${checked} checked`)
+})
+
+test("bench/README.md holds the method and today's results in at most 20 KB (the history is git's)", () => {
+  const size = fs.statSync(path.join(ROOT, 'bench', 'README.md')).size
+  assert.ok(size <= 20_000, `${size} bytes`)
+})
+
 /** Splits a shell line as the shell would for the simple quoting the pages use. */
 function argv(line) {
   return [...line.matchAll(/'([^']*)'|"([^"]*)"|(\S+)/g)].map((match) => match[1] ?? match[2] ?? match[3])

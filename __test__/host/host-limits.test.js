@@ -88,10 +88,15 @@ test('a copy put over a file two processes issue from (cp: truncate, write): no 
     const procs = outs.map((out) =>
       spawn(process.execPath, ['-e', child, out], { stdio: ['ignore', 'ignore', 'pipe'] }),
     )
-    // The state file, once both issue from it; a backup of it, then (later) the backup put back.
-    await new Promise((resolve) => setTimeout(resolve, 300))
-    const file = fs.readdirSync(dir).find((entry) => entry.endsWith('.state'))
+    // The state file, once both issue from it (a busy machine may take seconds to start them);
+    // a backup of it, then (later) the backup put back.
+    let file
+    for (const deadline = Date.now() + 30_000; file === undefined && Date.now() < deadline; ) {
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      file = fs.readdirSync(dir).find((entry) => entry.endsWith('.state'))
+    }
     assert.ok(file, `no state file in ${dir}`)
+    await new Promise((resolve) => setTimeout(resolve, 300))
     const backup = fs.readFileSync(path.join(dir, file))
     // Put back a unit later at least: a counter used up within one unit would be the same word.
     await new Promise((resolve) => setTimeout(resolve, 300 + timeUnitMs * 1.1))

@@ -1,6 +1,7 @@
 'use strict'
-// .github/workflows/release.yml runs only on GitHub, on a version tag. Here: actionlint (with
-// shellcheck for its scripts) finds nothing in it; it builds, tests and publishes each target of
+// .github/workflows/release.yml runs only on GitHub, on a version tag, and CI.yml on every push.
+// Here: actionlint (with shellcheck for their scripts) finds nothing in either; CI lints, builds and
+// tests on each OS and Node line; release builds, tests and publishes each target of
 // `napi.targets`; and its publish steps, run on a copy of the checkout with an npm that records
 // `publish` instead of uploading, publish the six platform packages with their binaries and a
 // main package that names them all and carries no script.
@@ -13,7 +14,8 @@ const os = require('node:os')
 const path = require('node:path')
 
 const root = path.join(__dirname, '..', '..')
-const workflowFile = path.join(root, '.github', 'workflows', 'release.yml')
+const workflowDir = path.join(root, '.github', 'workflows')
+const workflowFile = path.join(workflowDir, 'release.yml')
 const workflow = fs.readFileSync(workflowFile, 'utf8')
 const packageJson = require('../../package.json')
 const { binaryName, packageName, targets } = packageJson.napi
@@ -51,7 +53,7 @@ function actionlint(args, input) {
   return result
 }
 
-test('actionlint, with shellcheck, reports nothing in the release workflow', () => {
+test('actionlint, with shellcheck, reports nothing in any workflow', () => {
   const shellcheck = spawnSync(lintTool('shellcheck'), ['--version'])
   assert.ok(
     !shellcheck.error,
@@ -66,9 +68,30 @@ test('actionlint, with shellcheck, reports nothing in the release workflow', () 
   assert.match(broken.stdout, /needs.*"b"/)
   assert.match(broken.stdout, /SC2086/)
 
-  const { status, stdout, stderr } = actionlint([path.relative(root, workflowFile)])
+  const files = fs.readdirSync(workflowDir).filter((file) => /\.ya?ml$/.test(file))
+  assert.deepEqual(files.sort(), ['CI.yml', 'release.yml'])
+  const { status, stdout, stderr } = actionlint(files.map((file) => path.join('.github', 'workflows', file)))
   assert.equal(stdout + stderr, '')
   assert.equal(status, 0)
+})
+
+test('CI: every push and pull request is linted, built and tested on Linux, macOS and Windows, Node 22, 24 and 26', () => {
+  const ci = fs.readFileSync(path.join(workflowDir, 'CI.yml'), 'utf8')
+  assert.match(ci, /^on:\n {2}push:\n {4}branches:\n {6}- '\*\*'\n/m)
+  assert.match(ci, /^ {2}pull_request:\n/m)
+  const lint = ci.slice(ci.indexOf('\n  lint:\n'), ci.indexOf('\n  test:\n'))
+  for (const command of ['npm run lint', 'cargo fmt --check', 'cargo clippy --all-targets -- -D warnings'])
+    assert.ok(lint.includes(`run: ${command}\n`), command)
+  const testJob = ci.slice(ci.indexOf('\n  test:\n'))
+  assert.match(testJob, /os: \[ubuntu-latest, macos-latest, windows-latest\]/)
+  assert.match(testJob, /node: \['22', '24', '26'\]/)
+  // The Node lines the workflow tests are those engines admits, from the oldest CI tests up.
+  assert.match(packageJson.engines.node, /^>= 20/)
+  assert.match(testJob, /run: npm install\n/)
+  // The store tests where the servers install; everything else everywhere.
+  assert.match(testJob, /apt-get install -y --no-install-recommends redis-server postgresql mariadb-server/)
+  assert.match(testJob, /if: runner\.os == 'Linux'\n +run: npm test\n/)
+  assert.match(testJob, /if: runner\.os != 'Linux'\n +run: npm run test:unit\n/)
 })
 
 test('the workflow builds, tests and publishes every target of napi.targets, on a version tag', () => {

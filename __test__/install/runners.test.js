@@ -11,7 +11,7 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { copyPackage, root } = require('../support/package-copy.js')
-const { startRedis } = require('../support/servers.js')
+const { noServers, startRedis } = require('../support/servers.js')
 
 const fixture = path.join(__dirname, 'fixtures', 'runners')
 const files = fs.readdirSync(fixture).filter((file) => file.endsWith('.test.js'))
@@ -31,9 +31,9 @@ function project(t) {
 // A real Redis for the fixture's lease under fake timers, with the client the project would have.
 let redis
 test.before(async () => {
-  redis = await startRedis()
+  if (!noServers) redis = await startRedis()
 })
-test.after(() => redis.stop())
+test.after(() => redis?.stop())
 
 /** Runs `args` with Node in `dir`; resolves to the exit code and everything printed. */
 function run(dir, args) {
@@ -57,7 +57,7 @@ test('the fixture has at least four test files, one under fake timers', () => {
   assert.ok(files.includes('fake-timers.test.js'), files.join(', '))
 })
 
-test('Jest runs every test file in one thread, and all pass', async (t) => {
+test('Jest runs every test file in one thread, and all pass', { skip: noServers }, async (t) => {
   const dir = project(t)
   const { code, output } = await run(dir, [jest, '--ci', '--runInBand', '--rootDir', dir])
   assert.equal(code, 0, output)
@@ -65,7 +65,7 @@ test('Jest runs every test file in one thread, and all pass', async (t) => {
 })
 
 for (const pool of ['forks', 'threads', 'vmThreads']) {
-  test(`Vitest's ${pool} pool runs every test file, and all pass`, async (t) => {
+  test(`Vitest's ${pool} pool runs every test file, and all pass`, { skip: noServers }, async (t) => {
     const dir = project(t)
     const { code, output } = await run(dir, [vitest, 'run', '--globals', '--pool', pool, '--maxWorkers', '1'])
     assert.equal(code, 0, output)

@@ -5,6 +5,10 @@
 
 const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
+const { execFileSync, spawnSync } = require('node:child_process')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
 const { STORES } = require('../../lib/lease/stores.js')
 const { storeFor } = require('../../lib/lease/store.js')
 const leaseList = require('../../lib/cli/lease-list.js')
@@ -168,5 +172,65 @@ describe('lease stores', () => {
         message: `lease list --fake needs flake-idgen-no-a or flake-idgen-no-b installed in your project (npm install flake-idgen-no-a); neither was found from ${process.cwd()}`,
       }),
     )
+  })
+
+  it('the command: a row added to STORES before it loads is a flag, in its usage and its parsing, with no line of bin/', (t) => {
+    const root = path.join(__dirname, '..', '..')
+    const bin = path.join(root, 'bin', 'flake-idgen.js')
+    // A preload adds the row, as a new store's file in lib/lease/ would.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'flake-idgen-store-row-'))
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
+    const preload = path.join(dir, 'fake-store.js')
+    fs.writeFileSync(
+      preload,
+      `const { STORES } = require(${JSON.stringify(path.join(root, 'lib', 'lease', 'stores.js'))})
+STORES.push({
+  name: 'fake',
+  describes: 'a fake client',
+  recognise: (client) => client.fake === true,
+  make: () => ({ kind: 'fake', list: async () => ({ now: ${NOW}, meta: null, floor: null, records: [] }) }),
+  schemes: ['fake:', 'fakes:'],
+  clients: [
+    { name: 'node:events', connect: (lib) => ({ client: Object.assign(new lib.EventEmitter(), { fake: true, connect: async () => {} }), close: async () => {} }) },
+    { name: 'node:stream', connect: () => { throw new Error('not this one') } },
+  ],
+})
+`,
+    )
+    const run = (args) => spawnSync(process.execPath, ['--require', preload, bin, ...args], { encoding: 'utf8' })
+
+    const help = run(['--help'])
+    assert.equal(help.status, 0, help.stderr)
+    // Wrapped as the other lines are.
+    const words = help.stdout.replace(/\s+/g, ' ')
+    const synopsis = 'flake-idgen lease list (--redis URL | --mysql URL | --postgres URL | --fake URL) --namespace N'
+    assert.ok(words.includes(synopsis), help.stdout)
+    assert.ok(
+      words.includes('with ioredis (else redis), mysql2, pg or node:events (else node:stream) from'),
+      help.stdout,
+    )
+    assert.ok(help.stdout.includes('\n  --fake URL           lease list: a fake:// or fakes:// URL\n'), help.stdout)
+    for (const line of help.stdout.split('\n')) assert.ok(line.length <= 95, line)
+
+    const listed = run(['lease', 'list', '--fake', 'fake://h/x', '--namespace', 'orders'])
+    assert.equal(listed.stderr, '')
+    assert.equal(
+      listed.stdout,
+      'namespace "orders" in fake://h/x (node:events) at 2030-01-01T00:00:00.000Z by its clock: no marker (never leased, or the store lost it)\n(no leases)\n',
+    )
+    const misplaced = run(['uuid', '--fake', 'fake://h'])
+    assert.equal(misplaced.status, 2)
+    assert.equal(misplaced.stderr, 'flake-idgen: --fake applies to lease list only\n')
+
+    // And bin/ names no store: its flags come from the rows.
+    const source = execFileSync('git', ['ls-files', '-z', 'bin'], { cwd: root, encoding: 'utf8' })
+      .split('\0')
+      .filter(Boolean)
+      .map((file) => fs.readFileSync(path.join(root, file), 'utf8'))
+      .join('\n')
+    for (const { name, schemes, clients } of STORES) {
+      for (const word of [name, ...schemes, ...clients.map((client) => client.name)])
+        assert.doesNotMatch(source, new RegExp(`\\b${word.replace(/[.:]/g, '\\$&')}`, 'i'), word)
+    }
   })
 })

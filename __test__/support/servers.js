@@ -7,14 +7,26 @@ const fs = require('node:fs')
 const net = require('node:net')
 const os = require('node:os')
 const path = require('node:path')
+const { UNIT } = require('./unit.js')
 
+// `npm run test:unit` starts no server: a test that needs one is skipped there, and one that
+// starts a server without saying so fails.
 // The servers are this Linux host's (Debian's redis-server, postgres, mariadbd), run in process
 // groups stopped by signals: a Windows Node (CI's, under Wine) cannot start them. What they test,
 // the lease code, is platform-neutral JS, which the Linux runs test against them. A reason to
-// skip, for `{ skip: noServers }`, or false.
+// skip, for `{ skip: noServers }`, or false. Every test that starts a server says it.
 const noServers =
-  process.platform === 'win32' &&
-  'starts the Linux servers (redis-server, postgres, mariadbd) it runs against; the lease code is platform-neutral JS, tested on Linux'
+  (UNIT && 'needs a Redis, PostgreSQL or MariaDB server: `npm run test:unit` starts none, `npm test` runs it') ||
+  (process.platform === 'win32' &&
+    'starts the Linux servers (redis-server, postgres, mariadbd) it runs against; the lease code is platform-neutral JS, tested on Linux')
+
+/** Throws, under `npm run test:unit`, for a test that starts a server without `{ skip: noServers }`. */
+function refuseInUnit(what) {
+  if (UNIT)
+    throw new Error(
+      `${what}: \`npm run test:unit\` starts no server (FLAKE_IDGEN_UNIT=1); give the test that needs it \`{ skip: noServers }\` (__test__/support/servers.js), and \`npm test\` runs it`,
+    )
+}
 
 const START_TIMEOUT_MS = 30_000
 const STOP_TIMEOUT_MS = 10_000
@@ -184,6 +196,7 @@ async function kill(server) {
  * comes back after a crash; kill() leaves it down.
  */
 async function startRedis({ replicaOf, cluster = false } = {}) {
+  refuseInUnit('redis-server')
   const binary = onPath('redis-server') || (fs.existsSync('/usr/bin/redis-server') ? '/usr/bin/redis-server' : null)
   if (!binary) throw missing('redis-server', 'redis-server')
   hook()
@@ -300,6 +313,7 @@ function postgresBinaries() {
  * `postgres` user's.
  */
 async function startPostgres() {
+  refuseInUnit('PostgreSQL')
   const bin = postgresBinaries()
   hook()
   const port = await freePort()
@@ -415,6 +429,7 @@ function mariadbBinaries() {
  * it again on its data (InnoDB's crash recovery), as a crashed server comes back.
  */
 async function startMariadb() {
+  refuseInUnit('MariaDB')
   const bin = mariadbBinaries()
   hook()
   const port = await freePort()

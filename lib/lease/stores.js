@@ -1,7 +1,8 @@
 'use strict'
 // The lease stores, one row each: FlakeId.lease finds the store of the user's client here
 // (store.js), and `flake-idgen lease list` each store's flag, URL schemes and client packages
-// (lib/cli/lease-list.js). Outside its own file, only the command's options and usage name a store.
+// (lib/cli/lease-list.js), whose flags, options and usage lines are built from them
+// (lib/cli/store-flags.js). Outside its own file and this list, nothing names a store.
 //
 // Adding a lease store:
 // 1. A file in this folder that exports its row, an object of
@@ -21,9 +22,7 @@
 //      connect() and an 'error' event, that gives up at its first failure, a close() that
 //      ends it, and a destroy() for when close() throws
 // 2. Its row in STORES, before any row whose recognise would take its clients too.
-// 3. Its flag in the command's options and usage (bin/flake-idgen.js), which the command's
-//    argument parser must know before any store is loaded.
-// 4. Its tests in __test__/leases/, against a real server started as the others' are: the
+// 3. Its tests in __test__/leases/, against a real server started as the others' are: the
 //    Store's operations, FlakeId.lease over each client, and `lease list --<name>`.
 
 const redis = require('./redis.js')
