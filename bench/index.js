@@ -199,8 +199,12 @@ function print64(calls, ms) {
     ['`next()` ≤ 1.25 × the floor, 1 generator', ratio(calls, 'next', 'floor'), 1.25, 'max'],
     ["`next()` (host scope) ≤ 1.1 × `next()` with scope: 'process'", ratio(calls, 'next', 'nextProcess'), 1.1, 'max'],
     ['`next()` ≤ 1.25 × the floor, 3 generators round-robin', ratio(calls, 'next3', 'floor'), 1.25, 'max'],
-    ['`next()` ≤ 1.25 × the floor, 64 generators round-robin', ratio(calls, 'next64', 'floor'), 1.25, 'max'],
+    ['`next()` ≤ 1.05 × the floor, 64 generators (ids 0–63) round-robin', ratio(calls, 'next64', 'floor'), 1.05, 'max'],
     ['`nextBigInt()` ≤ 0.6 × @sapphire/snowflake `generate()`', ratio(calls, 'nextBigInt', 'sapphire'), 0.6, 'max'],
+    // Issue 40: the 64 generators lost 10–15 ns a call to one change, and no number said so.
+    ...(calls.before64
+      ? [['`next()`, 64 generators, ≤ 1.02 × the build before', ratio(calls, 'next64', 'before64'), 1.02, 'max']]
+      : []),
     ['`next(cb)` burst, shared callback, ≥ 75 % of 4.096 M ids/s', share('burst'), 0.75, 'min'],
     ['`next(cb)` burst, shared callback, ≥ 3 × flake-idgen', ratio(ms, 'flakeIdgenBurst', 'burst'), 3, 'times'],
     ['`next(cb)` burst, fresh closures, ≥ 50 % of 4.096 M ids/s', share('closures'), 0.5, 'min'],

@@ -247,15 +247,19 @@ impl<'s> Generator<'s> {
     max: u32,
   ) -> Result<Ids, FlakeError> {
     let now_ms = read_clock()?;
-    match self.take(now_ms, max) {
-      Err(refusal @ (FlakeError::ClockBackwards { .. } | FlakeError::SequenceOverflow { .. })) => {
-        self.retake(read_clock, max, now_ms, refusal)
-      }
-      taken_or_final => taken_or_final,
+    let taken = self.take(now_ms, max);
+    // Tested, not matched: a match moves the whole result (an error is large) on every id.
+    if matches!(
+      taken,
+      Err(FlakeError::ClockBackwards { .. } | FlakeError::SequenceOverflow { .. })
+    ) {
+      return self.retake(read_clock, max, now_ms, taken);
     }
+    taken
   }
 
-  /// `take_by` after a refusal for a reading of `now_ms`; out of line, off the per-id path.
+  /// `take_by` after `refused`, a refusal for a reading of `now_ms`; out of line, off the
+  /// per-id path.
   #[cold]
   #[inline(never)]
   fn retake(
@@ -263,8 +267,11 @@ impl<'s> Generator<'s> {
     mut read_clock: impl FnMut() -> Result<u64, FlakeError>,
     max: u32,
     mut now_ms: u64,
-    mut refusal: FlakeError,
+    refused: Result<Ids, FlakeError>,
   ) -> Result<Ids, FlakeError> {
+    let Err(mut refusal) = refused else {
+      return refused;
+    };
     loop {
       let fresh = read_clock()?;
       if fresh <= now_ms {
@@ -281,8 +288,19 @@ impl<'s> Generator<'s> {
   /// Up to `max` (≥ 1) consecutive ids, all in one time unit, for a clock reading of `now_ms`.
   #[inline(always)]
   pub fn take(&self, now_ms: u64, max: u32) -> Result<Ids, FlakeError> {
+    // Branched on before the take, not matched after it: a match moves the whole result (an
+    // error is large), 30 instructions more on every id (issue 40).
+    if self.counts_on {
+      return self.take_counting_on(now_ms, max);
+    }
+    self.take_at(now_ms, max)
+  }
+
+  /// `take` of a generator `counting_on`.
+  #[inline(never)]
+  fn take_counting_on(&self, now_ms: u64, max: u32) -> Result<Ids, FlakeError> {
     match self.take_at(now_ms, max) {
-      Err(FlakeError::ClockBackwards { .. }) if self.counts_on => self.count_on(now_ms, max),
+      Err(FlakeError::ClockBackwards { .. }) => self.count_on(now_ms, max),
       taken => taken,
     }
   }

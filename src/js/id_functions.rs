@@ -22,7 +22,7 @@ use super::protocol;
 use super::thread::Thread;
 use crate::clock::{self, SystemClock};
 use crate::error::FlakeError;
-use crate::generator::Ids;
+use crate::generator::{Generator, Ids};
 use crate::sync_take;
 
 /// The id functions of 64-bit ids, by name. Each serves the generator whose call fields JS
@@ -110,38 +110,46 @@ unsafe fn by_system_clock(
   let Some(thread) = (unsafe { thread_of(env, info) }) else {
     return unsafe { throw_unusable(env) };
   };
-  let generator = generator(&thread.scratch, &thread.slots.borrow());
-  // A match, not `with_generator` or `Option::map`: their closure, big once `take_by` is
-  // inlined into it, is left out of line, a call more on the per-id path.
-  #[allow(clippy::manual_map)]
-  let issued = match generator {
-    Some(generator) => {
-      let mut now_ms = 0;
-      let taken = generator.take_by(
-        || {
-          now_ms = clock::system_now_ms();
-          Ok(now_ms)
-        },
-        1,
-      );
-      Some(match taken {
-        Err(refusal @ FlakeError::SequenceOverflow { .. }) if waits => {
-          let tally = thread.scratch.tally();
-          sync_take::wait_out(
-            &generator,
-            tally,
-            1,
-            &mut SystemClock::new(),
-            now_ms,
-            refusal,
-          )
-        }
-        taken => taken,
-      })
-    }
-    None => None,
+  let Some(generator) = generator(&thread.scratch, &thread.slots.borrow()) else {
+    return unsafe { throw_unusable(env) };
   };
-  unsafe { answer(env, thread, issued, refused) }
+  let mut now_ms = 0;
+  let mut taken = generator.take_by(
+    || {
+      now_ms = clock::system_now_ms();
+      Ok(now_ms)
+    },
+    1,
+  );
+  // Tested, not matched: a match moves the whole result (an error is large) on every id.
+  if waits && matches!(taken, Err(FlakeError::SequenceOverflow { .. })) {
+    taken = wait_out(thread, &generator, now_ms, taken);
+  }
+  unsafe { answer(env, thread, taken, refused) }
+}
+
+/// `taken`, an overflow met for a reading of `now_ms`, waited out if other generators used
+/// the unit up (see `sync_take`); off the per-id path.
+#[cold]
+#[inline(never)]
+fn wait_out(
+  thread: &Thread,
+  generator: &Generator,
+  now_ms: u64,
+  taken: Result<Ids, FlakeError>,
+) -> Result<Ids, FlakeError> {
+  let Err(refusal) = taken else {
+    return taken;
+  };
+  let tally = thread.scratch.tally();
+  sync_take::wait_out(
+    generator,
+    tally,
+    1,
+    &mut SystemClock::new(),
+    now_ms,
+    refusal,
+  )
 }
 
 /// The next id for the reading passed: see `answer`.
@@ -161,11 +169,14 @@ unsafe fn by_reading(
     Ok(now_ms) => with_generator(thread, |generator| generator.take(now_ms, 1)),
     Err(err) => Some(Err(err)),
   };
-  unsafe { answer(env, thread, issued, refused) }
+  match issued {
+    Some(issued) => unsafe { answer(env, thread, issued, refused) },
+    None => unsafe { throw_unusable(env) },
+  }
 }
 
 /// Writes the id `issued` into the scratch, counts it in the instance's tally and returns its
-/// report; or hands the error to `refused`. `None`: the slot held no generator.
+/// report; or hands the error to `refused`.
 ///
 /// # Safety
 /// `env` must be the env of the current call, and `thread` its thread.
@@ -173,11 +184,11 @@ unsafe fn by_reading(
 unsafe fn answer(
   env: sys::napi_env,
   thread: &Thread,
-  issued: Option<std::result::Result<Ids, FlakeError>>,
+  issued: std::result::Result<Ids, FlakeError>,
   refused: impl FnOnce(FlakeError) -> sys::napi_value,
 ) -> sys::napi_value {
   match issued {
-    Some(Ok(ids)) => {
+    Ok(ids) => {
       thread.scratch.write(&ids);
       thread.scratch.count(&ids);
       match protocol::issued(&ids) {
@@ -185,8 +196,7 @@ unsafe fn answer(
         Some(report) => unsafe { number(env, report) },
       }
     }
-    Some(Err(err)) => refused(err),
-    None => unsafe { throw_unusable(env) },
+    Err(err) => refused(err),
   }
 }
 
