@@ -85,11 +85,17 @@ async function constructFrozen() {
 }
 
 async function constructBack() {
-  // A fresh directory: the first mapping waits for the horizon, during which the clock steps
-  // back 2 s (by a worker, since this thread is in the wait) and comes back after a second.
+  // A fresh directory, made early in a second: the first mapping waits to the end of that
+  // second (its start), and 200 ms into the wait the clock steps back 2 s (by a worker, since
+  // this thread is in the wait), coming back a second later. Started early in the second, the
+  // wait lasts about 900 ms: a loaded machine that delays the constructor (a file synced to
+  // disk, the binary's first load) by a few ms still has the step land inside it.
   const offsets = new Int32Array(new SharedArrayBuffer(4))
-  const worker = stepper(offsets, 5, 1000)
-  Atomics.wait(offsets, 0, 0, 10_000) // until the worker is about to step
+  const worker = stepper(offsets, 200, 1000, true)
+  Atomics.wait(offsets, 0, 0, 10_000) // until the worker is ready
+  while (Date.now() % 1000 > 50) Atomics.wait(offsets, 0, 1, 1000 - (Date.now() % 1000))
+  Atomics.store(offsets, 0, GO)
+  Atomics.notify(offsets, 0)
   const generator = new FlakeId({ stateDir: `${dir}-back`, id: 4, layout: SECONDS })
   const stepped = Atomics.load(offsets, 0)
   const next = attempt(() => generator.next())
@@ -115,11 +121,15 @@ async function batchBack() {
   return { steppedTurns, count: ids.length / 8, ascending: ascending(ids) }
 }
 
+// What a thread stores in `offsets[0]` to tell a stepper made with `onGo` to start counting.
+const GO = 5
+
 /**
  * A worker that steps this process's clock back 2 s `after` ms, and forward again `back` ms
- * later: `offsets[0]` says where it is (1: about to step, 2: stepped, 3: back).
+ * later: `offsets[0]` says where it is (1: about to step, 2: stepped, 3: back). With `onGo`,
+ * `after` counts from when this thread stores GO there, not from when the worker is ready.
  */
-function stepper(offsets, after, back) {
+function stepper(offsets, after, back, onGo = false) {
   const code = `
     const fs = require('node:fs')
     const { workerData } = require('node:worker_threads')
@@ -133,7 +143,8 @@ function stepper(offsets, after, back) {
     }
     Atomics.store(offsets, 0, 1)
     Atomics.notify(offsets, 0)
-    Atomics.wait(offsets, 0, 1, ${after})
+    if (${onGo}) Atomics.wait(offsets, 0, 1)
+    Atomics.wait(offsets, 0, Atomics.load(offsets, 0), ${after})
     set(-2000)
     Atomics.store(offsets, 0, 2)
     Atomics.wait(offsets, 0, 2, ${back})
