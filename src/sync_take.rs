@@ -57,6 +57,14 @@ impl Tally {
   pub const fn holds(self, time: u64, ids: u32) -> bool {
     self.0 >> COUNT_BITS == time && self.0 & COUNT_MASK >= ids as u64
   }
+
+  /// The unit it counts ids of: the instance's last, `None` before any.
+  pub const fn time(self) -> Option<u64> {
+    match self.0 {
+      0 => None,
+      tally => Some(tally >> COUNT_BITS),
+    }
+  }
 }
 
 /// Time as a waiting synchronous call sees it: the clock ids are issued by and the real time
