@@ -78,7 +78,12 @@ async function main() {
     config.ready,
     `${JSON.stringify({ scopes: generators.map((g) => g.scope), fences: generators.map((g) => g.lease ?? null) })}\n`,
   )
-  while (!fs.existsSync(config.go)) await sleep(2)
+  // A test that failed never says go: this process does not outlive it for long.
+  const given = Date.now() + 120_000
+  while (!fs.existsSync(config.go)) {
+    if (Date.now() > given) throw new Error('no word to go')
+    await sleep(2)
+  }
   const end = Date.now() + config.ms
   while (Date.now() < end) {
     // Bursts between turns of the event loop: the leases' renewals run meanwhile.
