@@ -441,6 +441,7 @@ declare namespace FlakeId {
       | 'ERR_OUT_OF_RANGE'
       | 'ERR_FLAKE_STATE_DIR'
       | 'ERR_FLAKE_STATE_FILE'
+      | 'ERR_FLAKE_STATE_UNAVAILABLE'
       | 'ERR_FLAKE_STATE_IN_USE'
       | 'ERR_FLAKE_STATE_LOST'
       | 'ERR_FLAKE_LEASE_EXPIRED'

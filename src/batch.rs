@@ -1,14 +1,13 @@
 //! Many ids at once, a millisecond at a time (one compare-and-swap per run of up to 4,096 ids):
 //! all of them, waiting for the clock where the caller says, or what the clock allows now.
 
-use crate::clock;
+use crate::clock::{self, SystemClock, STALL_GRACE_MS};
 use crate::error::FlakeError;
 use crate::generator::{Generator, Ids};
 use crate::input::Input;
 use crate::number::whole;
 use crate::sequencer::Met;
 use crate::stats::Counts;
-use crate::sync_take::{self, SystemWait};
 
 /// The most ids one batch may ask for: 128 MiB, over 4 s of one generator's capacity.
 pub const MAX_COUNT: u32 = 1 << 24;
@@ -110,7 +109,7 @@ pub const MAX_SPIN_MS: u64 = 1;
 
 /// The waiter for batches on the system clock: waits out an overflow that ends with the
 /// reading's time unit (`unit_ms`, at least `MAX_SPIN_MS`); gives up on anything longer, on a
-/// clock that does not get there (`sync_take::wait_for`), and on anything else.
+/// clock that does not get there (`clock::wait_for`), and on anything else.
 pub fn system_clock_waiter<E: From<FlakeError>>(
   unit_ms: u64,
 ) -> impl FnMut(&FlakeError, u64) -> Result<Waited, E> {
@@ -119,7 +118,7 @@ pub fn system_clock_waiter<E: From<FlakeError>>(
     // Another thread took later ids between our reading and our turn: read again.
     (FlakeError::ClockBackwards { .. }, Some(_)) if clock::system_now_ms() > now => Ok(Waited::No),
     (FlakeError::SequenceOverflow { wait_ms }, _) if *wait_ms <= max_spin_ms => {
-      sync_take::wait_for(&mut SystemWait::new(), now, now + wait_ms)?;
+      clock::wait_for(&mut SystemClock::new(), now, now + wait_ms, STALL_GRACE_MS)?;
       Ok(Waited::Yes)
     }
     _ => Err(err.clone().into()),

@@ -142,6 +142,18 @@ pub enum FlakeError {
   #[error("state file {} cannot be used now: {reason}", QuotedPath(path))]
   StateBusy { path: String, reason: String },
 
+  /// The OS was short of something for a moment (descriptors, memory, disk space: see
+  /// `host::os::transient`) while the state directory or file was opened. Never a reason to
+  /// fall back to another directory or to process scope, where the generator id would issue
+  /// from a second state, and never remembered: the next generator made tries again.
+  #[error("{what} {} cannot be opened now: {reason} ({errno}); this is transient: no other state is used instead, and the next generator made tries again", QuotedPath(path))]
+  StateUnavailable {
+    what: &'static str,
+    path: String,
+    reason: String,
+    errno: &'static str,
+  },
+
   /// A leased generator reached the ceiling its store acknowledged: nothing past it may be
   /// issued until a renewal raises it (or a new lease is had).
   #[error("Lease expired: no id may be issued past the lease's ceiling ({ceiling} ms since 1970) until the lease is renewed")]
@@ -200,6 +212,7 @@ impl FlakeError {
       Self::ClockType { .. } | Self::ClockRange { .. } => "ERR_FLAKE_INVALID_CLOCK",
       Self::StateDir { .. } | Self::StateDirTaken { .. } => "ERR_FLAKE_STATE_DIR",
       Self::StateFile { .. } | Self::StateBusy { .. } => "ERR_FLAKE_STATE_FILE",
+      Self::StateUnavailable { .. } => "ERR_FLAKE_STATE_UNAVAILABLE",
       Self::StateInUse { .. } => "ERR_FLAKE_STATE_IN_USE",
       Self::StateLost { .. } => "ERR_FLAKE_STATE_LOST",
       Self::LeaseExpired { .. } => "ERR_FLAKE_LEASE_EXPIRED",
@@ -225,6 +238,7 @@ impl FlakeError {
       | Self::StateDirTaken { .. }
       | Self::StateFile { .. }
       | Self::StateBusy { .. }
+      | Self::StateUnavailable { .. }
       | Self::StateInUse { .. }
       | Self::StateLost { .. }
       | Self::LeaseExpired { .. }

@@ -47,10 +47,17 @@ static OTHER_SHAPES: LazyLock<Mutex<HashMap<(Shape, u16), &'static Sequencer>>> 
 /// The process's mapped state files, and which directory each node id issues from.
 #[derive(Default)]
 struct HostFiles {
-  /// Keyed by state directory and shape. A failure is kept too: once a directory has failed,
-  /// every generator of the process that may fall back does, so none issues from the file
-  /// while another of the same id issues from process state.
+  /// Keyed by state directory and shape. A lasting failure is kept too: once a directory has
+  /// failed so, every generator of the process that may fall back does, so none issues from
+  /// the file while another of the same id issues from process state. A transient one
+  /// (`StateUnavailable`: descriptors, memory, disk space short for a moment) is not kept, nor
+  /// fallen back from (see `shared_state`): the next generator tries the directory again, and
+  /// until one gets it none issues, so every generator of the process still lands in one place.
   by_dir: HashMap<(PathBuf, Shape), Result<&'static HostFile, FlakeError>>,
+  /// The directories and shapes whose mapping this process lost and has not mapped again: the
+  /// next mapping takes the path's file for a new one (`HostFile::open`'s `after_loss`),
+  /// however many tries that takes.
+  lost: std::collections::HashSet<(PathBuf, Shape)>,
   dir_of_id: HashMap<(Shape, u16), PathBuf>,
 }
 
@@ -143,15 +150,24 @@ pub fn host(dir: &Path, shape: Shape, node: u16) -> Result<SharedState, FlakeErr
   };
   if let Some(lost) = lost {
     files.by_dir.remove(&key);
+    files.lost.insert(key.clone());
     // A loss the SIGBUS handler marked is released here: it could not let go of anything.
     lost.release();
   }
   let file = match files.by_dir.get(&key) {
     Some(opened) => opened.clone()?,
     None => {
-      let opened = HostFile::open(dir, shape, &mut SystemClock, lost.is_some());
-      // A busy file is not kept as the directory's failure: it is tried again next time.
-      if !matches!(opened, Err(FlakeError::StateBusy { .. })) {
+      let after_loss = files.lost.contains(&key);
+      let opened = HostFile::open(dir, shape, &mut SystemClock::new(), after_loss);
+      // A busy file, or one unavailable for now, is not kept as the directory's failure: it
+      // is tried again next time.
+      if !matches!(
+        opened,
+        Err(FlakeError::StateBusy { .. } | FlakeError::StateUnavailable { .. })
+      ) {
+        if opened.is_ok() {
+          files.lost.remove(&key);
+        }
         files.by_dir.insert(key, opened.clone());
       }
       opened?
@@ -196,7 +212,9 @@ pub fn take_fallback() -> Option<Warning> {
 /// the process's. When its directory cannot be used, the default directory's next candidates
 /// are tried in order (a warning noted if one is used); when none can, a host scope that was
 /// not asked for falls back to the process's state (a warning noted), one that was asked for
-/// fails with the first directory's error.
+/// fails with the first directory's error. A directory unavailable for now
+/// (`StateUnavailable`), busy, or another than the id's is never fallen back from: the error is
+/// thrown, asked for or not, since a sibling process issues from that directory's state.
 pub fn shared_state(config: &Config) -> Result<(SharedState, bool), FlakeError> {
   match &config.scope {
     Scope::Process => Ok((process(config.layout.shape, config.id), false)),
@@ -207,8 +225,9 @@ pub fn shared_state(config: &Config) -> Result<(SharedState, bool), FlakeError> 
     } => match host(dir, config.layout.shape, config.id) {
       Ok(sequencer) => Ok((sequencer, true)),
       // Another directory, or process scope, would be a second state for the id: its file is
-      // used by others (busy), or this process uses another for it.
-      Err(err @ (FlakeError::StateDirTaken { .. } | FlakeError::StateBusy { .. })) => Err(err),
+      // used by others (busy), or this process uses another for it, or it is short of
+      // something for a moment (others use it, and this process will once it can).
+      Err(err) if stays(&err) => Err(err),
       Err(err) => fall_back(config, alternatives, *required, err),
     },
   }
@@ -233,15 +252,29 @@ fn fall_back(
         });
         return Ok((sequencer, true));
       }
-      Err(err @ (FlakeError::StateDirTaken { .. } | FlakeError::StateBusy { .. })) => {
-        return Err(err)
-      }
+      Err(err) if stays(&err) => return Err(err),
       Err(err) => reasons.push(err),
     }
   }
-  if required {
+  // An id this process issues from a directory's state (whose mapping it lost since) goes on
+  // refusing rather than issue from a second state.
+  let issued_from_host = lock(&HOST_FILES)
+    .dir_of_id
+    .contains_key(&(config.layout.shape, config.id));
+  if required || issued_from_host {
     return Err(reasons.swap_remove(0));
   }
   warn(Warning::ProcessScope { reasons });
   Ok((process(config.layout.shape, config.id), false))
+}
+
+/// Whether `err` ends the search for a state where it is met: no other directory, nor process
+/// scope, may be used instead (see `shared_state`).
+fn stays(err: &FlakeError) -> bool {
+  matches!(
+    err,
+    FlakeError::StateDirTaken { .. }
+      | FlakeError::StateBusy { .. }
+      | FlakeError::StateUnavailable { .. }
+  )
 }

@@ -69,6 +69,13 @@ impl Floor {
     last == NOTHING_ISSUED || Self::rank(word, last) < floor
   }
 
+  /// Whether `state`'s word is below the last id this floor records: it went back. The floor
+  /// is read first, as in `take_above`; out of the per-id path (a mapping's renewal).
+  pub fn reverted(&self, word: Word, state: &Sequencer) -> bool {
+    let floor = self.get();
+    floor != 0 && Self::above(word, state.word(), floor)
+  }
+
   #[inline(always)]
   fn raise(&self, word: Word, next: u64, seen: u64) {
     let rank = Self::rank(word, next);

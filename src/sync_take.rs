@@ -5,29 +5,24 @@
 //! hold none of its ids: a neighbour's unit is waited out (it ends at most one unit later), and
 //! only a generator that took the unit's ids itself (its `Tally`) throws, as flake-idgen's does.
 
-use std::time::{Duration, Instant};
-
 use crate::batch::MAX_SPIN_MS;
-use crate::clock::system_now_ms;
+use crate::clock::{self, Time, STALL_GRACE_MS};
 use crate::error::FlakeError;
 use crate::generator::{Generator, Ids};
 use crate::sequencer::Met;
 
-/// How long a call waits while other generators take every id of each unit before it could
-/// take one, before it gives up (`SequenceBusy`): at least this many ms of real time, and
-/// `BUSY_UNITS` units (so 100 units of 1 ms, 10 of 10 ms, 3 of a second). At the start of a
-/// unit every waiting taker races for its ids: one that loses this often is starved, not
-/// unlucky.
+/// How long a call may wait, in all, while other generators take every id of each unit before
+/// it could take one: this many ms of real time, or one time unit where that is longer (so 100
+/// units of 1 ms, 10 of 10 ms, 1 of a second). A wait that would end past it is not begun: the
+/// call gives up (`SequenceBusy`). At the start of a unit every waiting taker races for its
+/// ids: one that loses this often is starved, not unlucky. So a synchronous call blocks for at
+/// most `max(BUSY_MS, unit)` ms, and `STALL_GRACE_MS` more for a clock that is late.
 pub const BUSY_MS: u64 = 100;
 
-/// The fewest units a call waits for before it gives up (`SequenceBusy`), however long that
-/// took: one descheduled for long still gets its races.
+/// The fewest units a call races for before it gives up (`SequenceBusy`), however long that
+/// took, where that many fit `BUSY_MS` (units up to 33 ms): one descheduled for long still gets
+/// its races. A coarser unit gets the races that fit: one of a second.
 pub const BUSY_UNITS: u32 = 3;
-
-/// Real ms a call waits, past the time the clock should have taken to reach the next unit,
-/// before it gives up on a clock that does not move (`ClockStalled`). A thread descheduled
-/// meanwhile reads a clock that moved with real time, and never gives up for that.
-pub const STALL_GRACE_MS: u64 = 100;
 
 /// Bits of a `Tally` that count ids (a unit has at most 2^16).
 const COUNT_BITS: u32 = 20;
@@ -67,46 +62,6 @@ impl Tally {
   }
 }
 
-/// Time as a waiting synchronous call sees it: the clock ids are issued by and the real time
-/// passing. The system's (`SystemWait`) in use; a fake one in tests, so they never sleep.
-pub trait Wait {
-  /// ms since 1970 by the clock ids are issued by.
-  fn now_ms(&mut self) -> u64;
-  /// ms of real time since any origin, by a clock that never steps (monotonic).
-  fn real_ms(&mut self) -> u64;
-  /// Lets a little time pass on the way to `now_ms()` reading `target_ms` from `now_ms`.
-  fn pause(&mut self, now_ms: u64, target_ms: u64);
-}
-
-/// The system clock, and real time by `Instant`.
-pub struct SystemWait(Instant);
-
-impl SystemWait {
-  /// Real time counted from now.
-  pub fn new() -> Self {
-    Self(Instant::now())
-  }
-}
-
-impl Wait for SystemWait {
-  fn now_ms(&mut self) -> u64 {
-    system_now_ms()
-  }
-
-  fn real_ms(&mut self) -> u64 {
-    self.0.elapsed().as_millis() as u64
-  }
-
-  /// Sleeps through all but the last millisecond (a coarse unit's wait), then spins: a sleep
-  /// can overshoot by a millisecond or more.
-  fn pause(&mut self, now_ms: u64, target_ms: u64) {
-    match target_ms.saturating_sub(now_ms) {
-      0 | 1 => std::hint::spin_loop(),
-      ms => std::thread::sleep(Duration::from_millis(ms - 1)),
-    }
-  }
-}
-
 /// What a synchronous call on `generator` (the instance whose ids `tally` counts) does about
 /// `refusal`, met for a reading of `now_ms`: an overflow of a unit the instance did not use up
 /// itself, which ends within one unit (`MAX_SPIN_MS` for a 1 ms unit), is waited out and up to
@@ -114,7 +69,8 @@ impl Wait for SystemWait {
 /// instance's own overflow (flake-idgen's error), a state borrowed further ahead (another
 /// generator's `allowedFutureMs`), a clock behind. Ids taken after a wait report
 /// `Met::Waited`. A clock that does not reach the next unit in time fails as `ClockStalled`,
-/// one whose every unit other generators take first, for long (`BUSY_MS`, `BUSY_UNITS`), as
+/// one that steps back during the wait as `ClockBackwards` (both by `clock::wait_for`), one
+/// whose every unit other generators take first, for long (`BUSY_MS`, `BUSY_UNITS`), as
 /// `SequenceBusy`: it never hangs.
 #[cold]
 #[inline(never)]
@@ -122,11 +78,14 @@ pub fn wait_out(
   generator: &Generator,
   tally: Tally,
   max: u32,
-  time: &mut impl Wait,
+  time: &mut impl Time,
   mut now_ms: u64,
   mut refusal: FlakeError,
 ) -> Result<Ids, FlakeError> {
-  let spin_limit = MAX_SPIN_MS.max(generator.unit_ms());
+  let unit_ms = generator.unit_ms();
+  let spin_limit = MAX_SPIN_MS.max(unit_ms);
+  let budget_ms = BUSY_MS.max(unit_ms);
+  let min_units = BUSY_UNITS.min((budget_ms / unit_ms.max(1)) as u32);
   let start = time.real_ms();
   let mut units = 0;
   loop {
@@ -135,11 +94,13 @@ pub fn wait_out(
         if wait_ms <= spin_limit && !generator.took_all(tally) =>
       {
         let waited_ms = time.real_ms().saturating_sub(start);
-        if units >= BUSY_UNITS && waited_ms >= BUSY_MS.max(generator.unit_ms() * 3) {
+        // Projected, not looked back at: a second wait of a coarse unit begun after most of
+        // a first one would block for nearly two units.
+        if units >= min_units.max(1) && waited_ms + wait_ms > budget_ms {
           return Err(FlakeError::SequenceBusy { units, waited_ms });
         }
         units += 1;
-        wait_for(time, now_ms, now_ms + wait_ms)?;
+        clock::wait_for(time, now_ms, now_ms + wait_ms, STALL_GRACE_MS)?;
       }
       _ => return Err(refusal),
     }
@@ -159,28 +120,5 @@ pub fn wait_out(
       }
       Err(err) => err,
     };
-  }
-}
-
-/// Waits until `time` reads `target_ms` or later, from a reading of `from_ms`; or earlier than
-/// `from_ms` (the clock stepped back: the take that follows says so). Gives up as
-/// `ClockStalled` once real time has passed the wait by `STALL_GRACE_MS`.
-pub fn wait_for(time: &mut impl Wait, from_ms: u64, target_ms: u64) -> Result<(), FlakeError> {
-  let start = time.real_ms();
-  let give_up = start + target_ms.saturating_sub(from_ms) + STALL_GRACE_MS;
-  loop {
-    // Real time first: a pause between the two readings then shows as a clock that moved,
-    // never as one that stood still.
-    let real = time.real_ms();
-    let now = time.now_ms();
-    if now >= target_ms || now < from_ms {
-      return Ok(());
-    }
-    if real > give_up {
-      return Err(FlakeError::ClockStalled {
-        waited_ms: real.saturating_sub(start),
-      });
-    }
-    time.pause(now, target_ms);
   }
 }

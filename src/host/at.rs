@@ -72,7 +72,7 @@ pub fn open_dir(dir: &Path) -> Result<File, FlakeError> {
   if !dir.is_absolute() {
     return Err(error(dir, "not an absolute path"));
   }
-  let fail = |err: io::Error| error(dir, err.to_string());
+  let fail = |err: io::Error| dir::io_error(dir, "", &err);
   let name = c_string(Path::new(name)).map_err(fail)?;
   let parent_path = c_string(parent).map_err(fail)?;
   let open_parent = || {
@@ -90,12 +90,12 @@ pub fn open_dir(dir: &Path) -> Result<File, FlakeError> {
         .recursive(true)
         .mode(0o700)
         .create(parent)
-        .map_err(|err| error(dir, format!("cannot create its parent: {err}")))?;
+        .map_err(|err| dir::io_error(dir, "cannot create its parent: ", &err))?;
       open_parent()
     }
     opened => opened,
   }
-  .map_err(|err| error(dir, format!("cannot open its parent: {err}")))?;
+  .map_err(|err| dir::io_error(dir, "cannot open its parent: ", &err))?;
   let parent_mode = parent_dir.metadata().map_err(fail)?.mode();
   // mode_t is u16 on some systems.
   #[allow(clippy::unnecessary_cast)]
@@ -117,7 +117,7 @@ pub fn open_dir(dir: &Path) -> Result<File, FlakeError> {
       let made = done(unsafe { libc::mkdirat(parent_dir.as_raw_fd(), name.as_ptr(), 0o700) });
       match made {
         Err(err) if err.kind() != io::ErrorKind::AlreadyExists => {
-          return Err(error(dir, format!("cannot create it: {err}")))
+          return Err(dir::io_error(dir, "cannot create it: ", &err))
         }
         _ => open_at(&parent_dir, &name, flags, 0),
       }

@@ -118,11 +118,25 @@ pub fn error(dir: &Path, reason: impl Into<String>) -> FlakeError {
   }
 }
 
+/// `ERR_FLAKE_STATE_UNAVAILABLE` for `dir` if `err` is a transient OS error (see
+/// `os::transient`), else `ERR_FLAKE_STATE_DIR`; the reason is `context` then `err`.
+pub fn io_error(dir: &Path, context: &str, err: &std::io::Error) -> FlakeError {
+  match super::os::transient(err) {
+    Some(errno) => FlakeError::StateUnavailable {
+      what: "state directory",
+      path: dir.display().to_string(),
+      reason: format!("{context}{err}"),
+      errno,
+    },
+    None => error(dir, format!("{context}{err}")),
+  }
+}
+
 /// Refuses `dir` unless it is a real directory (not a symlink), owned by this process's user
 /// and writable by nobody else: anyone who can write in it could plant a state file that makes
 /// this process reissue ids, or swap one for a symlink.
 pub fn check(dir: &Path) -> Result<(), FlakeError> {
-  let meta = fs::symlink_metadata(dir).map_err(|err| error(dir, err.to_string()))?;
+  let meta = fs::symlink_metadata(dir).map_err(|err| io_error(dir, "", &err))?;
   if meta.file_type().is_symlink() {
     return Err(error(dir, "it is a symlink (not followed)"));
   }

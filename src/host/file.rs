@@ -13,6 +13,11 @@
 //!   or one whose processes all ended) sets its start `HORIZON_MS` ahead of the clock, and every
 //!   process waits for the clock to pass the start before it issues. The file's ids all come
 //!   after its first mapping plus the horizon, so after every id of any file it replaced.
+//! - A process that maps a file others hold trusts none of its words, which may have been put
+//!   back (an older copy written over the file in place): it starts the horizon after its own
+//!   clock, so after every id a process that saw the file before it can issue. Each renewal
+//!   looks at every word the process took from: one below what it took went back, and the
+//!   mapping is lost.
 //! - A truncation faults on the next touch of the lost pages; `sigbus` puts a page of spent words
 //!   there and marks the mapping lost, instead of the process dying.
 
@@ -29,7 +34,7 @@ use memmap2::{MmapOptions, MmapRaw};
 use super::dir;
 use super::format::{word_offset, Format, HEADER_CHECKED, START_OFFSET};
 use super::os::{self, read_at, Identity};
-use crate::clock::Time;
+use crate::clock::{self, Time, STALL_GRACE_MS};
 use crate::error::FlakeError;
 use crate::kinds::layout::Shape;
 use crate::sequencer::{Floor, Sequencer};
@@ -104,8 +109,9 @@ impl HostFile {
   /// if they are missing; refuses either when it is not safe or not what this version wrote.
   /// `after_loss`: this process lost the mapping of this directory's file before, so whatever
   /// the path holds now (the same file grown back, a copy of it) is taken for a new file.
-  /// Returns once the clock has passed the file's start (see `start`). A failure leaves nothing
-  /// open, mapped or locked.
+  /// Returns once the clock has passed the file's start (see `start`), or once waiting for it
+  /// is given up on (`clock::wait_for`: a clock stepped back or standing still). A failure
+  /// leaves nothing open, mapped or locked.
   pub fn open(
     dir: &Path,
     shape: Shape,
@@ -125,13 +131,16 @@ impl HostFile {
         Ok(file) => file,
       };
       let first = lock(&path, &file)?;
-      let Some(identity) = directory.named(&file).map_err(|err| error(&path, err))? else {
+      let Some(identity) = directory
+        .named(&file)
+        .map_err(|err| io_error(&path, "", &err))?
+      else {
         continue;
       };
       let map = MmapOptions::new()
         .len(format.file_len())
         .map_raw(&file)
-        .map_err(|err| error(&path, format!("cannot map it: {err}")))?;
+        .map_err(|err| io_error(&path, "cannot map it: ", &err))?;
       let mapped = Self {
         map,
         verified_at: AtomicU64::new(UNSEEN),
@@ -181,7 +190,10 @@ impl HostFile {
       mapped.start.store(start, Ordering::Release);
       let now = time.now_ms();
       if start >= now && start - now <= HORIZON_MS + TICK_MS + shape.unit() {
-        time.wait_until(start + 1);
+        // Bounded: a clock that stands still or steps back meanwhile is not waited for. The
+        // mapping is sound all the same, its ids refused (`renew`: the clock behind) until
+        // the clock passes the start, so a constructor never throws for the clock.
+        let _ = clock::wait_for(time, now, start + 1, STALL_GRACE_MS);
       }
       return Ok(mapped);
     }
@@ -194,12 +206,14 @@ impl HostFile {
   /// it last saw that file in place, so before the change that put this one in its place plus
   /// the horizon. So:
   /// - a first mapping (nobody else holds the file) starts the horizon after the file and its
-  ///   directory last changed, or after `now` when that is not known; with nobody holding the
-  ///   directory either (no process maps any of its files), after its last change alone. Most
-  ///   starts are then already past: no wait. The start is raised in the file for later ones.
-  /// - a later mapping keeps the file's start, unless that is further ahead than a first
-  ///   mapping on this clock could have put it (one whose clock is ahead did): it then starts
-  ///   as a first mapping would, rather than wait for that clock.
+  ///   directory last changed, or after `now` when that is not known. Most starts are then
+  ///   already past: no wait. The start is raised in the file for later ones.
+  /// - a later mapping (another process holds the file) trusts nothing the file says, since its
+  ///   content may have been put back (an older copy written over it, truncated and grown
+  ///   back) below ids a live process issued: it starts the horizon after `now`, as after a
+  ///   loss, past every id a process that saw the file before `now` can issue. That is a wait
+  ///   of about the horizon (to the end of a unit, on a coarse one) at a process's first
+  ///   generator of the shape; the start word is not raised for it (others are unaffected).
   /// - after a loss in this process, the path's file is a new one, whatever it holds: the
   ///   horizon after `now`, past every id the lost mapping could issue.
   fn start(&self, dir: &Directory, file: &File, first: bool, after_loss: bool, now: u64) -> u64 {
@@ -212,18 +226,18 @@ impl HostFile {
       return fresh;
     }
     if !first {
-      let start = word.load(Ordering::Acquire);
-      return if start > fresh { fresh } else { start };
+      return fresh;
     }
+    // The file's own change time counts even when no process holds the directory: an older
+    // copy written back in place after every process ended changes only the file, and its
+    // words would otherwise be trusted (a coarse unit's ids repeated within the unit). A write
+    // through a mapping can move that time too, so a process started right after another
+    // may wait the horizon: the price of never trusting a rewritten file.
     let dir_changed = dir.changed_at().unwrap_or(u64::MAX);
-    let changed = if dir.alone() {
-      dir_changed
-    } else {
-      let file_changed = file
-        .metadata()
-        .map_or(u64::MAX, |meta| os::changed_at(&meta));
-      dir_changed.max(file_changed)
-    };
+    let file_changed = file
+      .metadata()
+      .map_or(u64::MAX, |meta| os::changed_at(&meta));
+    let changed = dir_changed.max(file_changed);
     let start = match changed.checked_add(HORIZON_MS + TICK_MS) {
       Some(after) if changed <= now => unit_end(after).min(fresh),
       _ => fresh,
@@ -263,9 +277,10 @@ impl HostFile {
     self.verified_at.load(Ordering::Relaxed)
   }
 
-  /// Looks whether the file is still the one at its path, for a clock reading of `now_ms` taken
-  /// before the call: if it is, ids up to `now_ms + HORIZON_MS` may be issued; if not, it is
-  /// lost for good. A reading at or before the start is refused as the clock behind.
+  /// Looks whether the file is still the one at its path, its words not gone back below what
+  /// this process took (`words_kept`), for a clock reading of `now_ms` taken before the call: if
+  /// so, ids up to `now_ms + HORIZON_MS` may be issued; if not, it is lost for good. A reading
+  /// at or before the start is refused as the clock behind.
   #[cold]
   #[inline(never)]
   pub fn renew(&self, now_ms: u64) -> Result<u64, FlakeError> {
@@ -279,7 +294,7 @@ impl HostFile {
         wait_ms: start + 1 - now_ms,
       });
     }
-    if let Err(reason) = self.verify() {
+    if let Err(reason) = self.verify().and_then(|()| self.words_kept()) {
       self.lose(reason);
       return Err(self.lost_error());
     }
@@ -322,6 +337,26 @@ impl HostFile {
       }
     }
     Ok(())
+  }
+
+  /// Why the file's content went back, if a word this process took from is below the last id
+  /// it took there (see `Floor`): every node id's, not only the one a take is for, so that a
+  /// process waking after a restore notices it on any word another process has not since moved
+  /// past. (One moved past is not seen, and needs not be: its next ids are above that process's,
+  /// which start after every id issued before it mapped the file; see `start`.)
+  fn words_kept(&self) -> Result<(), String> {
+    let word = self.format.shape.word();
+    let floors = lock_ignoring_poison(&self.floors);
+    match floors
+      .iter()
+      .find(|(id, floor)| floor.reverted(word, self.sequencer(**id)))
+    {
+      Some((id, _)) => Err(format!(
+        "its content went back (a copy was put over it in place): node id {id}'s word is below \
+         an id this process took from it"
+      )),
+      None => Ok(()),
+    }
   }
 
   fn lose(&self, reason: String) {
@@ -411,6 +446,17 @@ fn fence_base(now_ms: u64) -> u64 {
   now_ms.min(MAX_READING_MS - HORIZON_MS)
 }
 
+/// Writes a fresh file of `format` into `out`, buffered, and returns `out` once every byte is
+/// written: an error of any write is returned, the last one's too (a full disk), which a
+/// `BufWriter` dropped unflushed would lose, leaving a short file to be linked into place.
+pub(crate) fn write_whole<W: io::Write>(format: Format, out: W) -> io::Result<W> {
+  let mut buffered = io::BufWriter::new(out);
+  format.write_fresh(&mut buffered)?;
+  buffered
+    .into_inner()
+    .map_err(io::IntoInnerError::into_error)
+}
+
 /// Why a state file could not be opened.
 pub enum OpenFailure {
   /// There is no file of that name.
@@ -432,6 +478,21 @@ pub fn error(path: &Path, reason: impl Into<String>) -> FlakeError {
   FlakeError::StateFile {
     path: path.display().to_string(),
     reason: reason.into(),
+  }
+}
+
+/// `ERR_FLAKE_STATE_UNAVAILABLE` for the file at `path` if `err` is a transient OS error (see
+/// `os::transient`: it is retried, never fallen back from), else `ERR_FLAKE_STATE_FILE`; the
+/// reason is `context` then `err`.
+pub fn io_error(path: &Path, context: &str, err: &io::Error) -> FlakeError {
+  match os::transient(err) {
+    Some(errno) => FlakeError::StateUnavailable {
+      what: "state file",
+      path: path.display().to_string(),
+      reason: format!("{context}{err}"),
+      errno,
+    },
+    None => error(path, format!("{context}{err}")),
   }
 }
 
@@ -459,9 +520,11 @@ impl Directory {
     checked(path, self.format, opened)
   }
 
-  /// Creates the state file whole or not at all: written in full under a temporary name, then
-  /// linked into place, which fails if another process got there first (its file is then used:
-  /// it is the same fresh content).
+  /// Creates the state file whole or not at all: written in full and synced under a temporary
+  /// name, then linked into place, which fails if another process got there first (its file is
+  /// then used: it is the same fresh content). A write or sync that fails (a full disk) links
+  /// nothing, and its error (the system's, with its number) is the reason given; the temporary
+  /// file is removed either way.
   fn create(&self, path: &Path) -> Result<(), FlakeError> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let temp = format!(
@@ -471,7 +534,7 @@ impl Directory {
       COUNTER.fetch_add(1, Ordering::Relaxed)
     );
     let written = self.dir.create_new(&temp).and_then(|file| {
-      self.format.write_fresh(&mut io::BufWriter::new(&file))?;
+      write_whole(self.format, &file)?;
       file.sync_all()?;
       self.dir.link(&temp, &self.format.file_name())
     });
@@ -479,30 +542,25 @@ impl Directory {
     match written {
       Ok(()) => Ok(()),
       Err(err) if err.kind() == io::ErrorKind::AlreadyExists => Ok(()),
-      Err(err) => Err(error(path, format!("cannot create it: {err}"))),
+      Err(err) => Err(io_error(path, "cannot create it: ", &err)),
     }
   }
 
   /// The identity of the open `file` if the state file's path still names it (a reset removes a
   /// file only under its exclusive lock, so a file still named after our shared lock is the one
   /// every process uses); `None` if the name has moved on.
-  fn named(&self, file: &File) -> Result<Option<Identity>, String> {
-    let open = os::identity(file).map_err(|err| err.to_string())?;
+  fn named(&self, file: &File) -> io::Result<Option<Identity>> {
+    let open = os::identity(file)?;
     match os::identity_at(&self.path.join(self.format.file_name())) {
       Ok(named) => Ok((named == open).then_some(open)),
       Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(None),
-      Err(err) => Err(err.to_string()),
+      Err(err) => Err(err),
     }
   }
 
   /// The directory's descriptor, with a shared lock if one can be had (see `os::Dir::locked`).
   fn locked(self) -> Option<File> {
     self.dir.locked()
-  }
-
-  /// Whether no process holds the directory (see `os::Dir::alone`).
-  fn alone(&self) -> bool {
-    self.dir.alone()
   }
 
   /// When the directory last changed (see `os::Dir::changed_at`).
@@ -524,16 +582,14 @@ fn checked(path: &Path, format: Format, opened: io::Result<File>) -> Result<File
     Err(err) if os::refused_symlink(&err) => {
       return Err(Refused(error(path, "it is a symlink (not followed)")))
     }
-    Err(err) => return Err(Refused(error(path, err.to_string()))),
+    Err(err) => return Err(Refused(io_error(path, "", &err))),
   };
   check(path, format, &file).map_err(Refused)?;
   Ok(file)
 }
 
 fn check(path: &Path, format: Format, file: &File) -> Result<(), FlakeError> {
-  let meta = file
-    .metadata()
-    .map_err(|err| error(path, err.to_string()))?;
+  let meta = file.metadata().map_err(|err| io_error(path, "", &err))?;
   if !meta.is_file() {
     return Err(error(path, "not a regular file"));
   }
@@ -551,7 +607,7 @@ fn check(path: &Path, format: Format, file: &File) -> Result<(), FlakeError> {
     ));
   }
   let mut header = [0; HEADER_CHECKED];
-  read_at(file, &mut header, 0).map_err(|err| error(path, err.to_string()))?;
+  read_at(file, &mut header, 0).map_err(|err| io_error(path, "", &err))?;
   format
     .check_header(&header)
     .map_err(|reason| error(path, reason))
@@ -561,7 +617,7 @@ fn check(path: &Path, format: Format, file: &File) -> Result<(), FlakeError> {
 /// so), else shared, waiting a moment for a reset or another first mapping to finish.
 fn lock(path: &Path, file: &File) -> Result<bool, FlakeError> {
   use std::fs::TryLockError;
-  let failed = |err: io::Error| error(path, format!("cannot lock it: {err}"));
+  let failed = |err: io::Error| io_error(path, "cannot lock it: ", &err);
   match file.try_lock() {
     Ok(()) => return Ok(true),
     Err(TryLockError::WouldBlock) => {}
@@ -585,5 +641,5 @@ fn lock(path: &Path, file: &File) -> Result<bool, FlakeError> {
 
 /// Turns the first mapping's exclusive lock into the shared one every mapping holds.
 fn downgrade(path: &Path, file: &File) -> Result<(), FlakeError> {
-  os::downgrade(file).map_err(|err| error(path, format!("cannot lock it: {err}")))
+  os::downgrade(file).map_err(|err| io_error(path, "cannot lock it: ", &err))
 }

@@ -8,7 +8,7 @@ pub mod at;
 pub mod dir;
 pub mod file;
 pub mod format;
-mod os;
+pub(crate) mod os;
 #[cfg(any(target_os = "linux", target_os = "android"))]
 mod sigbus;
 

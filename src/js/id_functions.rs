@@ -20,10 +20,10 @@ use super::error::throw_unusable;
 use super::input::clock_reading;
 use super::protocol;
 use super::thread::Thread;
-use crate::clock;
+use crate::clock::{self, SystemClock};
 use crate::error::FlakeError;
 use crate::generator::Ids;
-use crate::sync_take::{self, SystemWait};
+use crate::sync_take;
 
 /// The id functions of 64-bit ids, by name. Each serves the generator whose call fields JS
 /// wrote into the scratch just before the call (see `protocol`), and returns a report:
@@ -131,7 +131,7 @@ unsafe fn by_system_clock(
             &generator,
             tally,
             1,
-            &mut SystemWait::new(),
+            &mut SystemClock::new(),
             now_ms,
             refusal,
           )

@@ -102,7 +102,7 @@ fn a_truncated_file_is_a_lost_state_not_a_crash() {
 }
 
 #[test]
-fn a_first_mapping_starts_past_the_horizon_and_later_ones_keep_its_start() {
+fn a_first_mapping_starts_past_the_horizon_and_later_ones_the_horizon_after_their_clock() {
   let dir = temp_dir("start");
   // The file was made just now by the system clock, which is ahead of the fake one: the start
   // is then the horizon (and a tick of the kernel's file times) after the fake clock.
@@ -115,9 +115,13 @@ fn a_first_mapping_starts_past_the_horizon_and_later_ones_keep_its_start() {
     decode(generator(first, 4).next_id(start + 1).unwrap()).0,
     start + 1
   );
-  // A second mapping while the first is held: not first, so the start stays.
+  // A second mapping while the first is held trusts nothing the file says (it may have been
+  // put back): it starts the horizon after its own clock, the file's start left as it was.
   let joined = mapped_at(&dir, NOW + 10);
-  assert!(generator(joined, 4).next_id(start + 2).is_ok());
+  let err = generator(joined, 5).next_id(start + 10).unwrap_err();
+  assert_eq!(err.code(), "ERR_FLAKE_CLOCK_BACKWARDS");
+  assert!(generator(joined, 5).next_id(start + 11).is_ok());
+  assert!(generator(first, 6).next_id(start + 2).is_ok());
 }
 
 #[test]

@@ -15,6 +15,8 @@ mod host;
 mod host_limits;
 #[cfg(unix)]
 mod host_loss;
+#[cfg(unix)]
+mod host_restore;
 mod input;
 mod layers;
 mod number;
@@ -23,7 +25,11 @@ mod protocol;
 mod slots;
 mod state_machine;
 mod sync_take;
+#[cfg(unix)]
+mod transient;
 mod vectors;
+#[cfg(unix)]
+mod waits;
 mod wide;
 
 use crate::generator::Generator;
@@ -64,12 +70,17 @@ impl FakeTime {
   }
 }
 
+/// Real time is the clock itself: a clock that keeps time.
 impl crate::clock::Time for FakeTime {
   fn now_ms(&mut self) -> u64 {
     self.0
   }
 
-  fn wait_until(&mut self, target_ms: u64) {
+  fn real_ms(&mut self) -> u64 {
+    self.0
+  }
+
+  fn pause(&mut self, _now_ms: u64, target_ms: u64) {
     self.0 = self.0.max(target_ms);
   }
 }

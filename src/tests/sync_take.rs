@@ -4,12 +4,13 @@
 //! it hang.
 
 use super::{decode, NOW};
+use crate::clock::{Time, STALL_GRACE_MS};
 use crate::error::FlakeError;
 use crate::generator::{Generator, Ids, Settings};
 use crate::kinds::layout::Shape;
 use crate::registry::SharedState;
 use crate::sequencer::{Met, Sequencer};
-use crate::sync_take::{wait_out, Tally, Wait, BUSY_MS, BUSY_UNITS, STALL_GRACE_MS};
+use crate::sync_take::{wait_out, Tally, BUSY_MS, BUSY_UNITS};
 
 /// A clock that moves `step` ms per pause (0: never), real time moving as much (at least 1 ms);
 /// `on_pause` runs after each (another taker's turn); `back` ms are taken off every reading
@@ -36,7 +37,7 @@ impl FakeWait<'_> {
   }
 }
 
-impl Wait for FakeWait<'_> {
+impl Time for FakeWait<'_> {
   fn now_ms(&mut self) -> u64 {
     self.now - if self.pauses > 0 { self.back } else { 0 }
   }
@@ -81,7 +82,7 @@ fn flake_idgen(state: SharedState) -> Generator<'static> {
 fn next_sync(
   generator: &Generator,
   tally: &mut Tally,
-  time: &mut impl Wait,
+  time: &mut impl Time,
 ) -> Result<Ids, FlakeError> {
   let now_ms = time.now_ms();
   let taken = match generator.take(now_ms, 1) {
@@ -291,6 +292,33 @@ fn a_coarse_unit_is_waited_out_to_its_end() {
   let ids = next_sync(&mine, &mut Tally::default(), &mut time).expect("waited");
   assert_eq!(ids.time, NOW / 1000 + 1);
   assert_eq!(time.pauses, 3, "to the next second, 750 ms on");
+}
+
+#[test]
+fn a_coarse_unit_that_others_win_again_blocks_for_one_unit_at_most() {
+  let shape = Shape {
+    unit_ms: 1000,
+    time_bits: 41,
+    ..Shape::FLAKE_IDGEN
+  };
+  let state = shared_state();
+  let neighbour = Generator::shared(&settings(shape, 4095, 0), state);
+  let mine = Generator::shared(&settings(shape, 4095, 0), state);
+  let second = NOW / 1000 * 1000;
+  // 276 ms into a second whose ids the neighbour took, as it takes each next one first.
+  take_all(&neighbour, &mut Tally::default(), second + 276, 4096);
+  let mut time = FakeWait::new(second + 276, 2);
+  time.on_pause = Box::new(|now| _ = neighbour.take(now, 4096));
+  let refused = next_sync(&mine, &mut Tally::default(), &mut time);
+  // The second's end was waited for (724 ms); a second wait would end 1,724 ms in.
+  assert_eq!(
+    refused,
+    Err(FlakeError::SequenceBusy {
+      units: 1,
+      waited_ms: 724
+    })
+  );
+  assert!(time.real <= 1000, "blocked {} ms", time.real);
 }
 
 #[test]

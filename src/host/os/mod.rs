@@ -9,6 +9,6 @@
 mod imp;
 
 pub use imp::{
-  changed_at, downgrade, identity, identity_at, open, read_at, refused_symlink, write_at, Dir,
-  Identity,
+  changed_at, downgrade, identity, identity_at, open, read_at, refused_symlink, transient,
+  write_at, Dir, Identity,
 };

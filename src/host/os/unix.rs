@@ -45,21 +45,15 @@ impl Dir {
     at::unlink_at(&self.0, &c_name(name))
   }
 
-  /// Whether no process holds the directory locked: every mapping of a file in it does (see
-  /// `locked`), so then none maps one. It is held exclusively until `locked`.
-  pub fn alone(&self) -> bool {
-    self.0.try_lock().is_ok()
-  }
-
   /// When the directory last changed (an entry made, removed or renamed; it moved), in ms
   /// since 1970 by the kernel's clock.
   pub fn changed_at(&self) -> io::Result<u64> {
     self.0.metadata().map(|meta| changed_at(&meta))
   }
 
-  /// The directory's descriptor, with a shared lock: what `alone` looks for, and a protection
-  /// against cleaners. An exclusive one of `alone` becomes shared in place; another process's
-  /// (held while it starts a file) is waited for a moment. Never a reason to refuse.
+  /// The directory's descriptor, with a shared lock: a protection against cleaners. An
+  /// exclusive one (an earlier version held it while it started a file) is waited for a
+  /// moment. Never a reason to refuse.
   pub fn locked(self) -> Option<File> {
     for _ in 0..LOCK_TRIES {
       // SAFETY: a valid descriptor.
@@ -142,4 +136,23 @@ pub fn downgrade(file: &File) -> io::Result<()> {
     return Err(io::Error::last_os_error());
   }
   Ok(())
+}
+
+/// The name of `err`'s OS error if it is a shortage that passes (descriptors, memory, disk
+/// space, quota; a call interrupted or that would block): a state directory or file that fails
+/// so is unavailable for now, not unusable (`FlakeError::StateUnavailable`).
+pub fn transient(err: &io::Error) -> Option<&'static str> {
+  let errno = err.raw_os_error()?;
+  Some(match errno {
+    libc::EMFILE => "EMFILE",
+    libc::ENFILE => "ENFILE",
+    libc::ENOMEM => "ENOMEM",
+    libc::ENOSPC => "ENOSPC",
+    libc::EDQUOT => "EDQUOT",
+    libc::EINTR => "EINTR",
+    libc::ENOBUFS => "ENOBUFS",
+    // EWOULDBLOCK is EAGAIN wherever they differ not.
+    errno if errno == libc::EAGAIN || errno == libc::EWOULDBLOCK => "EAGAIN",
+    _ => return None,
+  })
 }

@@ -42,11 +42,6 @@ impl Dir {
     fs::remove_file(self.0.join(name))
   }
 
-  /// Never known: the directory is not held here (see `locked`).
-  pub fn alone(&self) -> bool {
-    false
-  }
-
   /// Not known here: a first mapping waits the whole horizon instead.
   pub fn changed_at(&self) -> io::Result<u64> {
     Err(io::ErrorKind::Unsupported.into())
@@ -72,12 +67,12 @@ fn prepare(dir: &Path) -> Result<(), FlakeError> {
   }
   if let Err(err) = fs::symlink_metadata(dir) {
     if err.kind() != io::ErrorKind::NotFound {
-      return Err(error(dir, err.to_string()));
+      return Err(dir::io_error(dir, "", &err));
     }
     DirBuilder::new()
       .recursive(true)
       .create(dir)
-      .map_err(|err| error(dir, format!("cannot create it: {err}")))?;
+      .map_err(|err| dir::io_error(dir, "cannot create it: ", &err))?;
   }
   dir::check(dir)
 }
@@ -155,4 +150,21 @@ extern "system" {
     bytes_low: u32,
     bytes_high: u32,
   ) -> i32;
+}
+
+/// The name of `err`'s OS error if it is a shortage that passes (handles, memory, disk space,
+/// quota): a state directory or file that fails so is unavailable for now, not unusable
+/// (`FlakeError::StateUnavailable`).
+pub fn transient(err: &io::Error) -> Option<&'static str> {
+  // winerror.h's codes.
+  Some(match err.raw_os_error()? {
+    4 => "ERROR_TOO_MANY_OPEN_FILES",
+    8 => "ERROR_NOT_ENOUGH_MEMORY",
+    14 => "ERROR_OUTOFMEMORY",
+    39 => "ERROR_HANDLE_DISK_FULL",
+    112 => "ERROR_DISK_FULL",
+    1450 => "ERROR_NO_SYSTEM_RESOURCES",
+    1816 => "ERROR_NOT_ENOUGH_QUOTA",
+    _ => return None,
+  })
 }
