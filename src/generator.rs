@@ -198,7 +198,9 @@ impl<'s> Generator<'s> {
   /// shared state (where their time unit starts), if it took any.
   pub fn last_taken_ms(&self, tally: Tally) -> Option<u64> {
     match self.clock {
-      Clock::System => tally.time().map(|time| time.saturating_mul(self.shape.unit())),
+      Clock::System => tally
+        .time()
+        .map(|time| time.saturating_mul(self.shape.unit())),
       Clock::Own => None,
     }
   }

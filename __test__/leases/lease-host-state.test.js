@@ -16,7 +16,7 @@ const FlakeId = require('../..')
 const { noServers, startRedis } = require('../support/servers.js')
 
 const CHILD = path.join(__dirname, '..', 'support', 'lease-host-child.js')
-const FAKECLOCK = path.join(__dirname, '..', 'support', 'fakeclock.c')
+const FAKECLOCK = path.join(__dirname, '..', 'support', 'faults', 'fakeclock.c')
 const LIMIT = { timeout: 120_000 }
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'flake-idgen-lease-host-'))
 process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }))
@@ -158,20 +158,24 @@ describe('a leased generator shares its id’s host state', { skip: noServers },
     },
   )
 
-  it('two copies of the package’s JS in one thread (a lease in one, new FlakeId in the other) and another process: no id twice', LIMIT, async () => {
-    const stateDir = fs.mkdtempSync(path.join(dir, 'state-'))
-    const leased = child(
-      { id: 1, ms: 600, leases: [{ namespace: fresh('copies') }], plain: {}, copy: true },
-      stateDir,
-    )
-    const plain = child({ id: 1, ms: 600, leases: [], plain: {} }, stateDir)
-    const [a, b] = await together([leased, plain])
-    const lists = [...a.ids, ...b.ids]
-    for (const list of lists) assert.ok(list.length > 100, `each generator issued (${list.length} ids)`)
-    const total = lists.reduce((sum, list) => sum + list.length, 0)
-    assert.equal(duplicates(...lists), 0, `duplicates among ${total} ids`)
-    assert.deepEqual(a.ready.scopes, ['host', 'host'])
-  })
+  it(
+    'two copies of the package’s JS in one thread (a lease in one, new FlakeId in the other) and another process: no id twice',
+    LIMIT,
+    async () => {
+      const stateDir = fs.mkdtempSync(path.join(dir, 'state-'))
+      const leased = child(
+        { id: 1, ms: 600, leases: [{ namespace: fresh('copies') }], plain: {}, copy: true },
+        stateDir,
+      )
+      const plain = child({ id: 1, ms: 600, leases: [], plain: {} }, stateDir)
+      const [a, b] = await together([leased, plain])
+      const lists = [...a.ids, ...b.ids]
+      for (const list of lists) assert.ok(list.length > 100, `each generator issued (${list.length} ids)`)
+      const total = lists.reduce((sum, list) => sum + list.length, 0)
+      assert.equal(duplicates(...lists), 0, `duplicates among ${total} ids`)
+      assert.deepEqual(a.ready.scopes, ['host', 'host'])
+    },
+  )
 
   it(
     "scope: 'process' opts out of host state: leases of the id from two namespaces and new FlakeId({ scope: 'process' }) share the process's state, and never repeat each other",
@@ -193,66 +197,76 @@ describe('a leased generator shares its id’s host state', { skip: noServers },
     },
   )
 
-  it('a lease on host state issues nothing past its ceiling once renewals stop, on every path; the id’s other generators go on', LIMIT, async () => {
-    const id = 3
-    const generator = await FlakeId.lease({ store: redis, namespace: fresh('ceiling'), ids: [id, id], ttl: 600, maxClockSkewMs: 100 })
-    const plain = new FlakeId({ id })
-    assert.equal(generator.scope, 'host')
-    const issued = []
-    let expired
-    let waiting
-    // The store stops answering: no renewal is acknowledged, the ceiling stands.
-    process.kill(server.pid, 'SIGSTOP')
-    try {
-      const deadline = Date.now() + 30_000
-      while (expired === undefined && Date.now() < deadline) {
-        const { ceiling } = generator.lease
-        for (let i = 0; i < 50 && expired === undefined; i++) {
-          try {
-            issued.push({ id: generator.nextBigInt(), ceiling })
-          } catch (error) {
-            if (error.code === 'ERR_FLAKE_LEASE_EXPIRED') expired = error
-            else if (error.code !== 'ERR_FLAKE_SEQUENCE_OVERFLOW') throw error
+  it(
+    'a lease on host state issues nothing past its ceiling once renewals stop, on every path; the id’s other generators go on',
+    LIMIT,
+    async () => {
+      const id = 3
+      const generator = await FlakeId.lease({
+        store: redis,
+        namespace: fresh('ceiling'),
+        ids: [id, id],
+        ttl: 600,
+        maxClockSkewMs: 100,
+      })
+      const plain = new FlakeId({ id })
+      assert.equal(generator.scope, 'host')
+      const issued = []
+      let expired
+      let waiting
+      // The store stops answering: no renewal is acknowledged, the ceiling stands.
+      process.kill(server.pid, 'SIGSTOP')
+      try {
+        const deadline = Date.now() + 30_000
+        while (expired === undefined && Date.now() < deadline) {
+          const { ceiling } = generator.lease
+          for (let i = 0; i < 50 && expired === undefined; i++) {
+            try {
+              issued.push({ id: generator.nextBigInt(), ceiling })
+            } catch (error) {
+              if (error.code === 'ERR_FLAKE_LEASE_EXPIRED') expired = error
+              else if (error.code !== 'ERR_FLAKE_SEQUENCE_OVERFLOW') throw error
+            }
           }
+          // Ids of the same state, between the lease's: the state goes on past the lease's fence.
+          issued.push({ id: plain.nextBigInt() })
+          await sleep(2)
         }
-        // Ids of the same state, between the lease's: the state goes on past the lease's fence.
-        issued.push({ id: plain.nextBigInt() })
-        await sleep(2)
+        assert.ok(expired, 'next() threw ERR_FLAKE_LEASE_EXPIRED')
+        const { ceiling } = generator.lease
+        const leased = issued.filter((entry) => entry.ceiling !== undefined)
+        assert.ok(leased.length > 0)
+        for (const entry of leased) assert.ok(timeOf(entry.id) <= entry.ceiling, `id ${entry.id} within its ceiling`)
+        const expiredCode = { code: 'ERR_FLAKE_LEASE_EXPIRED' }
+        assert.throws(() => generator.next(), expiredCode)
+        assert.throws(() => generator.nextString(), expiredCode)
+        assert.throws(() => generator.nextBatch(10), expiredCode)
+        // Waiting calls wait for a renewal, which the stopped store cannot give.
+        waiting = Promise.all([
+          generator.nextAsync(),
+          new Promise((resolve, reject) => generator.next((error, id) => (error ? reject(error) : resolve(id)))),
+          generator.nextBatchAsync(3),
+        ])
+        const raced = await Promise.race([waiting.then(() => 'issued'), sleep(200).then(() => 'waiting')])
+        assert.equal(raced, 'waiting', 'nothing is issued past the ceiling while the store is stopped')
+        // The plain generator of the id is not fenced by the lease: it issues past its ceiling.
+        const after = plain.nextBigInt()
+        assert.ok(timeOf(after) > ceiling)
+        issued.push({ id: after })
+      } finally {
+        process.kill(server.pid, 'SIGCONT')
       }
-      assert.ok(expired, 'next() threw ERR_FLAKE_LEASE_EXPIRED')
+      // A renewal (or a new lease above the old ceiling) lets the waiting calls go on.
+      const [promised, called, batch] = await waiting
+      const later = [promised, called].map((id) => id.readBigUInt64BE(0))
+      for (let at = 0; at < batch.length; at += 8) later.push(batch.readBigUInt64BE(at))
       const { ceiling } = generator.lease
-      const leased = issued.filter((entry) => entry.ceiling !== undefined)
-      assert.ok(leased.length > 0)
-      for (const entry of leased) assert.ok(timeOf(entry.id) <= entry.ceiling, `id ${entry.id} within its ceiling`)
-      const expiredCode = { code: 'ERR_FLAKE_LEASE_EXPIRED' }
-      assert.throws(() => generator.next(), expiredCode)
-      assert.throws(() => generator.nextString(), expiredCode)
-      assert.throws(() => generator.nextBatch(10), expiredCode)
-      // Waiting calls wait for a renewal, which the stopped store cannot give.
-      waiting = Promise.all([
-        generator.nextAsync(),
-        new Promise((resolve, reject) => generator.next((error, id) => (error ? reject(error) : resolve(id)))),
-        generator.nextBatchAsync(3),
-      ])
-      const raced = await Promise.race([waiting.then(() => 'issued'), sleep(200).then(() => 'waiting')])
-      assert.equal(raced, 'waiting', 'nothing is issued past the ceiling while the store is stopped')
-      // The plain generator of the id is not fenced by the lease: it issues past its ceiling.
-      const after = plain.nextBigInt()
-      assert.ok(timeOf(after) > ceiling)
-      issued.push({ id: after })
-    } finally {
-      process.kill(server.pid, 'SIGCONT')
-    }
-    // A renewal (or a new lease above the old ceiling) lets the waiting calls go on.
-    const [promised, called, batch] = await waiting
-    const later = [promised, called].map((id) => id.readBigUInt64BE(0))
-    for (let at = 0; at < batch.length; at += 8) later.push(batch.readBigUInt64BE(at))
-    const { ceiling } = generator.lease
-    for (const id of later) assert.ok(timeOf(id) <= ceiling)
-    const all = [...issued.map((entry) => entry.id), ...later]
-    assert.equal(new Set(all.map(String)).size, all.length)
-    await generator.close()
-  })
+      for (const id of later) assert.ok(timeOf(id) <= ceiling)
+      const all = [...issued.map((entry) => entry.id), ...later]
+      assert.equal(new Set(all.map(String)).size, all.length)
+      await generator.close()
+    },
+  )
 
   it('a release hands over the last id its holder issued, not a later one of the shared state', LIMIT, async () => {
     const id = 4
@@ -301,7 +315,10 @@ describe('a leased generator shares its id’s host state', { skip: noServers },
     assert.equal(generator.scope, 'host')
     assert.deepEqual(generator.options.stateDir, stateDir)
     take(generator, 10)
-    assert.ok(fs.readdirSync(stateDir).some((name) => name.endsWith('.state')), 'its state file is in stateDir')
+    assert.ok(
+      fs.readdirSync(stateDir).some((name) => name.endsWith('.state')),
+      'its state file is in stateDir',
+    )
     await generator.close()
   })
 })
@@ -319,12 +336,17 @@ const gcc = (() => {
   }
 })()
 
-describe('a floor above the clock', { skip: noServers || (gcc === undefined && 'needs gcc and Linux for the clock shim') }, () => {
-  it('holds on the shared state: a clock stepped back below the floor after the lease is had issues nothing at or below it', LIMIT, async () => {
-    const stateDir = fs.mkdtempSync(path.join(dir, 'state-'))
-    const offsets = path.join(dir, fresh('offsets'))
-    fs.writeFileSync(offsets, Buffer.alloc(4096))
-    const script = `
+describe('a floor above the clock', {
+  skip: noServers || (gcc === undefined && 'needs gcc and Linux for the clock shim'),
+}, () => {
+  it(
+    'holds on the shared state: a clock stepped back below the floor after the lease is had issues nothing at or below it',
+    LIMIT,
+    async () => {
+      const stateDir = fs.mkdtempSync(path.join(dir, 'state-'))
+      const offsets = path.join(dir, fresh('offsets'))
+      fs.writeFileSync(offsets, Buffer.alloc(4096))
+      const script = `
       const fs = require('node:fs')
       const FlakeId = require(${JSON.stringify(path.join(__dirname, '..', '..'))})
       const Redis = require('ioredis')
@@ -346,21 +368,22 @@ describe('a floor above the clock', { skip: noServers || (gcc === undefined && '
         answer({ floor, now: Date.now(), leased: attempt(generator), plain: attempt(plain) })
       }, (error) => answer({ error: error.code + ' ' + error.message }))
     `
-    const out = execFileSync(process.execPath, ['-e', script], {
-      env: {
-        ...process.env,
-        FLAKE_IDGEN_STATE_DIR: stateDir,
-        LD_PRELOAD: gcc,
-        FAKE_OFFSET_FILE: offsets,
-        FAKE_SLOT: '0',
-      },
-      timeout: 60_000,
-    })
-    const answer = JSON.parse(out)
-    assert.equal(answer.error, undefined)
-    assert.ok(answer.now < answer.floor, 'the clock stepped back below the floor')
-    // The shared state was raised above the floor: its leased and plain generators alike refuse.
-    assert.equal(answer.leased, 'ERR_FLAKE_CLOCK_BACKWARDS')
-    assert.equal(answer.plain, 'ERR_FLAKE_CLOCK_BACKWARDS')
-  })
+      const out = execFileSync(process.execPath, ['-e', script], {
+        env: {
+          ...process.env,
+          FLAKE_IDGEN_STATE_DIR: stateDir,
+          LD_PRELOAD: gcc,
+          FAKE_OFFSET_FILE: offsets,
+          FAKE_SLOT: '0',
+        },
+        timeout: 60_000,
+      })
+      const answer = JSON.parse(out)
+      assert.equal(answer.error, undefined)
+      assert.ok(answer.now < answer.floor, 'the clock stepped back below the floor')
+      // The shared state was raised above the floor: its leased and plain generators alike refuse.
+      assert.equal(answer.leased, 'ERR_FLAKE_CLOCK_BACKWARDS')
+      assert.equal(answer.plain, 'ERR_FLAKE_CLOCK_BACKWARDS')
+    },
+  )
 })

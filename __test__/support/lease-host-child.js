@@ -11,8 +11,7 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { setTimeout: sleep } = require('node:timers/promises')
-const { setImmediate: turn } = require('node:timers/promises')
+const { setTimeout: sleep, setImmediate: turn } = require('node:timers/promises')
 
 const config = JSON.parse(process.argv[2])
 const root = path.join(__dirname, '..', '..')
@@ -99,7 +98,7 @@ async function main() {
     }
     await turn()
   }
-  ids.forEach((list, k) => fs.writeFileSync(`${config.out}-${k}.bin`, list.bytes()))
+  for (const [k, list] of ids.entries()) fs.writeFileSync(`${config.out}-${k}.bin`, list.bytes())
   const fences = generators.map((g) => g.lease ?? null)
   await Promise.all(generators.map((g) => g.close?.()))
   redis?.disconnect()

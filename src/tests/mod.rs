@@ -19,6 +19,7 @@ mod host_loss;
 mod host_restore;
 mod input;
 mod layers;
+mod leased;
 mod number;
 mod options;
 mod protocol;
