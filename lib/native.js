@@ -85,6 +85,8 @@ class GeneratorFields {
     // How far apart the ids of a run are (see IdRun).
     this.step = configured.step
     this.preset = configured.preset
+    // The scope of its state: a lease's changes with each lease (leaseState()).
+    this.scope = configured.scope
     // A flake generator's worker id (see flake128.js); 0 for every other.
     this.worker = worker
     // A private state's word, as two 32-bit halves in the scratch's order; the ceiling of a
@@ -397,7 +399,6 @@ function leasedFields(options) {
   const configured = binding.configure('flakeId', { ...options, id: 0 }, true)
   const fields = new GeneratorFields(PRIVATE_SLOT, configured)
   fields.ceiling = CLOSED
-  fields.scope = configured.scope
   return { configured, fields }
 }
 
