@@ -321,6 +321,21 @@ describe('a leased generator shares its id’s host state', { skip: noServers },
     )
     await generator.close()
   })
+
+  it(
+    'a state directory that cannot be used fails the lease before its floor, and hands the id back at once',
+    LIMIT,
+    async () => {
+      const options = { store: redis, namespace: fresh('unusable'), ids: [7, 7], ttl: 1000, maxClockSkewMs: 100 }
+      const notDir = path.join(dir, fresh('a-file'))
+      fs.writeFileSync(notDir, '')
+      await assert.rejects(FlakeId.lease({ ...options, stateDir: notDir }), { code: /^ERR_FLAKE_STATE_/ })
+      // Released, not left to expire: the only id of the pool is free within a short timeout.
+      const generator = await FlakeId.lease({ ...options, acquireTimeout: 300 })
+      assert.equal(generator.id, 7)
+      await generator.close()
+    },
+  )
 })
 
 // fakeclock.c (the faults' per-process clock shifter) built here: a clock stepped back after the

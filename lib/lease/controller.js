@@ -95,7 +95,7 @@ class Lease {
       for (;;) {
         const lease = await this.#acquire(signal, acquireTimeout)
         this.#next = lease
-        this.#prepare(lease)
+        await this.#prepare(lease)
         this.#schedule(this.#config.ttl / 3)
         await this.#untilPast(lease.floor, signal)
         // Lost while it waited (renewals go on meanwhile): another one, then.
@@ -251,12 +251,12 @@ class Lease {
    * Finds the state `lease`'s id issues from (as a plain generator of the id finds it): a state
    * directory that cannot be used fails here, before any wait, and the id goes back at once.
    */
-  #prepare(lease) {
+  async #prepare(lease) {
     try {
       lease.state = native.leaseState(this.#config.generator, lease.id)
     } catch (error) {
       if (this.#next === lease) this.#next = undefined
-      this.#release(lease, lease.floor).catch(() => {})
+      await this.#release(lease, lease.floor).catch(() => {})
       throw error
     }
   }
@@ -376,7 +376,7 @@ class Lease {
             return
           }
           this.#next = lease
-          this.#prepare(lease)
+          await this.#prepare(lease)
           await this.#untilPast(lease.floor)
           if (this.#next === lease) this.#install(lease)
           return

@@ -80,22 +80,10 @@ function readLeaseOptions(options) {
     const value = options[name]
     if (value !== undefined) throw invalidOption(name, 'left out: a lease sets it', value)
   }
-  const {
-    store,
-    namespace,
-    ids,
-    signal,
-    onLost,
-    onWait,
-    replicas,
-    layout,
-    epoch,
-    seqMask,
-    allowedFutureMs,
-    clock,
-    scope,
-    stateDir,
-  } = options
+  const { store, namespace, ids, signal, onLost, onWait, replicas, layout, epoch, seqMask, allowedFutureMs, clock } =
+    options
+  // Where the leased id's state is (as for new FlakeId), checked with the generator's options.
+  const { scope, stateDir } = options
   // Read once, resolved: the pool is its node ids, and the generator takes the same layout back.
   const resolved = binding.resolveLayout(layout)
   Object.freeze(resolved.parts)
