@@ -24,9 +24,11 @@ export declare function checkCount(count: unknown): number
  * `TypeError`/`RangeError` with code `ERR_FLAKE_INVALID_OPTION` that names the option and the
  * value, or an `Error` with code `ERR_FLAKE_STATE_DIR`/`ERR_FLAKE_STATE_FILE` when host scope
  * was asked for and cannot be had. Nothing is kept per configuration: there is nothing to
- * release.
+ * release. With `checkOnly`, the options are checked and no state is found (nor a state file
+ * mapped): `slot` is `PRIVATE_SLOT`, and `scope` the one asked for (a lease checks its
+ * generator's options before it knows its id).
  */
-export declare function configure(kind: KindName, options?: unknown): Configured
+export declare function configure(kind: KindName, options?: unknown, checkOnly?: boolean): Configured
 
 /**
  * What `configure` resolved: what a call for the generator writes into the scratch and the
@@ -185,8 +187,10 @@ export type KindName = 'flakeId' | 'uuidv7' | 'flake128'
 export declare function kinds(): Array<KindDescription>
 
 /**
- * The time (ms since 1970) of the last id the private state of the call in the scratch issued
- * (where its time unit starts), or `undefined` if it issued none.
+ * The time (ms since 1970) of the last id the instance of the call in the scratch issued
+ * (where its time unit starts), or `undefined` if it issued none: on a shared state, the
+ * instance's own (its tally's), not the state's, which others move on; a private state's ids
+ * are all the instance's.
  */
 export declare function lastIssuedAt(): number | null
 
@@ -292,7 +296,10 @@ export declare function resolveLayout(layout?: unknown): ResolvedLayout
 /** Bytes in the scratch. */
 export declare const SCRATCH_BYTES: number
 
-/** Byte offset in the scratch of a private generator's ceiling, in ms since 1970: an `f64`. */
+/**
+ * Byte offset in the scratch of a private or leased generator's ceiling, in ms since 1970: an
+ * `f64`.
+ */
 export declare const SCRATCH_CEILING: number
 
 /** Byte offset in the scratch of the call's epoch, in ms since 1970: an `f64`. */
@@ -339,15 +346,24 @@ export declare const SCRATCH_WORKER: number
 export declare function setup(scratch: Uint8Array): { scratch: Uint8Array; issue: () => number | undefined; issueAt: (now: unknown) => number | undefined; tryIssue: () => number | undefined; tryIssueAt: (now: unknown) => number | undefined; issueRun: (max: number) => number; issueWide: () => void; issueWideText: () => string; issueWideAt: (now: unknown) => void; issueWideTextAt: (now: unknown) => string }
 
 /**
+ * Set in the slot of a leased generator on a shared state: its calls write the lease's
+ * ceiling into `SCRATCH_CEILING` too, and issue nothing past it. The other generators of the
+ * state (given the same id, leased from other namespaces) share its word, not its ceiling.
+ * Private slots have it too (`PRIVATE_SLOT` has every bit): their ceiling is read as well.
+ */
+export declare const SLOT_FENCED: number
+
+/**
  * Set in the slots whose calls must write their settings too (see `slots`): private ones, and
  * those of configurations past the first 4,096 of a thread.
  */
 export declare const SLOT_READS_FIELDS: number
 
 /**
- * Starts the private state of the call in the scratch above `time` (ms since 1970): its next id
- * is in a later time unit, whatever its clock reads. For a lease, whose ids must all be
- * above its predecessor's ceiling.
+ * Starts the state of the call in the scratch above `time` (ms since 1970): its next id is in
+ * a later time unit, whatever its clock reads. For a lease, whose ids must all be above its
+ * predecessor's ceiling. A private state is set there; a shared one is only raised (see
+ * `Generator::raise_above`): every other generator of its id just issues later.
  */
 export declare function startAbove(time: number): void
 

@@ -880,6 +880,7 @@ module.exports.SCRATCH_TALLY = nativeBinding.SCRATCH_TALLY
 module.exports.SCRATCH_WIDE_ID = nativeBinding.SCRATCH_WIDE_ID
 module.exports.SCRATCH_WORKER = nativeBinding.SCRATCH_WORKER
 module.exports.setup = nativeBinding.setup
+module.exports.SLOT_FENCED = nativeBinding.SLOT_FENCED
 module.exports.SLOT_READS_FIELDS = nativeBinding.SLOT_READS_FIELDS
 module.exports.startAbove = nativeBinding.startAbove
 module.exports.stateFiles = nativeBinding.stateFiles

@@ -285,13 +285,15 @@ declare namespace FlakeId {
 
   /** Options of `FlakeId.lease`. */
   export interface LeaseOptions<L extends LayoutOption = 'flake-idgen'>
-    extends Pick<Options<L>, 'layout' | 'epoch' | 'seqMask' | 'allowedFutureMs' | 'clock'> {
+    extends Pick<Options<L>, 'layout' | 'epoch' | 'seqMask' | 'allowedFutureMs' | 'clock' | 'scope' | 'stateDir'> {
     /** The user's own client: an ioredis `Redis` or `Cluster`, a node-redis v4/v5 client, a connected pg `Pool` or `Client`, or a mysql2 `Pool` (`mysql2` or `mysql2/promise`). */
     store: object
     /**
-     * Ids are unique within a namespace (1 to 200 characters, no NUL or lone surrogate); every live
-     * holder of one uses the same layout shape, epoch, ttl and maxClockSkewMs: the epoch, ttl and
-     * skew change once no lease of the old ones is live.
+     * The uniqueness domain across hosts: ids are unique among the holders of a namespace (1 to
+     * 200 characters, no NUL or lone surrogate); every live holder of one uses the same layout
+     * shape, epoch, ttl and maxClockSkewMs: the epoch, ttl and skew change once no lease of the
+     * old ones is live. On one host, every generator of an id shares its state, whatever the
+     * namespace (`scope`).
      */
     namespace: string
     /** The pool of node ids to lease from, `[first, last]`. Default `[0, maxId]` of the layout (`[0, 1023]` by default). */

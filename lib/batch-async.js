@@ -9,7 +9,7 @@
 const { Buffer } = require('node:buffer')
 const { setImmediate, clearImmediate } = require('node:timers')
 const { checkCount } = require('./load-binding.js')
-const { slice, decode, PRIVATE_SLOT } = require('./native.js')
+const { slice, decode, queueOf } = require('./native.js')
 const { waitForClock } = require('./wait.js')
 const { AbortError, invalidArgument } = require('./errors.js')
 
@@ -19,7 +19,8 @@ const SLICE = 65_536
 
 // The batch running on each state, so that batches of one generator id run one after the other
 // (the first asked is the first done) rather than all finishing at the end. Keyed by slot for a
-// shared state, by the fields themselves for a private one; an entry goes when its last batch does.
+// shared state, by the fields themselves for a private or leased one (native.queueOf); an entry
+// goes when its last batch does.
 const running = new Map()
 
 /** The `signal` of nextBatchAsync's options, checked. */
@@ -98,7 +99,7 @@ async function batchAsync(fields, clock, counts, count, options) {
   const signal = signalOf(options)
   const ids = Buffer.allocUnsafeSlow(checkCount(count) * 8)
   if (signal?.aborted) throw new AbortError(signal)
-  const key = fields.slot === PRIVATE_SLOT ? fields : fields.slot
+  const key = queueOf(fields)
   const before = running.get(key)
   const mine = (
     before === undefined ? Promise.resolve() : waitOrAbort((then) => before.then(then) && (() => {}), signal)

@@ -170,7 +170,14 @@ class LeasedFlakeId extends FlakeId {
   constructor(options, configured, fields, controller) {
     super()
     setUp(this, fields, configured.clock)
-    define(this, options, configured, { get: () => controller.id, enumerable: true })
+    // Its scope is its state's, which each lease finds again (a fall-back may differ).
+    define(
+      this,
+      options,
+      configured,
+      { get: () => controller.id, enumerable: true },
+      { get: () => native.scopeOf(fields), enumerable: true },
+    )
     Object.defineProperties(this, {
       close: { value: () => controller.close() },
       lease: { get: () => controller.fence },
@@ -202,7 +209,7 @@ const partNames = []
  * The read-only properties of a generator: what `options` configured, its `id`, and the parts
  * of its id by its layout's names (flake-idgen's `datacenter` and `worker`).
  */
-function define(generator, options, configured, id) {
+function define(generator, options, configured, id, scope = readOnly(configured.scope)) {
   // No parts when `id` was given: flake-idgen's properties are then undefined.
   const { preset, parts } = configured
   partNames[preset] ??= binding.layoutOf(configured.shape, 0, preset).parts
@@ -214,7 +221,7 @@ function define(generator, options, configured, id) {
     epoch: readOnly(configured.epoch),
     seqMask: readOnly(configured.seqMask),
     allowedFutureMs: readOnly(configured.allowedFutureMs),
-    scope: readOnly(configured.scope),
+    scope,
   })
 }
 

@@ -7,8 +7,16 @@
 const { Buffer } = require('node:buffer')
 const binding = require('./load-binding.js')
 
-const { REPORT_UNIT, MET_OVERFLOW, MET_CLOCK_BEHIND, MET_WAITED, SCRATCH_BYTES, PRIVATE_SLOT, SLOT_READS_FIELDS } =
-  binding
+const {
+  REPORT_UNIT,
+  MET_OVERFLOW,
+  MET_CLOCK_BEHIND,
+  MET_WAITED,
+  SCRATCH_BYTES,
+  PRIVATE_SLOT,
+  SLOT_READS_FIELDS,
+  SLOT_FENCED,
+} = binding
 
 // The thread's setup (see src/js/setup.rs): its id functions and its scratch. Shared memory,
 // because a SharedArrayBuffer can never be detached: the native side writes into it, and a
@@ -62,25 +70,27 @@ const CLOSED = 0
 
 /**
  * A generator's fields: what a call for it writes into the scratch, one object per instance.
- * Instances of one configuration on the system clock get the same slot; a generator with a
- * private state (its own clock, or a lease) keeps that state here between calls: so the native
- * side keeps nothing per instance, and an instance, once dropped, is freed by the GC alone.
- * Only this module reads or writes them.
+ * Instances of one configuration on the system clock get the same slot, and a leased one that
+ * slot with SLOT_FENCED (its state is its id's, its ceiling its own); a generator with a
+ * private state (its own clock) keeps that state here between calls: so the native side keeps
+ * nothing per instance, and an instance, once dropped, is freed by the GC alone. Only this
+ * module reads or writes them.
  */
 class GeneratorFields {
   constructor(slot, configured, worker = 0) {
-    this.slot = slot
-    // Most slots say the settings themselves; the others' calls write them too.
-    this.readsFields = (slot & SLOT_READS_FIELDS) !== 0
+    setSlot(this, slot)
     this.settings = configured.settings
     this.shape = configured.shape
     this.epoch = configured.epoch
     // How far apart the ids of a run are (see IdRun).
     this.step = configured.step
     this.preset = configured.preset
+    // The scope of its state: a lease's changes with each lease (leaseState()).
+    this.scope = configured.scope
     // A flake generator's worker id (see flake128.js); 0 for every other.
     this.worker = worker
-    // A private state's word, as two 32-bit halves in the scratch's order, and its ceiling.
+    // A private state's word, as two 32-bit halves in the scratch's order; the ceiling of a
+    // private or leased generator.
     this.stateLow = NOTHING_ISSUED
     this.stateHigh = NOTHING_ISSUED
     this.ceiling = Infinity
@@ -91,6 +101,16 @@ class GeneratorFields {
     // flake-idgen's instance counter does (see src/sync_take.rs).
     this.tally = 0
   }
+}
+
+/** Gives `fields` the slot `slot`, and says what its calls write besides. */
+function setSlot(fields, slot) {
+  fields.slot = slot
+  // A fenced slot's calls write its ceiling (PRIVATE_SLOT has every bit: it is one).
+  fields.fenced = (slot & SLOT_FENCED) !== 0
+  // Most slots say the settings themselves; the others' calls write them too, and a fenced
+  // one's its ceiling with them: a plain generator's switch writes nothing more for leases.
+  fields.readsFields = (slot & (SLOT_READS_FIELDS | SLOT_FENCED)) !== 0
 }
 
 // The generator whose fields the scratch holds now, or undefined when another copy of this
@@ -133,10 +153,12 @@ function enter(fields) {
   halves[SHAPE] = fields.shape
   doubles[EPOCH] = fields.epoch
   doubles[WORKER] = fields.worker
-  if (fields.slot === PRIVATE_SLOT) {
-    halves[STATE_LOW] = fields.stateLow
-    halves[STATE_HIGH] = fields.stateHigh
+  if (fields.fenced) {
     doubles[CEILING] = fields.ceiling
+    if (fields.slot === PRIVATE_SLOT) {
+      halves[STATE_LOW] = fields.stateLow
+      halves[STATE_HIGH] = fields.stateHigh
+    }
   }
 }
 
@@ -157,6 +179,7 @@ function select(fields) {
     halves[SETTINGS] = fields.settings
     halves[SHAPE] = fields.shape
     doubles[EPOCH] = fields.epoch
+    doubles[CEILING] = fields.ceiling
   }
 }
 
@@ -370,34 +393,61 @@ function configure(options, kind = 'flakeId', worker = 0) {
 }
 
 /**
- * What `options` (a lease's generator options, without an id) configure, with fields of a
- * private state that issues nothing until installLease() gives it a lease.
+ * What `options` (a lease's generator options, without an id) configure, checked but on no
+ * state yet (none is found, no state file mapped: the id is not known), with fields that issue
+ * nothing until installLease() gives them a lease.
  */
 function leasedFields(options) {
-  const configured = binding.configure('flakeId', { ...options, id: 0, scope: 'process' })
+  const configured = binding.configure('flakeId', { ...options, id: 0 }, true)
   const fields = new GeneratorFields(PRIVATE_SLOT, configured)
   fields.ceiling = CLOSED
   return { configured, fields }
 }
 
 /**
- * Makes the fields leasedFields() made for `options` issue as generator `id`: every id above
- * `floor` (ms since 1970), none past `ceiling`.
+ * What `options` (a lease's generator options) configure for generator `id`: the state it
+ * issues from, found as a plain generator's is (the host's state of the id by default, the
+ * process's with `scope: 'process'`, falling back, warning and failing alike), so that every
+ * generator of the id on the host shares it, however it had the id. A `clock` keeps a private
+ * state, as a plain generator's does. Throws what a plain generator's configure throws.
  */
-function installLease(fields, options, id, floor, ceiling) {
-  const configured = binding.configure('flakeId', { ...options, id, scope: 'process' })
+const leaseState = (options, id) => configure({ ...options, id })
+
+/**
+ * Makes the fields leasedFields() made issue as `configured` (leaseState()'s) says: every id
+ * above `floor` (ms since 1970), none past `ceiling`. A shared state is raised above the floor
+ * (its other generators just issue later); a private one starts there.
+ */
+function installLease(fields, configured, floor, ceiling) {
+  const { slot } = configured
+  setSlot(fields, slot === PRIVATE_SLOT ? PRIVATE_SLOT : slot | SLOT_FENCED)
   fields.settings = configured.settings
   fields.shape = configured.shape
+  fields.scope = configured.scope
+  fields.ceiling = ceiling
+  // Its ids under this lease are counted from none: lastIssuedAt() says the last of them.
+  fields.tally = 0
   enter(fields)
+  doubles[TALLY] = 0
   binding.startAbove(floor)
   leave(fields)
-  fields.ceiling = ceiling
 }
 
 /** Lets a leased generator issue up to `ceiling` (ms since 1970); CLOSED: nothing more. */
 function setCeiling(fields, ceiling) {
   fields.ceiling = ceiling
+  // The scratch holds the current instance's ceiling: its next call writes none.
+  if (fields === current) doubles[CEILING] = ceiling
 }
+
+/** The scope a generator's fields issue in: 'host' or 'process'. */
+const scopeOf = (fields) => fields.scope
+
+/**
+ * Who waits for whose async batches: those of one shared state one after the other, a private
+ * or leased generator's on its own (a lease waits for its renewals, not for its neighbours').
+ */
+const queueOf = (fields) => (fields.fenced ? fields : fields.slot)
 
 /** The ceiling a leased generator issues up to. */
 const ceilingOf = (fields) => fields.ceiling
@@ -405,7 +455,11 @@ const ceilingOf = (fields) => fields.ceiling
 /** The resolved layout a generator's fields issue by (see FlakeId's `layout`). */
 const layoutOf = (fields) => binding.layoutOf(fields.shape, fields.epoch, fields.preset)
 
-/** The time (ms since 1970) of the last id a private state issued, or undefined. */
+/**
+ * The time (ms since 1970) of the last id a leased generator issued, or undefined: its own,
+ * counted by the instance (never a neighbour's on its shared state), so a ceiling written from
+ * it is above every id it issued, and no higher.
+ */
 function lastIssuedAt(fields) {
   enter(fields)
   return binding.lastIssuedAt()
@@ -436,8 +490,11 @@ module.exports = {
   CLOSED,
   configure,
   leasedFields,
+  leaseState,
   installLease,
   setCeiling,
+  scopeOf,
+  queueOf,
   ceilingOf,
   lastIssuedAt,
   layoutOf,

@@ -26,6 +26,10 @@ pub struct Generator<'s> {
   /// The highest timestamp (ms since 1970) it may issue: a lease's ceiling; `u64::MAX` for none,
   /// `CLOSED` for a closed lease.
   ceiling: u64,
+  /// The last time unit since 1970 it may issue ids of on a shared state: its ceiling's
+  /// (`fenced`), `u64::MAX` for none. Kept apart, so that a plain generator's take checks it
+  /// without a branch.
+  last_unit: u64,
   /// Whether a clock behind its shared state goes on from the state's time (see `counting_on`).
   counts_on: bool,
 }
@@ -142,6 +146,14 @@ impl Tally {
   pub const fn holds(self, time: u64, ids: u32) -> bool {
     self.0 >> COUNT_BITS == time && self.0 & COUNT_MASK >= ids as u64
   }
+
+  /// The unit it counts ids of: the instance's last, `None` before any.
+  pub const fn time(self) -> Option<u64> {
+    match self.0 {
+      0 => None,
+      tally => Some(tally >> COUNT_BITS),
+    }
+  }
 }
 
 #[cfg(test)]
@@ -189,7 +201,44 @@ impl<'s> Generator<'s> {
       floor: None,
       clock,
       ceiling,
+      last_unit: u64::MAX,
       counts_on: false,
+    }
+  }
+
+  /// The same generator on a shared state, leased: it issues no id whose time is past
+  /// `ceiling` (ms since 1970; `CLOSED`: none at all), while the others of its state go on.
+  #[inline(always)]
+  pub fn fenced(&self, ceiling: u64) -> Self {
+    Self {
+      ceiling,
+      last_unit: self.units(ceiling, 0).0,
+      ..*self
+    }
+  }
+
+  /// Raises its shared state so that its next id is in a later time unit than `ms` (ms since
+  /// 1970), whatever the clock reads: a lease's ids are all above its floor. Only ever raised:
+  /// the others that share the state just issue later. `None` past what the word holds.
+  pub fn raise_above(&self, ms: u64) -> Option<()> {
+    let word = self.shape.word();
+    let above = match self.clock {
+      Clock::System => crate::sequencer::word_above(word, self.units(ms, 0).0)?,
+      // A private state starts where its owner says (see `js::private_state`).
+      Clock::Own => return None,
+    };
+    self.state.raise(word, above);
+    Some(())
+  }
+
+  /// The time (ms since 1970) of the last ids the instance whose ids `tally` counts took from a
+  /// shared state (where their time unit starts), if it took any.
+  pub fn last_taken_ms(&self, tally: Tally) -> Option<u64> {
+    match self.clock {
+      Clock::System => tally
+        .time()
+        .map(|time| time.saturating_mul(self.shape.unit())),
+      Clock::Own => None,
     }
   }
 
@@ -350,11 +399,13 @@ impl<'s> Generator<'s> {
     if self.clock == Clock::Own {
       return self.take_private(now_ms, delta, max);
     }
+    // A lease's ceiling too: ids of its time unit are the last it issues.
     let limit = self
       .shape
       .word()
       .max_time()
-      .min(epoch + self.shape.max_time());
+      .min(epoch + self.shape.max_time())
+      .min(self.last_unit);
     if now > limit {
       return Err(self.past(now, 0));
     }

@@ -240,6 +240,23 @@ impl Sequencer {
   }
 }
 
+impl Sequencer {
+  /// Raises the state to `above` (a `word_above`) unless it records an id at or past it
+  /// already: never lowers it, so whoever else takes from the state only takes later ids.
+  pub fn raise(&self, word: Word, above: u64) {
+    let mut last = self.last.load(Ordering::Acquire);
+    while last == NOTHING_ISSUED || Floor::rank(word, last) < Floor::rank(word, above) {
+      match self
+        .last
+        .compare_exchange_weak(last, above, Ordering::AcqRel, Ordering::Acquire)
+      {
+        Ok(_) => return,
+        Err(current) => last = current,
+      }
+    }
+  }
+}
+
 /// A state from which nothing can ever be issued: its next id would be past the largest time a
 /// word of its format holds, so every take is refused as past the limit. What a lost state
 /// file's words read (see `host::file`).

@@ -394,7 +394,7 @@ for (const kind of Object.keys(NAMES)) {
         [{ store, namespace: 'x', ttl: 50 }, /option `ttl` must be an integer from 100/],
         [{ store, namespace: 'x', maxClockSkewMs: -1 }, /option `maxClockSkewMs`/],
         [{ store, namespace: 'x', id: 3 }, /option `id` must be left out: a lease sets it, got 3/],
-        [{ store, namespace: 'x', scope: 'host' }, /option `scope` must be left out/],
+        [{ store, namespace: 'x', scope: 'cluster' }, /option `scope` must be 'host' or 'process', got "cluster"/],
         [{ store, namespace: 'x', signal: 'soon' }, /option `signal` must be an AbortSignal/],
         [{ store, namespace: 'x', onLost: 1 }, /option `onLost` must be a function/],
         [{ store, namespace: 'x', seqMask: 5 }, /option `seqMask` must be 2\^k - 1/],

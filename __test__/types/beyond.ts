@@ -53,6 +53,12 @@ async function leased(store: object): Promise<void> {
   await FlakeId.lease({ store, namespace: 'orders', id: 3 })
   // @ts-expect-error a namespace is required
   await FlakeId.lease({ store })
-  void [asFlake, id, ceiling]
+  // The state its id issues from: the host's (in a directory of its own), or the process's.
+  const inProcess = await FlakeId.lease({ store, namespace: 'orders', scope: 'process' })
+  const leasedScope: 'host' | 'process' = inProcess.scope
+  await FlakeId.lease({ store, namespace: 'orders', stateDir: '/run/user/1000/ids' })
+  // @ts-expect-error scope is 'host' or 'process'
+  await FlakeId.lease({ store, namespace: 'orders', scope: 'cluster' })
+  void [asFlake, id, ceiling, leasedScope]
 }
 void leased

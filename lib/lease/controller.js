@@ -50,8 +50,9 @@ function settled(promise, ms, signal) {
 
 /**
  * One process's lease in a namespace, and the generator it drives: through native.js, the
- * generator's fields get the leased id, a state started above the lease's floor, and each
- * ceiling the store acknowledges; nothing else changes them.
+ * generator's fields get the leased id, its state (the one every generator of the id on the
+ * host shares, whatever the namespace) raised above the lease's floor, and each ceiling the
+ * store acknowledges; nothing else changes them.
  */
 class Lease {
   // The lease's configuration (see options.js), its store adapter, the generator's fields.
@@ -117,6 +118,7 @@ class Lease {
       for (;;) {
         const lease = await this.#acquire(signal, acquireTimeout)
         this.#next = lease
+        await this.#prepare(lease)
         this.#schedule(this.#config.ttl / 3)
         await this.#untilPast(lease.floor, signal)
         // Lost while it waited (renewals go on meanwhile): another one, then.
@@ -348,10 +350,24 @@ class Lease {
     }
   }
 
+  /**
+   * Finds the state `lease`'s id issues from (as a plain generator of the id finds it): a state
+   * directory that cannot be used fails here, before any wait, and the id goes back at once.
+   */
+  async #prepare(lease) {
+    try {
+      lease.state = native.leaseState(this.#config.generator, lease.id)
+    } catch (error) {
+      if (this.#next === lease) this.#next = undefined
+      await this.#release(lease, lease.floor).catch(() => {})
+      throw error
+    }
+  }
+
   /** Makes `lease` the one the generator issues under: its id, above its floor, to its ceiling. */
   #install(lease) {
     if (this.#closed) return
-    native.installLease(this.#fields, this.#config.generator, lease.id, lease.floor, lease.ceiling)
+    native.installLease(this.#fields, lease.state, lease.floor, lease.ceiling)
     this.#held = lease
     if (this.#next === lease) this.#next = undefined
   }
@@ -463,6 +479,7 @@ class Lease {
             return
           }
           this.#next = lease
+          await this.#prepare(lease)
           await this.#untilPast(lease.floor)
           if (this.#next === lease) this.#install(lease)
           return

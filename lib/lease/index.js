@@ -15,11 +15,12 @@ const { storeFor } = require('./store.js')
  */
 async function lease(options, make) {
   const config = readLeaseOptions(options)
+  // The generator's options checked before the store is made: a refusal leaves nothing open.
+  const { configured, fields } = native.leasedFields(config.generator)
   // WAIT answers within half a store call's time (ttl / 3): an unreplicated write is told apart
   // from a store that does not answer.
   const waitMs = Math.max(1, Math.floor(config.ttl / 6))
   const store = storeFor(config.store, { replicas: config.replicas, waitMs })
-  const { configured, fields } = native.leasedFields(config.generator)
   const controller = new Lease(config, store, fields, configured.epoch)
   const generator = make(config.generator, configured, fields, controller)
   await controller.start()

@@ -13,8 +13,9 @@ const DEFAULTS = { ttl: 10_000, maxClockSkewMs: 1000 }
 const MAX_NAMESPACE_LENGTH = 200
 
 // What a lease sets itself (the node id, whatever parts its layout names it by): a user's value
-// would be overridden, so it is refused instead.
-const LEASED_OPTIONS = ['id', 'datacenter', 'worker', 'process', 'scope', 'stateDir']
+// would be overridden, so it is refused instead. `scope` and `stateDir` are the generator's, as
+// for new FlakeId: the state of its id it shares with every generator of the id on the host.
+const LEASED_OPTIONS = ['id', 'datacenter', 'worker', 'process']
 
 // The lease's own options, and the generator's that it passes on to the generator it drives
 // (those LEASED_OPTIONS names too are refused by it): every key FlakeId.lease() knows. Any other
@@ -121,6 +122,8 @@ function readLeaseOptions(options) {
   }
   const { store, namespace, ids, signal, onLost, onWait, replicas, layout, epoch, seqMask, allowedFutureMs, clock } =
     options
+  // Where the leased id's state is (as for new FlakeId), checked with the generator's options.
+  const { scope, stateDir } = options
   // Read once, resolved: the pool is its node ids, and the generator takes the same layout back.
   const resolved = binding.resolveLayout(layout)
   Object.freeze(resolved.parts)
@@ -138,7 +141,7 @@ function readLeaseOptions(options) {
     onLost,
     onWait,
     // Frozen: every lease installs these again, and the generator shows them as its `options`.
-    generator: Object.freeze({ layout: resolved, epoch, seqMask, allowedFutureMs, clock }),
+    generator: Object.freeze({ layout: resolved, epoch, seqMask, allowedFutureMs, clock, scope, stateDir }),
   }
   if (signal !== undefined && !(signal instanceof AbortSignal)) throw invalidOption('signal', 'an AbortSignal', signal)
   if (onLost !== undefined && typeof onLost !== 'function') throw invalidOption('onLost', 'a function', onLost)

@@ -10,7 +10,7 @@ use napi::sys;
 use napi::{check_status, Env, Result};
 
 use super::error::{throw, throw_unusable};
-use super::protocol::{Scratch, PRIVATE_SLOT, SLOT_READS_FIELDS};
+use super::protocol::{Scratch, PRIVATE_SLOT, SLOT_FENCED, SLOT_READS_FIELDS};
 use super::slots::Slots;
 use super::thread::Thread;
 use crate::error::FlakeError;
@@ -95,7 +95,9 @@ pub(super) unsafe fn arguments(
 #[inline(always)]
 pub(crate) fn generator<'a>(scratch: &'a Scratch, slots: &Slots) -> Option<Generator<'a>> {
   let slot = scratch.slot();
-  if slot & SLOT_READS_FIELDS == 0 {
+  // One test for the usual slot, as before leases had slots of their own: a plain generator
+  // pays nothing for the ceiling it does not have.
+  if slot & (SLOT_READS_FIELDS | SLOT_FENCED) == 0 {
     let (state, settings) = slots.configuration(slot)?;
     return Some(Generator::shared(settings, *state));
   }
@@ -107,9 +109,22 @@ pub(crate) fn generator<'a>(scratch: &'a Scratch, slots: &Slots) -> Option<Gener
       scratch.ceiling(),
     ));
   }
-  let shared = slots.state(slot)?;
-  let settings = shared.decoded.settings(scratch.settings_fields())?;
-  Some(Generator::shared(&settings, shared.state))
+  let generator = match slot & !SLOT_FENCED {
+    slot if slot & SLOT_READS_FIELDS == 0 => {
+      let (state, settings) = slots.configuration(slot)?;
+      Generator::shared(settings, *state)
+    }
+    slot => {
+      let shared = slots.state(slot)?;
+      let settings = shared.decoded.settings(scratch.settings_fields())?;
+      Generator::shared(&settings, shared.state)
+    }
+  };
+  // A leased generator on its id's shared state: fenced by its own lease's ceiling.
+  Some(match slot & SLOT_FENCED {
+    0 => generator,
+    _ => generator.fenced(scratch.ceiling()),
+  })
 }
 
 /// Runs `take` on the generator the call fields in the scratch describe (see `generator`).

@@ -1,20 +1,32 @@
-//! A private state's word, which JS keeps between calls and a lease drives: started above a
-//! predecessor's ceiling, and read back for the time of its last id. Not on the per-id path.
+//! The state a lease drives: a leased generator's shared state (the host's or the process's
+//! word of its id, with `SLOT_FENCED`), raised above a predecessor's ceiling, and the time of
+//! the instance's own last id; or a private state's word (a lease on a clock of the user's),
+//! which JS keeps between calls, started above that ceiling and read back. Not on the per-id
+//! path.
 
 use napi::{Env, Result};
 use napi_derive::napi;
 
+use super::calls::with_generator;
 use super::error::unusable;
+use super::protocol::PRIVATE_SLOT;
 use super::thread::Thread;
 use crate::number::whole;
 use crate::sequencer::{last_issued, word_above, NOTHING_ISSUED};
 
-/// Starts the private state of the call in the scratch above `time` (ms since 1970): its next id
-/// is in a later time unit, whatever its clock reads. For a lease, whose ids must all be
-/// above its predecessor's ceiling.
+/// Starts the state of the call in the scratch above `time` (ms since 1970): its next id is in
+/// a later time unit, whatever its clock reads. For a lease, whose ids must all be above its
+/// predecessor's ceiling. A private state is set there; a shared one is only raised (see
+/// `Generator::raise_above`): every other generator of its id just issues later.
 #[napi]
 pub fn start_above(env: Env, time: f64) -> Result<()> {
   let thread = Thread::of(&env)?;
+  if thread.scratch.slot() != PRIVATE_SLOT {
+    let time = whole(time).ok_or_else(unusable)?;
+    return with_generator(thread, |generator| generator.raise_above(time))
+      .flatten()
+      .ok_or_else(unusable);
+  }
   let settings = thread.private_settings().ok_or_else(unusable)?;
   let layout = settings.layout();
   let word = whole(time)
@@ -28,11 +40,19 @@ pub fn start_above(env: Env, time: f64) -> Result<()> {
   Ok(())
 }
 
-/// The time (ms since 1970) of the last id the private state of the call in the scratch issued
-/// (where its time unit starts), or `undefined` if it issued none.
+/// The time (ms since 1970) of the last id the instance of the call in the scratch issued
+/// (where its time unit starts), or `undefined` if it issued none: on a shared state, the
+/// instance's own (its tally's), not the state's, which others move on; a private state's ids
+/// are all the instance's.
 #[napi]
 pub fn last_issued_at(env: Env) -> Result<Option<f64>> {
   let thread = Thread::of(&env)?;
+  if thread.scratch.slot() != PRIVATE_SLOT {
+    let tally = thread.scratch.tally();
+    return with_generator(thread, |generator| generator.last_taken_ms(tally))
+      .ok_or_else(unusable)
+      .map(|last| last.map(|ms| ms as f64));
+  }
   let settings = thread.private_settings().ok_or_else(unusable)?;
   let word = thread.scratch.private_state().word();
   let last = last_issued(settings.shape.word(), word);

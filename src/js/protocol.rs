@@ -14,8 +14,8 @@
 //!   `1..count` (`step` is the generator's, from `configure`), all of one time unit, so adding
 //!   `k * step` to the id's low 32 bits never carries out of them (see `Shape::step`).
 //! - `SCRATCH_SLOT` (16, `u32`) the slot of the call: which configuration, or which shared
-//!   state, it issues from (see `slots`), or `PRIVATE_SLOT` for a generator whose state is the
-//!   word at `SCRATCH_PRIVATE_STATE`.
+//!   state, it issues from (see `slots`), with `SLOT_FENCED` for a leased generator on it, or
+//!   `PRIVATE_SLOT` for a generator whose state is the word at `SCRATCH_PRIVATE_STATE`.
 //! - `SCRATCH_SETTINGS` (20, `u32`) the generator's settings: `id | allowedFutureMs << 16`;
 //!   `SCRATCH_SHAPE` (48, `u32`) its layout's bits and its `seqMask`: `Shape::pack() | seqBits
 //!   << 22`, with `seqMask = 2^seqBits - 1` (see `encode_settings`); `SCRATCH_EPOCH` (24,
@@ -23,8 +23,9 @@
 //!   says them itself.
 //! - `SCRATCH_PRIVATE_STATE` (32, `u64`) a private generator's state word, which JS keeps
 //!   between calls (copied in before, out after): no native memory per instance, so nothing to
-//!   free. `SCRATCH_CEILING` (40, `f64`) its ceiling, ms since 1970 (`Infinity`: none; below 1,
-//!   or `NaN`: a closed lease).
+//!   free. `SCRATCH_CEILING` (40, `f64`) the ceiling of a private or leased (`SLOT_FENCED`)
+//!   generator, ms since 1970 (`Infinity`: none; below 1, or `NaN`: a closed lease), read for
+//!   those slots only: a plain generator's call neither writes nor checks one.
 //!
 //! - `SCRATCH_WORKER` (56, `f64`) a flake generator's 48-bit worker id, written with the call's
 //!   fields (0 for every other generator); `SCRATCH_WIDE_ID` (64, 16 bytes) a 128-bit id (a
@@ -105,7 +106,8 @@ pub const SCRATCH_EPOCH: u32 = 24;
 /// Byte offset in the scratch of a private generator's state word: a `u64`.
 #[napi]
 pub const SCRATCH_PRIVATE_STATE: u32 = 32;
-/// Byte offset in the scratch of a private generator's ceiling, in ms since 1970: an `f64`.
+/// Byte offset in the scratch of a private or leased generator's ceiling, in ms since 1970: an
+/// `f64`.
 #[napi]
 pub const SCRATCH_CEILING: u32 = 40;
 /// Byte offset in the scratch of the call's packed layout bits and `seqMask`: a `u32`.
@@ -158,6 +160,12 @@ pub const PRIVATE_SLOT: u32 = u32::MAX;
 /// those of configurations past the first 4,096 of a thread.
 #[napi]
 pub const SLOT_READS_FIELDS: u32 = 1 << 30;
+/// Set in the slot of a leased generator on a shared state: its calls write the lease's
+/// ceiling into `SCRATCH_CEILING` too, and issue nothing past it. The other generators of the
+/// state (given the same id, leased from other namespaces) share its word, not its ceiling.
+/// Private slots have it too (`PRIVATE_SLOT` has every bit): their ceiling is read as well.
+#[napi]
+pub const SLOT_FENCED: u32 = 1 << 29;
 
 const ALLOWED_SHIFT: u32 = 16;
 const SEQ_BITS_SHIFT: u32 = 22;
@@ -301,13 +309,15 @@ impl Scratch {
     Sequencer::from_word(self.word(SCRATCH_PRIVATE_STATE))
   }
 
-  /// The private generator's ceiling JS wrote for this call, as written (see `ceiling`).
+  /// The private or leased generator's ceiling JS wrote for this call, as written (see
+  /// `ceiling`).
   #[inline(always)]
   pub fn ceiling_field(&self) -> f64 {
     f64::from_bits(self.word(SCRATCH_CEILING).load(Relaxed))
   }
 
-  /// The private generator's ceiling JS wrote for this call (`u64::MAX`: none; `CLOSED`).
+  /// The private or leased generator's ceiling JS wrote for this call (`u64::MAX`: none;
+  /// `CLOSED`).
   #[inline(always)]
   pub fn ceiling(&self) -> u64 {
     let ceiling = self.ceiling_field();

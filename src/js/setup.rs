@@ -17,7 +17,7 @@ use crate::clock;
 use crate::generator::Settings;
 use crate::kinds::layout::Preset;
 use crate::kinds::Kind;
-use crate::options::{self, unknown};
+use crate::options::{self, unknown, Scope};
 use crate::registry::{self, shared_state};
 
 /// Sets up this thread with its scratch (a `Uint8Array` over a whole `SharedArrayBuffer` of
@@ -94,12 +94,17 @@ pub struct Configured<'env> {
 /// `TypeError`/`RangeError` with code `ERR_FLAKE_INVALID_OPTION` that names the option and the
 /// value, or an `Error` with code `ERR_FLAKE_STATE_DIR`/`ERR_FLAKE_STATE_FILE` when host scope
 /// was asked for and cannot be had. Nothing is kept per configuration: there is nothing to
-/// release.
-#[napi(ts_args_type = "kind: KindName, options?: unknown")]
+/// release. With `checkOnly`, the options are checked and no state is found (nor a state file
+/// mapped): `slot` is `PRIVATE_SLOT`, and `scope` the one asked for (a lease checks its
+/// generator's options before it knows its id).
+#[napi(
+  ts_args_type = "kind: KindName, options?: unknown, checkOnly?: boolean"
+)]
 pub fn configure<'env>(
   env: &'env Env,
   kind: String,
   options: Unknown<'env>,
+  check_only: Option<bool>,
 ) -> Result<Configured<'env>> {
   let kind = Kind::named(&kind).ok_or_else(unusable)?;
   let (raw, clock, unknown) = read_options(env, options)?;
@@ -109,6 +114,8 @@ pub fn configure<'env>(
   let settings = Settings::from(&config);
   let (slot, host) = if config.custom_clock {
     (PRIVATE_SLOT, false)
+  } else if check_only == Some(true) {
+    (PRIVATE_SLOT, matches!(config.scope, Scope::Host { .. }))
   } else {
     let (state, host) = shared_state(&config).map_err(|e| thrown(env, e))?;
     (thread.slots.borrow_mut().slot_of(state, settings), host)

@@ -19,6 +19,7 @@ mod host_loss;
 mod host_restore;
 mod input;
 mod layers;
+mod leased;
 mod modules;
 mod number;
 mod options;
