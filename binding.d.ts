@@ -441,4 +441,4 @@ export declare function systemNowMs(): number
  * calls say it): for its calls with uuid's options, which take their time from that clock
  * but issue from no state that would check it.
  */
-export declare function wideClockReading(kind: 'uuidv7' | 'flake128', value: unknown): number
+export declare function wideClockReading(kind: KindName, value: unknown): number

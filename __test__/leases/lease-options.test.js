@@ -32,7 +32,7 @@ test('a misspelt option is refused by name, with the nearest one', async () => {
   // Nothing near: the options it takes are listed.
   await refused(
     { store, namespace: 'orders', colour: 'blue' },
-    /^unknown option `colour`: FlakeId\.lease\(\) takes store, namespace, .*, clock$/,
+    /^unknown option `colour`: FlakeId\.lease\(\) takes store, namespace, .*, clock, scope, stateDir$/,
   )
 })
 

@@ -65,7 +65,7 @@ fn described(row: &Row) -> KindDescription {
 /// millisecond the kind's ids are made for (`ERR_FLAKE_TIMESTAMP_OVERFLOW`, as its ordered
 /// calls say it): for its calls with uuid's options, which take their time from that clock
 /// but issue from no state that would check it.
-#[napi(ts_args_type = "kind: 'uuidv7' | 'flake128', value: unknown")]
+#[napi(ts_args_type = "kind: KindName, value: unknown")]
 pub fn wide_clock_reading(env: Env, kind: String, value: Unknown) -> Result<f64> {
   let kind = Kind::wide_named(&kind).ok_or_else(unusable)?;
   let shape = kind.row().shape.ok_or_else(unusable)?;
