@@ -58,7 +58,10 @@ after(async () => {
 }, LIMIT)
 
 /** A mysql2 pool on a database of its own (so a table of its own), made after `sqlMode` was set globally. */
-async function mysqlPool(columns = {}, { keys = MYSQL_KEYS, engine = 'InnoDB', sqlMode, after: extra = '' } = {}) {
+async function mysqlPool(
+  columns = {},
+  { keys = MYSQL_KEYS, engine = 'InnoDB', sqlMode, after: extra = '', connections = 8 } = {},
+) {
   const db = unique('lease_schema')
   const definition = Object.entries({ ...MYSQL_COLUMNS, ...columns })
     .filter(([, type]) => type !== null)
@@ -66,7 +69,7 @@ async function mysqlPool(columns = {}, { keys = MYSQL_KEYS, engine = 'InnoDB', s
   mariadb.sql(
     `CREATE DATABASE ${db}; CREATE TABLE ${db}.flake_idgen_leases (${[...definition, ...keys].join(', ')}) ENGINE=${engine}; ${extra.replaceAll('$DB', db)}`,
   )
-  const pool = mysql.createPool({ uri: `${mariadb.url.replace(/\/flake$/, `/${db}`)}`, connectionLimit: 8 })
+  const pool = mysql.createPool({ uri: `${mariadb.url.replace(/\/flake$/, `/${db}`)}`, connectionLimit: connections })
   closing.push(() => pool.end())
   if (sqlMode !== undefined) {
     // Every connection of the pool, as a server whose global sql_mode it is.
@@ -263,31 +266,74 @@ describe('MySQL with NO_BACKSLASH_ESCAPES', { skip: noServers }, () => {
   })
 })
 
-describe('MySQL under SERIALIZABLE', { skip: noServers }, () => {
-  it('every release of many holders closing at once resolves, deadlocks retried', LIMIT, async () => {
-    mariadb.sql('SET GLOBAL TRANSACTION ISOLATION LEVEL SERIALIZABLE')
-    try {
+describe('MySQL transactions rolled back by InnoDB', { skip: noServers }, () => {
+  it(
+    'a release InnoDB rolls back as a deadlock’s victim (an app’s transaction) is run again, and resolves',
+    LIMIT,
+    async () => {
       const { pool } = await mysqlPool()
       const store = storeFor(pool)
       const namespace = unique('ns')
-      const holders = 120
+      const lease = await store.acquire(args(namespace))
+      // An app's transaction on the pool writes rows of another namespace (so InnoDB weighs it
+      // more), then share-locks this namespace's free rows; the release takes its row and waits
+      // to index it as free; the app then locks that row: a deadlock, whose victim is the release.
+      await store.acquire(args(unique('other'), { last: 9, owner: 'b' }))
+      const app = await pool.getConnection()
+      try {
+        await app.query('START TRANSACTION')
+        await app.query("UPDATE flake_idgen_leases SET meta = 'x' WHERE namespace LIKE 'other%' AND id >= 0")
+        await app.execute('SELECT * FROM flake_idgen_leases WHERE namespace = ? AND held = 0 LOCK IN SHARE MODE', [
+          namespace,
+        ])
+        const release = store.release({ namespace, id: lease.id, owner: 'a', last: lease.ceiling })
+        const waiting = async () =>
+          (
+            await app.query("SELECT COUNT(*) AS n FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'")
+          )[0][0].n > 0
+        while (!(await waiting())) await new Promise((resolve) => setTimeout(resolve, 5))
+        await app.execute('SELECT * FROM flake_idgen_leases WHERE namespace = ? AND id = 0 FOR UPDATE', [namespace])
+        await app.query('COMMIT')
+        assert.deepEqual(await release, { status: 'released' })
+      } finally {
+        app.release()
+      }
+    },
+  )
+
+  it('every release of many holders closing at once resolves, deadlocks retried', LIMIT, async () => {
+    mariadb.sql('SET GLOBAL TRANSACTION ISOLATION LEVEL SERIALIZABLE')
+    try {
+      const { pool } = await mysqlPool({}, { connections: 100 })
+      const store = storeFor(pool)
+      const namespace = unique('ns')
+      const holders = 160
       const held = []
       for (let i = 0; i < holders; i++) {
-        held.push(await store.acquire(args(namespace, { last: holders - 1, owner: `h${i}` })))
+        held.push({
+          lease: await store.acquire(args(namespace, { last: 2 * holders - 1, owner: `h${i}` })),
+          owner: `h${i}`,
+        })
       }
+      // Each round, every holder closes while as many newcomers lease: InnoDB rolls some back.
       for (let round = 0; round < 3; round++) {
-        const released = await Promise.allSettled(
-          held.map((lease, i) => store.release({ namespace, id: lease.id, owner: `h${i}`, last: lease.floor + 1 })),
-        )
+        const [released, taken] = await Promise.all([
+          Promise.allSettled(
+            held.map(({ lease, owner }) => store.release({ namespace, id: lease.id, owner, last: lease.floor + 1 })),
+          ),
+          Promise.allSettled(
+            held.map((_, i) => store.acquire(args(namespace, { last: 2 * holders - 1, owner: `r${round}-${i}` }))),
+          ),
+        ])
         const failed = released.filter(({ status }) => status === 'rejected').map(({ reason }) => reason.message)
-        assert.deepEqual(failed, [], `round ${round}`)
+        assert.deepEqual(failed, [], `round ${round}: ${failed.length} of ${holders} releases rejected`)
         assert.ok(released.every(({ value }) => value.status === 'released'))
-        // Taken again (each by its owner of before), for the next round.
-        const again = await Promise.all(
-          held.map((_, i) => store.acquire(args(namespace, { last: holders - 1, owner: `h${i}` }))),
-        )
-        held.splice(0, held.length, ...again)
-        assert.ok(again.every(({ status }) => status === 'acquired'))
+        // The newcomers that got an id hold the next round's.
+        held.splice(0, held.length)
+        taken.forEach(({ status, value }, i) => {
+          if (status === 'fulfilled' && value.status === 'acquired')
+            held.push({ lease: value, owner: `r${round}-${i}` })
+        })
       }
     } finally {
       mariadb.sql('SET GLOBAL TRANSACTION ISOLATION LEVEL REPEATABLE READ')
