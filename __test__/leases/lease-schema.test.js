@@ -6,11 +6,12 @@
 
 const { describe, it, before, after } = require('node:test')
 const assert = require('node:assert/strict')
+const Redis = require('ioredis')
 const mysql = require('mysql2/promise')
 const pg = require('pg')
 const FlakeId = require('../..')
 const { storeFor } = require('../../lib/lease/store.js')
-const { noServers, startPostgres, startMariadb } = require('../support/servers.js')
+const { noServers, startRedis, startPostgres, startMariadb } = require('../support/servers.js')
 
 const LIMIT = { timeout: 120_000 }
 const META = JSON.stringify({ layout: '42/10/12', epoch: 0, ttl: 10_000, maxClockSkewMs: 0 })
@@ -42,19 +43,21 @@ const PG_COLUMNS = {
   pool_last: 'integer',
 }
 
-let mariadb, postgres
+let mariadb, postgres, redisServer, redis
 const closing = []
 let count = 0
 const unique = (what) => `${what}_${count++}`
 
 before(async () => {
   if (noServers) return
-  ;[mariadb, postgres] = await Promise.all([startMariadb(), startPostgres()])
+  ;[mariadb, postgres, redisServer] = await Promise.all([startMariadb(), startPostgres(), startRedis()])
+  redis = new Redis(redisServer.url)
+  closing.push(() => redis.disconnect())
 }, LIMIT)
 
 after(async () => {
   for (const close of closing.reverse()) await Promise.resolve(close()).catch(() => {})
-  await Promise.all([mariadb?.stop(), postgres?.stop()])
+  await Promise.all([mariadb?.stop(), postgres?.stop(), redisServer?.stop()])
 }, LIMIT)
 
 /** A mysql2 pool on a database of its own (so a table of its own), made after `sqlMode` was set globally. */
@@ -338,5 +341,56 @@ describe('MySQL transactions rolled back by InnoDB', { skip: noServers }, () => 
     } finally {
       mariadb.sql('SET GLOBAL TRANSACTION ISOLATION LEVEL REPEATABLE READ')
     }
+  })
+})
+
+describe('a Redis hash written by hand', { skip: noServers }, () => {
+  // Redis has no table: its schema is the record each field holds, checked as it is read.
+  it('a record or floor of another type is refused by the script, not coerced, naming the field', LIMIT, async () => {
+    const store = storeFor(redis)
+    const cases = [
+      ['0', JSON.stringify({ e: 0, c: String(Date.now() + 60_000) }), /at field 0, not what the lease writes/],
+      ['0', JSON.stringify({ o: 'x', e: String(Date.now() + 60_000), c: 5 }), /at field 0/],
+      ['0', JSON.stringify({ e: 0, c: 1.5 }), /at field 0/],
+      ['0', JSON.stringify({ o: 7, e: 0, c: 5 }), /at field 0/],
+      ['0', 'garbage', /holds "garbage" at field 0/],
+      ['floor', '0x10', /holds "0x10" at field floor/],
+    ]
+    for (const [field, value, pattern] of cases) {
+      const namespace = unique('ns')
+      const key = `flake-idgen:{${namespace}}`
+      const first = await store.acquire(args(namespace, { last: 1 }))
+      assert.equal(
+        (await store.release({ namespace, id: first.id, owner: 'a', last: first.ceiling })).status,
+        'released',
+      )
+      await redis.hset(key, field, value)
+      for (const call of [
+        () => store.acquire(args(namespace, { last: 0, owner: 'b' })),
+        () => store.list({ namespace }),
+        ...(field === '0'
+          ? [
+              () => store.renew({ ...args(namespace), id: 0 }),
+              () => store.release({ namespace, id: 0, owner: 'x', last: 1 }),
+            ]
+          : []),
+      ]) {
+        await assert.rejects(call(), (error) => {
+          assert.equal(error.code, 'ERR_FLAKE_LEASE_SCHEMA', `${field} ${value}: ${error.stack}`)
+          assert.match(error.message, pattern)
+          return true
+        })
+      }
+    }
+  })
+
+  it('records as the scripts write them are read', LIMIT, async () => {
+    const store = storeFor(redis)
+    const namespace = unique('ns')
+    const lease = await store.acquire(args(namespace, { last: 1 }))
+    assert.equal((await store.renew({ ...args(namespace), id: lease.id })).status, 'renewed')
+    assert.equal((await store.list({ namespace })).records.length, 1)
+    assert.equal((await store.release({ namespace, id: lease.id, owner: 'a', last: lease.ceiling })).status, 'released')
+    assert.equal((await store.acquire(args(namespace, { last: 1, owner: 'b' }))).status, 'acquired')
   })
 })
