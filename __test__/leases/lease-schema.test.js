@@ -269,6 +269,19 @@ describe('MySQL with NO_BACKSLASH_ESCAPES', { skip: noServers }, () => {
   })
 })
 
+describe('PostgreSQL with standard_conforming_strings off', { skip: noServers }, () => {
+  it('a namespace with a quote and a backslash is leased and listed, bytes as given', LIMIT, async () => {
+    const pool = new pg.Pool({ connectionString: postgres.url, options: '-c standard_conforming_strings=off', max: 2 })
+    closing.push(() => pool.end())
+    const store = storeFor(pool)
+    const namespace = `it's a \\ "test" ${unique('ns')}`
+    assert.equal((await store.acquire(args(namespace))).status, 'acquired')
+    const listed = await store.list({ namespace })
+    assert.deepEqual([listed.meta, listed.records.length], [META, 1])
+    assert.deepEqual((await store.list({ namespace: "' OR 1=1 -- " })).records, [])
+  })
+})
+
 describe('MySQL transactions rolled back by InnoDB', { skip: noServers }, () => {
   it(
     'a release InnoDB rolls back as a deadlock’s victim (an app’s transaction) is run again, and resolves',
@@ -393,4 +406,41 @@ describe('a Redis hash written by hand', { skip: noServers }, () => {
     assert.equal((await store.release({ namespace, id: lease.id, owner: 'a', last: lease.ceiling })).status, 'released')
     assert.equal((await store.acquire(args(namespace, { last: 1, owner: 'b' }))).status, 'acquired')
   })
+})
+
+describe('a held row deleted by hand', { skip: noServers }, () => {
+  // The namespace's floor is its first acquire's; the row of id 0 is deleted while its holder's
+  // ceiling is a minute ahead. Made again (for a wider pool), it must start above that ceiling.
+  const sql = {
+    mysql: async () => {
+      const { pool } = await mysqlPool()
+      return {
+        store: storeFor(pool),
+        remove: (namespace) =>
+          pool.execute('DELETE FROM flake_idgen_leases WHERE namespace = ? AND id = 0', [namespace]),
+      }
+    },
+    postgres: async () => {
+      const pool = await pgPool()
+      return {
+        store: storeFor(pool),
+        remove: (namespace) =>
+          pool.query('DELETE FROM flake_idgen_leases WHERE namespace = $1 AND id = 0', [namespace]),
+      }
+    },
+  }
+  for (const [name, make] of Object.entries(sql)) {
+    it(`${name}: its id is made again above what its holder may still issue`, LIMIT, async () => {
+      const { store, remove } = await make()
+      const namespace = unique('ns')
+      const held = await store.acquire(args(namespace, { ahead: 60_000 }))
+      assert.equal(held.id, 0)
+      await remove(namespace)
+      const taken = []
+      for (let i = 0; i < 2; i++)
+        taken.push(await store.acquire(args(namespace, { last: 1, owner: `b${i}`, unknownMs: 60_000 })))
+      const again = taken.find((lease) => lease.id === 0) ?? assert.fail(JSON.stringify(taken))
+      assert.ok(again.floor >= held.ceiling, `floor ${again.floor} below the deleted holder's ceiling ${held.ceiling}`)
+    })
+  }
 })

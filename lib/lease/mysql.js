@@ -309,10 +309,14 @@ function mysqlStore(connect, pool) {
       const lo = Math.min(num(m.pool_first) ?? first, first)
       const hi = Math.max(num(m.pool_last) ?? last, last)
       if (num(m.pool_first) === lo && num(m.pool_last) === hi) return
+      // A row missing inside the marker's pool was deleted (by hand: rows are never deleted),
+      // maybe while held: its history is lost, so it starts as a new namespace's ids do.
+      const deleted = (id) => m.pool_first !== null && id >= num(m.pool_first) && id <= num(m.pool_last)
+      const unknown = String(Math.max(num(m.ceiling), num(m.now) + unknownMs))
       for (let from = lo; from <= hi; from += CHUNK) {
         const to = Math.min(hi, from + CHUNK - 1)
         const values = []
-        for (let id = from; id <= to; id++) values.push(namespace, id, m.ceiling)
+        for (let id = from; id <= to; id++) values.push(namespace, id, deleted(id) ? unknown : m.ceiling)
         const rows = Array.from({ length: to - from + 1 }, () => '(?, ?, NULL, -1, ?)').join(', ')
         await connection.execute(
           `INSERT IGNORE INTO ${TABLE} (namespace, id, owner, expires, ceiling) VALUES ${rows}`,

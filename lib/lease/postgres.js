@@ -87,6 +87,8 @@ const STATEMENT_MS = 'floor(extract(epoch FROM statement_timestamp()) * 1000)::b
 // leaves them out). Nothing is written when the marker's meta differs. The marker may be
 // another transaction's, committed after this statement's snapshot: then nothing is written
 // here, and ACQUIRE says the pool is not ready. So a fleet starting at once writes its pool once.
+// A row missing inside the marker's pool was deleted (by hand: rows are never deleted), maybe
+// while held: its history is lost, so it starts as a new namespace's ids do, above now + $5.
 const PREPARE = `WITH now AS (${NOW}),
 inserted AS (
   INSERT INTO ${TABLE} (namespace, id, owner, expires, ceiling, meta, pool_first, pool_last)
@@ -95,16 +97,18 @@ inserted AS (
   RETURNING ceiling, pool_first, pool_last
 ),
 m AS (
-  SELECT ceiling, pool_first AS lo, pool_last AS hi FROM inserted
+  SELECT ceiling, pool_first AS lo, pool_last AS hi, NULL::integer AS old_lo, NULL::integer AS old_hi FROM inserted
   UNION ALL
-  SELECT ceiling, least(coalesce(pool_first, $2::integer), $2::integer), greatest(coalesce(pool_last, $3::integer), $3::integer)
+  SELECT ceiling, least(coalesce(pool_first, $2::integer), $2::integer), greatest(coalesce(pool_last, $3::integer), $3::integer),
+    pool_first, pool_last
   FROM ${TABLE}
   WHERE namespace = $1 AND id = -1 AND meta = $4::text AND NOT coalesce(pool_first <= $2::integer AND pool_last >= $3::integer, false)
   LIMIT 1
 ),
 rows AS (
   INSERT INTO ${TABLE} (namespace, id, owner, expires, ceiling, meta)
-  SELECT $1, g, NULL, -1, m.ceiling, NULL FROM m, generate_series(m.lo, m.hi) AS g
+  SELECT $1, g, NULL, -1, CASE WHEN g BETWEEN m.old_lo AND m.old_hi THEN greatest(m.ceiling, now.ms + $5::bigint) ELSE m.ceiling END, NULL
+  FROM m, now, generate_series(m.lo, m.hi) AS g
   ON CONFLICT (namespace, id) DO NOTHING
 )
 UPDATE ${TABLE} AS l SET pool_first = m.lo, pool_last = m.hi FROM m WHERE l.namespace = $1 AND l.id = -1`
