@@ -11,7 +11,7 @@
 // indexes hold the free rows by ceiling and the held ones by expiry, and the rows of a pool are
 // written once, when the namespace is first leased (or a wider pool is).
 
-const { checkResult, storeError, schemaError } = require('./replies.js')
+const { checkResult, storeError, schemaError, shown } = require('./replies.js')
 const { changeable } = require('./settings.js')
 const { invalidOption } = require('../errors.js')
 
@@ -240,7 +240,11 @@ function postgresStore(client) {
   /** Refuses (ERR_FLAKE_LEASE_SCHEMA) a table of other types or keys than CREATE's, naming what differs. */
   async function checkSchema() {
     const where = `table ${TABLE} (PostgreSQL)`
-    const types = new Map((await client.query(COLUMN_INFO)).rows.map(({ name, type }) => [name, type]))
+    const { rows } = await client.query(COLUMN_INFO)
+    if (!Array.isArray(rows) || !rows.every((row) => typeof row?.name === 'string' && typeof row.type === 'string')) {
+      throw storeError('pg', `replied ${shown(rows)} to the query of its table's columns`)
+    }
+    const types = new Map(rows.map(({ name, type }) => [name, type]))
     for (const [name, [ok, must]] of Object.entries(COLUMNS)) {
       const type = types.get(name)
       if (type === undefined) throw schemaError('pg', `${where} has no column \`${name}\`: it must be ${must}`)
@@ -251,7 +255,10 @@ function postgresStore(client) {
         )
       }
     }
-    if (!(await client.query(KEY_INFO)).rows[0].unique_key) {
+    const [key] = (await client.query(KEY_INFO)).rows
+    if (typeof key?.unique_key !== 'boolean')
+      throw storeError('pg', `replied ${shown(key)} to the query of its table's keys`)
+    if (!key.unique_key) {
       throw schemaError('pg', `${where} has no unique key on (namespace, id): it must have PRIMARY KEY (namespace, id)`)
     }
   }
