@@ -110,6 +110,87 @@ function args(namespace, over = {}) {
   return { namespace, first: 0, last: 0, owner: 'a', ttl: 10_000, ahead: 0, meta: META, unknownMs: 0, ...over }
 }
 
+describe('MySQL transactions rolled back by InnoDB', { skip: noServers }, () => {
+  it(
+    'a release InnoDB rolls back as a deadlock’s victim (an app’s transaction) is run again, and resolves',
+    LIMIT,
+    async () => {
+      const { pool } = await mysqlPool()
+      const store = storeFor(pool)
+      const namespace = unique('ns')
+      const lease = await store.acquire(args(namespace))
+      // An app's transaction on the pool writes rows of another namespace (so InnoDB weighs it
+      // more), then share-locks this namespace's free rows; the release takes its row and waits
+      // to index it as free; the app then locks that row: a deadlock, whose victim is the release.
+      await store.acquire(args(unique('other'), { last: 9, owner: 'b' }))
+      const app = await pool.getConnection()
+      try {
+        await app.query('START TRANSACTION')
+        await app.query("UPDATE flake_idgen_leases SET meta = 'x' WHERE namespace LIKE 'other%' AND id >= 0")
+        await app.execute('SELECT * FROM flake_idgen_leases WHERE namespace = ? AND held = 0 LOCK IN SHARE MODE', [
+          namespace,
+        ])
+        let settled = false
+        const release = store.release({ namespace, id: lease.id, owner: 'a', last: lease.ceiling })
+        release.then(
+          () => (settled = true),
+          () => (settled = true),
+        )
+        const waiting = async () =>
+          (
+            await app.query("SELECT COUNT(*) AS n FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'")
+          )[0][0].n > 0
+        while (!settled && !(await waiting())) await new Promise((resolve) => setTimeout(resolve, 5))
+        assert.ok(!settled, 'the release waits for the lock the app holds')
+        await app.execute('SELECT * FROM flake_idgen_leases WHERE namespace = ? AND id = 0 FOR UPDATE', [namespace])
+        await app.query('COMMIT')
+        assert.deepEqual(await release, { status: 'released' })
+      } finally {
+        app.release()
+      }
+    },
+  )
+
+  it('every release of many holders closing at once resolves, deadlocks retried', LIMIT, async () => {
+    mariadb.sql('SET GLOBAL TRANSACTION ISOLATION LEVEL SERIALIZABLE')
+    try {
+      const { pool } = await mysqlPool({}, { connections: 100 })
+      const store = storeFor(pool)
+      const namespace = unique('ns')
+      const holders = 160
+      const held = []
+      for (let i = 0; i < holders; i++) {
+        held.push({
+          lease: await store.acquire(args(namespace, { last: 2 * holders - 1, owner: `h${i}` })),
+          owner: `h${i}`,
+        })
+      }
+      // Each round, every holder closes while as many newcomers lease: InnoDB rolls some back.
+      for (let round = 0; round < 3; round++) {
+        const [released, taken] = await Promise.all([
+          Promise.allSettled(
+            held.map(({ lease, owner }) => store.release({ namespace, id: lease.id, owner, last: lease.floor + 1 })),
+          ),
+          Promise.allSettled(
+            held.map((_, i) => store.acquire(args(namespace, { last: 2 * holders - 1, owner: `r${round}-${i}` }))),
+          ),
+        ])
+        const failed = released.filter(({ status }) => status === 'rejected').map(({ reason }) => reason.message)
+        assert.deepEqual(failed, [], `round ${round}: ${failed.length} of ${holders} releases rejected`)
+        assert.ok(released.every(({ value }) => value.status === 'released'))
+        // The newcomers that got an id hold the next round's.
+        held.splice(0, held.length)
+        taken.forEach(({ status, value }, i) => {
+          if (status === 'fulfilled' && value.status === 'acquired')
+            held.push({ lease: value, owner: `r${round}-${i}` })
+        })
+      }
+    } finally {
+      mariadb.sql('SET GLOBAL TRANSACTION ISOLATION LEVEL REPEATABLE READ')
+    }
+  })
+})
+
 describe('a MySQL table made by hand', { skip: noServers }, () => {
   it("`expires INT, ceiling INT` under sql_mode '' is refused, naming the column", LIMIT, async () => {
     const { pool } = await mysqlPool({ expires: 'INT NOT NULL', ceiling: 'INT NOT NULL' }, { sqlMode: '' })
@@ -280,87 +361,6 @@ describe('PostgreSQL with standard_conforming_strings off', { skip: noServers },
     const listed = await store.list({ namespace })
     assert.deepEqual([listed.meta, listed.records.length], [META, 1])
     assert.deepEqual((await store.list({ namespace: "' OR 1=1 -- " })).records, [])
-  })
-})
-
-describe('MySQL transactions rolled back by InnoDB', { skip: noServers }, () => {
-  it(
-    'a release InnoDB rolls back as a deadlock’s victim (an app’s transaction) is run again, and resolves',
-    LIMIT,
-    async () => {
-      const { pool } = await mysqlPool()
-      const store = storeFor(pool)
-      const namespace = unique('ns')
-      const lease = await store.acquire(args(namespace))
-      // An app's transaction on the pool writes rows of another namespace (so InnoDB weighs it
-      // more), then share-locks this namespace's free rows; the release takes its row and waits
-      // to index it as free; the app then locks that row: a deadlock, whose victim is the release.
-      await store.acquire(args(unique('other'), { last: 9, owner: 'b' }))
-      const app = await pool.getConnection()
-      try {
-        await app.query('START TRANSACTION')
-        await app.query("UPDATE flake_idgen_leases SET meta = 'x' WHERE namespace LIKE 'other%' AND id >= 0")
-        await app.execute('SELECT * FROM flake_idgen_leases WHERE namespace = ? AND held = 0 LOCK IN SHARE MODE', [
-          namespace,
-        ])
-        let settled = false
-        const release = store.release({ namespace, id: lease.id, owner: 'a', last: lease.ceiling })
-        release.then(
-          () => (settled = true),
-          () => (settled = true),
-        )
-        const waiting = async () =>
-          (
-            await app.query("SELECT COUNT(*) AS n FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'")
-          )[0][0].n > 0
-        while (!settled && !(await waiting())) await new Promise((resolve) => setTimeout(resolve, 5))
-        assert.ok(!settled, 'the release waits for the lock the app holds')
-        await app.execute('SELECT * FROM flake_idgen_leases WHERE namespace = ? AND id = 0 FOR UPDATE', [namespace])
-        await app.query('COMMIT')
-        assert.deepEqual(await release, { status: 'released' })
-      } finally {
-        app.release()
-      }
-    },
-  )
-
-  it('every release of many holders closing at once resolves, deadlocks retried', LIMIT, async () => {
-    mariadb.sql('SET GLOBAL TRANSACTION ISOLATION LEVEL SERIALIZABLE')
-    try {
-      const { pool } = await mysqlPool({}, { connections: 100 })
-      const store = storeFor(pool)
-      const namespace = unique('ns')
-      const holders = 160
-      const held = []
-      for (let i = 0; i < holders; i++) {
-        held.push({
-          lease: await store.acquire(args(namespace, { last: 2 * holders - 1, owner: `h${i}` })),
-          owner: `h${i}`,
-        })
-      }
-      // Each round, every holder closes while as many newcomers lease: InnoDB rolls some back.
-      for (let round = 0; round < 3; round++) {
-        const [released, taken] = await Promise.all([
-          Promise.allSettled(
-            held.map(({ lease, owner }) => store.release({ namespace, id: lease.id, owner, last: lease.floor + 1 })),
-          ),
-          Promise.allSettled(
-            held.map((_, i) => store.acquire(args(namespace, { last: 2 * holders - 1, owner: `r${round}-${i}` }))),
-          ),
-        ])
-        const failed = released.filter(({ status }) => status === 'rejected').map(({ reason }) => reason.message)
-        assert.deepEqual(failed, [], `round ${round}: ${failed.length} of ${holders} releases rejected`)
-        assert.ok(released.every(({ value }) => value.status === 'released'))
-        // The newcomers that got an id hold the next round's.
-        held.splice(0, held.length)
-        taken.forEach(({ status, value }, i) => {
-          if (status === 'fulfilled' && value.status === 'acquired')
-            held.push({ lease: value, owner: `r${round}-${i}` })
-        })
-      }
-    } finally {
-      mariadb.sql('SET GLOBAL TRANSACTION ISOLATION LEVEL REPEATABLE READ')
-    }
   })
 })
 
