@@ -87,7 +87,8 @@ declare class FlakeId<L extends FlakeId.LayoutOption = 'flake-idgen'> {
    *   `acquireTimeout`; `ERR_FLAKE_CLOCK_SKEW` when the clock is further from the store's than
    *   `maxClockSkewMs`; `ERR_FLAKE_LEASE_MISMATCH` when a live lease of the namespace has another
    *   epoch, ttl or skew; `ERR_FLAKE_LEASE_STORE` when the store fails or replies something else
-   *   than a lease answer; an `AbortError` when `signal` aborts.
+   *   than a lease answer; `ERR_FLAKE_LEASE_SCHEMA` when the store's table (or Redis hash) cannot
+   *   hold what the lease writes exactly; an `AbortError` when `signal` aborts.
    */
   static lease<L extends FlakeId.LayoutOption = 'flake-idgen'>(
     options: FlakeId.LeaseOptions<L>,
@@ -451,6 +452,7 @@ declare namespace FlakeId {
       | 'ERR_FLAKE_LEASE_CLOSED'
       | 'ERR_FLAKE_LEASE_STORE'
       | 'ERR_FLAKE_LEASE_MISMATCH'
+      | 'ERR_FLAKE_LEASE_SCHEMA'
       | 'ERR_FLAKE_NO_FREE_ID'
       | 'ERR_FLAKE_CLOCK_SKEW'
       | 'ERR_FLAKE_NO_MAC_ADDRESS'

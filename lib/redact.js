@@ -8,8 +8,9 @@
 const HIDDEN = '***'
 
 // Names whose values are secrets: `password`, `sslpassword`, `passphrase`, `secret`, `token`,
-// `auth` (a name of its own: not `rejectUnauthorized`), in any case, alone or in a longer name.
-const SECRET_NAME = /pass|secret|token|^auth$/i
+// `auth` (a name of its own: not `rejectUnauthorized`), in any case, alone or in a longer name;
+// and TLS's private `key` and `pfx` (names of their own: not `keyPrefix`).
+const SECRET_NAME = /pass|secret|token|^auth$|^key$|^pfx$/i
 // Names whose values are connection URLs in an options object.
 const URL_NAME = /^(?:url|uri|connectionString)$/i
 
@@ -48,10 +49,25 @@ function redactText(text) {
   const url = parsed(text)
   if (url === null) return text.replace(USER_PART, `$1${HIDDEN}@`).replace(QUERY_VALUES, `$1${HIDDEN}`)
   if (url.password !== '') url.password = HIDDEN
-  for (const key of [...url.searchParams.keys()]) {
+  for (const [key, value] of [...url.searchParams]) {
     if (SECRET_NAME.test(key)) url.searchParams.set(key, HIDDEN)
+    else if (jsonOf(value) !== undefined) url.searchParams.set(key, JSON.stringify(redact(jsonOf(value))))
   }
   return url.href
+}
+
+/**
+ * A query value that is a JSON object or array, as mysql2 reads every value of a URL's query
+ * (`?ssl={"key":"…","passphrase":"…"}` is its TLS options), or undefined.
+ */
+function jsonOf(value) {
+  if (!/^\s*[[{]/.test(value)) return undefined
+  try {
+    const parsed = JSON.parse(value)
+    return parsed !== null && typeof parsed === 'object' ? parsed : undefined
+  } catch {
+    return undefined
+  }
 }
 
 /** The secrets in `text` (a URL, keyword pairs or anything else), decoded and as written. */
@@ -74,7 +90,10 @@ function textSecrets(text) {
     return found
   }
   if (url.password !== '') found.push(url.password, decode(url.password))
-  for (const [key, value] of url.searchParams) if (SECRET_NAME.test(key)) found.push(value)
+  for (const [key, value] of url.searchParams) {
+    if (SECRET_NAME.test(key)) found.push(value)
+    else if (jsonOf(value) !== undefined) found.push(...secretsOf(jsonOf(value)))
+  }
   return found
 }
 
@@ -98,11 +117,19 @@ function redact(form, depth = 0) {
   if (form === null || typeof form !== 'object' || depth > 4) return form
   const copy = Array.isArray(form) ? [] : {}
   for (const [key, value] of Object.entries(form)) {
-    if (SECRET_NAME.test(key) && value != null && typeof value !== 'object') copy[key] = HIDDEN
+    // A secret's value whole, whatever it is: TLS's `key` may be a Buffer's JSON or a list of { pem, passphrase }.
+    if (SECRET_NAME.test(key) && value != null) copy[key] = HIDDEN
     else if (URL_NAME.test(key) && (typeof value === 'string' || value instanceof URL)) copy[key] = redact(value)
     else copy[key] = typeof value === 'object' ? redact(value, depth + 1) : value
   }
   return copy
+}
+
+/** `value` as text if it is not an object, else the strings in it at any depth (a Buffer's bytes are no text to scrub). */
+function leaves(value, depth = 0) {
+  if (value === null || depth > 4) return []
+  if (typeof value !== 'object') return depth === 0 || typeof value === 'string' ? [String(value)] : []
+  return Object.values(value).flatMap((item) => leaves(item, depth + 1))
 }
 
 /** Every secret in `form` (a string, URL or options object), to scrub from what a client says. */
@@ -112,7 +139,7 @@ function secretsOf(form, depth = 0) {
   if (form === null || typeof form !== 'object' || depth > 4) return []
   const found = []
   for (const [key, value] of Object.entries(form)) {
-    if (SECRET_NAME.test(key) && value != null && typeof value !== 'object') found.push(String(value))
+    if (SECRET_NAME.test(key) && value != null) found.push(...leaves(value))
     else if (typeof value === 'string' || value instanceof URL) found.push(...secretsOf(value))
     else if (typeof value === 'object') found.push(...secretsOf(value, depth + 1))
   }

@@ -217,6 +217,38 @@ describe('lease list', { skip: noServers }, () => {
     )
   })
 
+  it("--mysql with NO_BACKSLASH_ESCAPES: a namespace of SQL (' OR 1=1 -- ) lists only its own records", async () => {
+    mariadbServer.sql("SET GLOBAL sql_mode = CONCAT(@@GLOBAL.sql_mode, ',NO_BACKSLASH_ESCAPES')")
+    try {
+      // The command's session has the mode: a quote escaped with a backslash would end the string.
+      await seed(storeFor(mysqlPool), 'sql-mode-others')
+      for (const namespace of ["' OR 1=1 -- ", 'it\'s \\ "x" \' OR 1=1 -- ']) {
+        const { status, stderr, lines } = run(['lease', 'list', '--mysql', mariadbServer.url, '--namespace', namespace])
+        assert.equal(status, 0, stderr)
+        assert.ok(lines[0].startsWith(`namespace ${JSON.stringify(namespace)} in `), lines[0])
+        assert.match(lines[0], /by its clock: no marker/)
+        assert.deepEqual(lines.slice(1), ['(no leases)'])
+      }
+    } finally {
+      mariadbServer.sql("SET GLOBAL sql_mode = REPLACE(@@GLOBAL.sql_mode, ',NO_BACKSLASH_ESCAPES', '')")
+    }
+  })
+
+  it("--mysql never prints the secrets of mysql2's `?ssl={...}` JSON (passphrase, key, pfx)", () => {
+    const ssl = JSON.stringify({
+      passphrase: 'hunter2',
+      key: 'hunter2-key',
+      pfx: 'hunter2-pfx',
+      rejectUnauthorized: false,
+    })
+    for (const url of [`${mariadbServer.url}?ssl=${encodeURIComponent(ssl)}`, `${mariadbServer.url}?ssl=${ssl}`]) {
+      const { status, stdout, stderr } = run(['lease', 'list', '--mysql', url, '--namespace', 'n'])
+      assert.ok(status === 0 || status === 1, stderr)
+      assert.doesNotMatch(stdout + stderr, /hunter2/, url)
+      assert.match(stdout + stderr, /ssl=.*passphrase%22%3A%22\*\*\*%22/, url)
+    }
+  })
+
   it('a refused connection: status 1, one line naming the URL without its password', async () => {
     const port = await new Promise((resolve) => {
       const server = net.createServer().listen(0, '127.0.0.1', () => {

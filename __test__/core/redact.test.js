@@ -64,3 +64,27 @@ test('FlakeId.lease() given a connection string for a store refuses it without i
     })
   }
 })
+
+test("mysql2's JSON query values (`?ssl={...}`): passphrase, key and pfx hidden, the rest kept", () => {
+  const ssl = {
+    ca: 'PUBLIC-CA',
+    key: `-----BEGIN KEY-----\n${SECRET}-key\n-----END KEY-----`,
+    passphrase: SECRET,
+    pfx: `${SECRET}-pfx`,
+  }
+  const url = `mysql://u:${SECRET}-pw@127.0.0.1:3306/db?ssl=${encodeURIComponent(JSON.stringify(ssl))}`
+  const shown = redact(url)
+  assert.doesNotMatch(decodeURIComponent(shown), new RegExp(SECRET))
+  const query = JSON.parse(new URL(shown).searchParams.get('ssl'))
+  assert.deepEqual(query, { ca: 'PUBLIC-CA', key: '***', passphrase: '***', pfx: '***' })
+  // Written unencoded, as a shell user types it.
+  assert.doesNotMatch(redact(`mysql://u@h/db?ssl={"passphrase":"${SECRET}"}`), new RegExp(SECRET))
+  const secrets = secretsOf(url)
+  for (const secret of [`${SECRET}-pw`, SECRET, ssl.key, ssl.pfx]) assert.ok(secrets.includes(secret), secret)
+  assert.equal(scrub(`bad decrypt with ${SECRET}`, secrets), 'bad decrypt with ***')
+  // A TLS key given as a Buffer's JSON or a list of { pem, passphrase }: hidden whole.
+  const options = { ssl: { key: { type: 'Buffer', data: [1, 2] }, pfx: [{ buf: `${SECRET}-b`, passphrase: SECRET }] } }
+  assert.deepEqual(redact(options), { ssl: { key: '***', pfx: '***' } })
+  assert.ok(secretsOf(options).includes(`${SECRET}-b`))
+  assert.ok(!secretsOf(options).includes('1'), "a Buffer's bytes are no secret to scrub")
+})

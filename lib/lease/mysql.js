@@ -6,11 +6,18 @@
 // MySQL has no statement that picks a row, writes it and says which: each operation is a
 // transaction of its own, on a connection of its own taken from the pool and handed back after
 // its COMMIT, so it never runs inside a transaction of the app's (and a START TRANSACTION never
-// commits one), and a ceiling counts only once committed. Every time is the server's (UTC, so
+// commits one), and a ceiling counts only once committed, as read back from its row after the
+// write (a table that stores another value refuses the lease, and the transaction rolls back). Every time is the server's (UTC, so
 // that no session time zone shifts it), and every ceiling the server's time plus `ahead`. Each
 // statement reads one index, from its start: O(log n) in the pool.
+//
+// Every value goes to the server as a parameter of a statement it prepared (`execute`), never
+// into the statement's text: mysql2's client-side escaping assumes backslash escapes, which a
+// session with sql_mode NO_BACKSLASH_ESCAPES reads otherwise (a namespace with a quote would
+// end its string). The table is checked at first use (schema.js's rules, below): one made by
+// hand with a type that cannot hold a value exactly, or without its unique key, is refused.
 
-const { checkResult } = require('./replies.js')
+const { checkResult, schemaError } = require('./replies.js')
 const { changeable } = require('./settings.js')
 const { invalidOption } = require('../errors.js')
 
@@ -42,6 +49,8 @@ const FREE = `SELECT id, ceiling FROM ${TABLE} WHERE namespace = ? AND held = 0 
 ORDER BY ceiling, id LIMIT 1 FOR UPDATE SKIP LOCKED`
 const EXPIRED = `SELECT id, ceiling FROM ${TABLE} WHERE namespace = ? AND held = 1 AND expires <= ? AND id BETWEEN ? AND ?
 ORDER BY expires LIMIT 1 FOR UPDATE SKIP LOCKED`
+// What a write left in the row, read back in its transaction: a ceiling counts as stored.
+const STORED = `SELECT owner, expires, ceiling FROM ${TABLE} WHERE namespace = ? AND id = ?`
 const SOONEST = `SELECT MIN(expires) AS soonest FROM ${TABLE} WHERE namespace = ? AND held = 1 AND expires > ? AND id BETWEEN ? AND ?`
 const TAKE = `UPDATE ${TABLE} SET owner = ?, expires = ?, ceiling = ? WHERE namespace = ? AND id = ?`
 
@@ -56,6 +65,130 @@ const ATTEMPTS = 5
 // InnoDB's answers that the transaction was rolled back and may be run again.
 const RETRY = new Set([1213, 1205])
 const NO_TABLE = 1146
+// Renewals and releases retry InnoDB's rollbacks this many times in all, a few ms apart.
+const RETRIES = 8
+
+// The table as CREATE makes it, checked once per adapter: what each column must be, and why.
+// A narrower or inexact type loses values silently under sql_mode '' (and under INSERT IGNORE
+// in any mode), and the holder would fence by a ceiling the table does not hold.
+const SIGNED =
+  (...types) =>
+  (c) =>
+    types.includes(c.type) && !/unsigned/i.test(c.full)
+const BINARY = (length) => (c) => c.type === 'varbinary' && Number(c.length) >= length
+const BLOB = (c) => ['blob', 'mediumblob', 'longblob'].includes(c.type)
+const NULLABLE = (rule) => (c) => rule(c) && c.nullable === 'YES'
+const COLUMNS = {
+  namespace: [BINARY(800), 'VARBINARY(800) or longer'],
+  id: [SIGNED('int', 'bigint'), 'INT or BIGINT, signed'],
+  owner: [NULLABLE(BINARY(1024)), 'VARBINARY(1024) NULL or longer'],
+  expires: [SIGNED('bigint'), 'BIGINT, signed'],
+  ceiling: [SIGNED('bigint'), 'BIGINT, signed'],
+  meta: [NULLABLE(BLOB), 'BLOB NULL (or MEDIUMBLOB, LONGBLOB)'],
+  pool_first: [NULLABLE(SIGNED('int', 'bigint')), 'INT NULL or BIGINT NULL, signed'],
+  pool_last: [NULLABLE(SIGNED('int', 'bigint')), 'INT NULL or BIGINT NULL, signed'],
+  held: [
+    (c) => /generated/i.test(c.extra) && c.expression.toLowerCase().replace(/[`()\s]/g, '') === 'ownerisnotnull',
+    'TINYINT AS (owner IS NOT NULL) STORED',
+  ],
+}
+// The unique key first: without it two rows of one id make two holders. The others are what
+// each acquire reads instead of the whole pool.
+const INDEXES = [
+  { columns: ['namespace', 'id'], unique: true, add: 'PRIMARY KEY (namespace, id)' },
+  { columns: ['namespace', 'held', 'ceiling', 'id'], add: `KEY ${TABLE}_free (namespace, held, ceiling, id)` },
+  { columns: ['namespace', 'held', 'expires'], add: `KEY ${TABLE}_held (namespace, held, expires)` },
+]
+const TABLE_INFO = `SELECT ENGINE AS engine FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '${TABLE}'`
+const COLUMN_INFO = `SELECT COLUMN_NAME AS name, DATA_TYPE AS type, COLUMN_TYPE AS full, CHARACTER_MAXIMUM_LENGTH AS length,
+  IS_NULLABLE AS nullable, EXTRA AS extra, COALESCE(GENERATION_EXPRESSION, '') AS expression
+FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '${TABLE}'`
+const INDEX_INFO = `SELECT INDEX_NAME AS name, NON_UNIQUE AS non_unique, COLUMN_NAME AS col, SUB_PART AS sub_part
+FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '${TABLE}'
+ORDER BY INDEX_NAME, SEQ_IN_INDEX`
+
+/** Refuses (ERR_FLAKE_LEASE_SCHEMA) a table of other types or keys than CREATE's, naming what differs. */
+async function checkSchema(connection) {
+  const where = `table ${TABLE} (MySQL)`
+  const [info] = await connection.query(TABLE_INFO)
+  if (String(info?.engine).toLowerCase() !== 'innodb') {
+    throw schemaError(
+      'mysql2',
+      `${where} uses engine ${info?.engine}, not InnoDB: leases need its transactions and row locks`,
+    )
+  }
+  const columns = new Map()
+  for (const row of await connection.query(COLUMN_INFO)) {
+    const c = { ...row, name: text(row.name), type: text(row.type).toLowerCase(), full: text(row.full) }
+    c.extra = text(row.extra) ?? ''
+    c.expression = text(row.expression) ?? ''
+    c.nullable = text(row.nullable)
+    columns.set(c.name, c)
+  }
+  for (const [name, [ok, must]] of Object.entries(COLUMNS)) {
+    const c = columns.get(name)
+    if (c === undefined) throw schemaError('mysql2', `${where} has no column \`${name}\`: it must be ${must}`)
+    if (!ok(c)) {
+      const is = `${c.full}${c.nullable === 'YES' ? ' NULL' : ' NOT NULL'}${c.expression ? ` AS (${c.expression})` : ''}`
+      throw schemaError(
+        'mysql2',
+        `${where} column \`${name}\` is ${is}, but must be ${must}: a type that cannot hold every value exactly would make the lease fence by a ceiling the table does not hold`,
+      )
+    }
+  }
+  const indexes = new Map()
+  for (const row of await connection.query(INDEX_INFO)) {
+    const name = text(row.name)
+    const index = indexes.get(name) ?? { unique: Number(row.non_unique) === 0, columns: [], prefix: false }
+    index.columns.push(text(row.col))
+    if (row.sub_part !== null) index.prefix = true
+    indexes.set(name, index)
+  }
+  for (const { columns: wanted, unique, add } of INDEXES) {
+    const same = (index) => index.columns.join() === wanted.join() && !index.prefix
+    const found = [...indexes.values()].some((index) =>
+      unique ? index.unique && same(index) : index.columns.slice(0, wanted.length).join() === wanted.join(),
+    )
+    if (!found) {
+      throw schemaError(
+        'mysql2',
+        `${where} has no ${unique ? 'unique key' : 'index'} on (${wanted.join(', ')})${unique ? ', whole columns' : ''}: it must have ${add}`,
+      )
+    }
+  }
+}
+
+/** The backslash escapes mysql2 writes into a statement's text (its `escape`). */
+const ESCAPES = {
+  '\0': '\\0',
+  '\b': '\\b',
+  '\t': '\\t',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\x1a': '\\Z',
+  '"': '\\"',
+  "'": "\\'",
+  '\\': '\\\\',
+}
+/**
+ * `meta` as an earlier version of this file wrote it in a session with NO_BACKSLASH_ESCAPES:
+ * every escape kept as text. No JSON reads so (a backslash outside a string), and no lease was
+ * ever taken under it (each was refused as another meta): it is this meta, spelled wrong.
+ */
+const misescaped = (meta) => Array.from(meta, (c) => ESCAPES[c] ?? c).join('')
+
+/** Runs `work` again when InnoDB rolled it back (a deadlock, a lock wait timeout), up to RETRIES times. */
+async function retried(work) {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await work()
+    } catch (error) {
+      if (!RETRY.has(error?.errno) || tries >= RETRIES) throw error
+      // Apart, so that the transactions that deadlocked do not meet again at once.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * tries))
+    }
+  }
+}
 
 // Every value the way this file reads it, whatever the user's pool does by default: rows as
 // objects, BIGINTs as exact strings, `?` placeholders.
@@ -72,8 +205,9 @@ const num = (value) => (value === null || value === undefined ? null : Number(va
 const text = (value) => (value === null || value === undefined ? null : Buffer.from(value).toString())
 
 // `execute` runs a statement prepared once per connection (mysql2 keeps them): an acquire's
-// statements then cost the server no parse, a third or so of their time. `query` is for the
-// rest: transaction control, and statements of a shape that is rarely run twice.
+// statements then cost the server no parse, a third or so of their time, and its values are
+// parameters. `query` is for statements that carry no value: transaction control, the clock,
+// CREATE and the schema's checks.
 
 /** One connection of the pool, as promises: each method resolves with rows or the OK header. */
 function promiseConnection(connection) {
@@ -98,22 +232,30 @@ function callbackConnection(connection) {
   }
 }
 
+// The pools whose table was made and checked (or is being), each with that promise.
+const made = new WeakMap()
+
 /**
  * A MySQL store over the user's mysql2 pool.
  * @param {() => Promise<{ query: Function, release: Function, destroy: Function }>} connect a
  *   connection of the pool's, its own until released
+ * @param {object} pool the pool, whose table is checked once
  * @returns {import('./stores.js').Store}
  */
-function mysqlStore(connect) {
-  let ready = null
-
-  // Once per adapter; InnoDB takes two CREATE TABLE IF NOT EXISTS at once.
+function mysqlStore(connect, pool) {
+  // Once per pool, whatever number of leases share it; InnoDB takes two CREATE TABLE IF NOT
+  // EXISTS at once. A table that is not CREATE's is refused at each acquire until it is fixed.
   function table(connection) {
-    if (!ready) {
-      ready = connection.query(CREATE).catch((error) => {
-        ready = null
+    let ready = made.get(pool)
+    if (ready === undefined) {
+      ready = (async () => {
+        await connection.query(CREATE)
+        await checkSchema(connection)
+      })().catch((error) => {
+        made.delete(pool)
         throw error
       })
+      made.set(pool, ready)
     }
     return ready
   }
@@ -156,7 +298,7 @@ function mysqlStore(connect) {
   // pool's and [first, last] that has none, as postgres.js's PREPARE does.
   async function prepare({ namespace, first, last, meta, unknownMs }) {
     await transaction(async (connection) => {
-      await connection.query(
+      await connection.execute(
         `INSERT IGNORE INTO ${TABLE} (namespace, id, owner, expires, ceiling, meta) VALUES (?, -1, NULL, 0, ${NOW} + ?, ?)`,
         [namespace, unknownMs, meta],
       )
@@ -167,17 +309,21 @@ function mysqlStore(connect) {
       const lo = Math.min(num(m.pool_first) ?? first, first)
       const hi = Math.max(num(m.pool_last) ?? last, last)
       if (num(m.pool_first) === lo && num(m.pool_last) === hi) return
+      // A row missing inside the marker's pool was deleted (by hand: rows are never deleted),
+      // maybe while held: its history is lost, so it starts as a new namespace's ids do.
+      const deleted = (id) => m.pool_first !== null && id >= num(m.pool_first) && id <= num(m.pool_last)
+      const unknown = String(Math.max(num(m.ceiling), num(m.now) + unknownMs))
       for (let from = lo; from <= hi; from += CHUNK) {
         const to = Math.min(hi, from + CHUNK - 1)
         const values = []
-        for (let id = from; id <= to; id++) values.push(namespace, id, m.ceiling)
+        for (let id = from; id <= to; id++) values.push(namespace, id, deleted(id) ? unknown : m.ceiling)
         const rows = Array.from({ length: to - from + 1 }, () => '(?, ?, NULL, -1, ?)').join(', ')
-        await connection.query(
+        await connection.execute(
           `INSERT IGNORE INTO ${TABLE} (namespace, id, owner, expires, ceiling) VALUES ${rows}`,
           values,
         )
       }
-      await connection.query(`UPDATE ${TABLE} SET pool_first = ?, pool_last = ? WHERE namespace = ? AND id = -1`, [
+      await connection.execute(`UPDATE ${TABLE} SET pool_first = ?, pool_last = ? WHERE namespace = ? AND id = -1`, [
         lo,
         hi,
         namespace,
@@ -194,14 +340,14 @@ function mysqlStore(connect) {
       const old = text(m.meta)
       if (old === meta) return true
       if (old === null || !changeable(old, meta)) return false
-      const live = await connection.query(
+      const live = await connection.execute(
         `SELECT 1 FROM ${TABLE} WHERE namespace = ? AND held = 1 AND expires > ? LIMIT 1 LOCK IN SHARE MODE`,
         [namespace, m.now],
       )
       if (live.length > 0) return false
       const shift = JSON.parse(meta).epoch - JSON.parse(old).epoch
-      await connection.query(`UPDATE ${TABLE} SET ceiling = ceiling + ? WHERE namespace = ?`, [shift, namespace])
-      await connection.query(`UPDATE ${TABLE} SET meta = ? WHERE namespace = ? AND id = -1`, [meta, namespace])
+      await connection.execute(`UPDATE ${TABLE} SET ceiling = ceiling + ? WHERE namespace = ?`, [shift, namespace])
+      await connection.execute(`UPDATE ${TABLE} SET meta = ? WHERE namespace = ? AND id = -1`, [meta, namespace])
       return true
     })
   }
@@ -213,7 +359,7 @@ function mysqlStore(connect) {
       const now = num(m.now)
       if (m.meta === null) return { next: 'prepare', now }
       const current = text(m.meta)
-      if (current !== meta) return { next: 'change', meta: current }
+      if (current !== meta) return { next: current === misescaped(meta) ? 'respell' : 'change', meta: current }
       const range = [first, last]
       const [free] = await connection.execute(FREE, [namespace, ...range])
       // A free id whose ceiling has passed costs its holder no wait: no expired lease does better.
@@ -226,13 +372,25 @@ function mysqlStore(connect) {
       const covered = num(m.pool_first) !== null && num(m.pool_first) <= first && num(m.pool_last) >= last
       if (pick === undefined) {
         if (!covered) return { next: 'prepare', now }
-        const [{ soonest }] = await connection.query(SOONEST, [namespace, now, ...range])
+        const [{ soonest }] = await connection.execute(SOONEST, [namespace, now, ...range])
         return { status: 'exhausted', now, retryAt: soonest === null ? now : num(soonest) }
       }
       const ceiling = Math.max(pick.ceiling, now + ahead)
       await connection.execute(TAKE, [owner, now + ttl, ceiling, namespace, pick.id])
+      await readBack(connection, namespace, pick.id, { owner, expires: now + ttl, ceiling })
       return { status: 'acquired', id: pick.id, floor: pick.ceiling, ceiling, now }
     })
+  }
+
+  // The marker an earlier version wrote with its escapes kept (see misescaped), spelled right.
+  function respell(namespace, wrong, meta) {
+    return transaction((connection) =>
+      connection.execute(`UPDATE ${TABLE} SET meta = ? WHERE namespace = ? AND id = -1 AND meta = ?`, [
+        meta,
+        namespace,
+        wrong,
+      ]),
+    )
   }
 
   return {
@@ -260,7 +418,11 @@ function mysqlStore(connect) {
           if (RETRY.has(error?.errno) && tries < ATTEMPTS) continue
           throw error
         }
-        if (answer.next === 'change') {
+        if (answer.next === 'respell' && tries < ATTEMPTS) {
+          await respell(args.namespace, answer.meta, args.meta)
+          continue
+        }
+        if (answer.next === 'change' || answer.next === 'respell') {
           if (!changed && tries < ATTEMPTS && changeable(answer.meta, args.meta)) {
             changed = true
             if (await change(args.namespace, args.meta)) continue
@@ -272,32 +434,40 @@ function mysqlStore(connect) {
       }
     },
     async renew({ namespace, id, owner, ttl, ahead, meta }) {
-      const answer = await transaction(async (connection) => {
-        const m = await marker(connection, namespace, ' LOCK IN SHARE MODE')
-        const now = num(m.now)
-        if (text(m.meta) !== meta) return { status: 'lost', now }
-        const [row] = await connection.execute(
-          `SELECT ceiling FROM ${TABLE} WHERE namespace = ? AND id = ? AND id >= 0 AND owner = ? FOR UPDATE`,
-          [namespace, id, owner],
-        )
-        if (row === undefined) return { status: 'lost', now }
-        const ceiling = Math.max(num(row.ceiling), now + ahead)
-        await connection.execute(`UPDATE ${TABLE} SET expires = ?, ceiling = ? WHERE namespace = ? AND id = ?`, [
-          now + ttl,
-          ceiling,
-          namespace,
-          id,
-        ])
-        return { status: 'renewed', ceiling, now }
-      })
+      const answer = await retried(() =>
+        transaction(async (connection) => {
+          const m = await marker(connection, namespace, ' LOCK IN SHARE MODE')
+          const now = num(m.now)
+          if (text(m.meta) !== meta) return { status: 'lost', now }
+          const [row] = await connection.execute(
+            `SELECT ceiling FROM ${TABLE} WHERE namespace = ? AND id = ? AND id >= 0 AND owner = ? FOR UPDATE`,
+            [namespace, id, owner],
+          )
+          if (row === undefined) return { status: 'lost', now }
+          const ceiling = Math.max(num(row.ceiling), now + ahead)
+          await connection.execute(`UPDATE ${TABLE} SET expires = ?, ceiling = ? WHERE namespace = ? AND id = ?`, [
+            now + ttl,
+            ceiling,
+            namespace,
+            id,
+          ])
+          await readBack(connection, namespace, id, { owner, expires: now + ttl, ceiling })
+          return { status: 'renewed', ceiling, now }
+        }),
+      )
       return checkResult('mysql2', 'renew', answer)
     },
     async release({ namespace, id, owner, last }) {
-      const { affectedRows } = await transaction((connection) =>
-        connection.execute(
-          `UPDATE ${TABLE} SET owner = NULL, expires = 0, ceiling = ? WHERE namespace = ? AND id = ? AND id >= 0 AND owner = ?`,
-          [last, namespace, id, owner],
-        ),
+      // The ceiling it writes is the next holder's floor: read back as the others are.
+      const affectedRows = await retried(() =>
+        transaction(async (connection) => {
+          const { affectedRows } = await connection.execute(
+            `UPDATE ${TABLE} SET owner = NULL, expires = 0, ceiling = ? WHERE namespace = ? AND id = ? AND id >= 0 AND owner = ?`,
+            [last, namespace, id, owner],
+          )
+          if (affectedRows === 1) await readBack(connection, namespace, id, { owner: null, expires: 0, ceiling: last })
+          return affectedRows
+        }),
       )
       return { status: affectedRows === 1 ? 'released' : 'lost' }
     },
@@ -309,7 +479,7 @@ function mysqlStore(connect) {
       try {
         ;[{ now }] = await connection.query(`SELECT ${NOW} AS now`)
         try {
-          rows = await connection.query(LIST, [namespace])
+          rows = await connection.execute(LIST, [namespace])
         } catch (error) {
           if (error?.errno !== NO_TABLE) throw error
           rows = []
@@ -330,6 +500,23 @@ function mysqlStore(connect) {
       return result
     },
     async close() {},
+  }
+}
+
+/**
+ * Refuses (ERR_FLAKE_LEASE_SCHEMA, so the transaction rolls back) a row that does not hold what
+ * was written to it: a ceiling counts only as the table holds it.
+ */
+async function readBack(connection, namespace, id, wrote) {
+  const [row] = await connection.execute(STORED, [namespace, id])
+  const held = { owner: text(row?.owner), expires: row?.expires, ceiling: row?.ceiling }
+  for (const [field, value] of Object.entries(wrote)) {
+    const stored = held[field]
+    if (value === null ? stored === null : stored !== null && String(stored) === String(value)) continue
+    throw schemaError(
+      'mysql2',
+      `table ${TABLE} (MySQL) holds \`${field}\` ${JSON.stringify(stored ?? null)} for generator id ${id} of namespace ${JSON.stringify(namespace)}, not the ${JSON.stringify(value)} written: a column type or a trigger changes what the lease writes`,
+    )
   }
 }
 
@@ -359,7 +546,7 @@ function make(client, { replicas }, recognised) {
       client,
     )
   }
-  return mysqlStore(connector(client, recognised))
+  return mysqlStore(connector(client, recognised), client)
 }
 
 // The user's client is recognised by its shape, as Redis's is (redis.js). A mysql2 Connection

@@ -11,7 +11,7 @@
 // indexes hold the free rows by ceiling and the held ones by expiry, and the rows of a pool are
 // written once, when the namespace is first leased (or a wider pool is).
 
-const { checkResult, storeError } = require('./replies.js')
+const { checkResult, storeError, schemaError, shown } = require('./replies.js')
 const { changeable } = require('./settings.js')
 const { invalidOption } = require('../errors.js')
 
@@ -42,6 +42,39 @@ const MIGRATE = [
   `CREATE INDEX IF NOT EXISTS ${TABLE}_held ON ${TABLE} (namespace, expires) WHERE owner IS NOT NULL`,
 ]
 
+// The table's columns and whether it has a unique key on exactly (namespace, id), checked once
+// a table is made or migrated: one made by hand with a type that cannot hold a value exactly
+// (a ceiling in integer or real), or without that key, is refused (ERR_FLAKE_LEASE_SCHEMA).
+const COLUMN_INFO = `SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type
+FROM pg_attribute AS a WHERE a.attrelid = to_regclass('${TABLE}') AND a.attnum > 0 AND NOT a.attisdropped`
+const KEY_INFO = `SELECT EXISTS (SELECT 1 FROM pg_index AS i
+  JOIN pg_attribute AS n ON n.attrelid = i.indrelid AND n.attname = 'namespace'
+  JOIN pg_attribute AS d ON d.attrelid = i.indrelid AND d.attname = 'id'
+  WHERE i.indrelid = to_regclass('${TABLE}') AND i.indisunique AND i.indpred IS NULL AND i.indexprs IS NULL
+    AND i.indnatts = 2 AND i.indkey[0] = n.attnum AND i.indkey[1] = d.attnum) AS unique_key`
+// Text of any length (bpchar pads, and 'a' and 'a ' would be one namespace); integers no narrower.
+const TEXT = [(type) => type === 'text' || type.startsWith('character varying'), 'text']
+const INT = [(type) => type === 'integer' || type === 'bigint', 'integer or bigint']
+const BIGINT = [(type) => type === 'bigint', 'bigint']
+const COLUMNS = {
+  namespace: TEXT,
+  id: INT,
+  owner: TEXT,
+  expires: BIGINT,
+  ceiling: BIGINT,
+  meta: TEXT,
+  pool_first: INT,
+  pool_last: INT,
+}
+
+// A statement that wrote another value than the one its row then holds (a trigger, a column
+// type changed after the check) fails whole, with this mark, so that nothing of it counts:
+// casting text that is no number raises 22P02 with the text.
+const MISFIT = 'flake-idgen misfit:'
+const misfit = (stored, wanted, id) =>
+  `CASE WHEN (${stored})::text IS DISTINCT FROM (${wanted})::text THEN ('${MISFIT} ceiling of generator id ' || (${id})::text
+    || ' holds ' || coalesce((${stored})::text, 'NULL') || ', not the ' || (${wanted})::text || ' written')::integer END`
+
 const NOW = `SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint AS ms`
 // The statement's start, a little before NOW: stable within the statement, so an index can seek
 // to it where NOW (volatile) would make it read every lease held.
@@ -54,6 +87,8 @@ const STATEMENT_MS = 'floor(extract(epoch FROM statement_timestamp()) * 1000)::b
 // leaves them out). Nothing is written when the marker's meta differs. The marker may be
 // another transaction's, committed after this statement's snapshot: then nothing is written
 // here, and ACQUIRE says the pool is not ready. So a fleet starting at once writes its pool once.
+// A row missing inside the marker's pool was deleted (by hand: rows are never deleted), maybe
+// while held: its history is lost, so it starts as a new namespace's ids do, above now + $5.
 const PREPARE = `WITH now AS (${NOW}),
 inserted AS (
   INSERT INTO ${TABLE} (namespace, id, owner, expires, ceiling, meta, pool_first, pool_last)
@@ -62,16 +97,18 @@ inserted AS (
   RETURNING ceiling, pool_first, pool_last
 ),
 m AS (
-  SELECT ceiling, pool_first AS lo, pool_last AS hi FROM inserted
+  SELECT ceiling, pool_first AS lo, pool_last AS hi, NULL::integer AS old_lo, NULL::integer AS old_hi FROM inserted
   UNION ALL
-  SELECT ceiling, least(coalesce(pool_first, $2::integer), $2::integer), greatest(coalesce(pool_last, $3::integer), $3::integer)
+  SELECT ceiling, least(coalesce(pool_first, $2::integer), $2::integer), greatest(coalesce(pool_last, $3::integer), $3::integer),
+    pool_first, pool_last
   FROM ${TABLE}
   WHERE namespace = $1 AND id = -1 AND meta = $4::text AND NOT coalesce(pool_first <= $2::integer AND pool_last >= $3::integer, false)
   LIMIT 1
 ),
 rows AS (
   INSERT INTO ${TABLE} (namespace, id, owner, expires, ceiling, meta)
-  SELECT $1, g, NULL, -1, m.ceiling, NULL FROM m, generate_series(m.lo, m.hi) AS g
+  SELECT $1, g, NULL, -1, CASE WHEN g BETWEEN m.old_lo AND m.old_hi THEN greatest(m.ceiling, now.ms + $5::bigint) ELSE m.ceiling END, NULL
+  FROM m, now, generate_series(m.lo, m.hi) AS g
   ON CONFLICT (namespace, id) DO NOTHING
 )
 UPDATE ${TABLE} AS l SET pool_first = m.lo, pool_last = m.hi FROM m WHERE l.namespace = $1 AND l.id = -1`
@@ -104,12 +141,13 @@ taken AS (
   UPDATE ${TABLE} AS l SET owner = $5::text, expires = now.ms + $6::bigint, ceiling = greatest(pick.ceiling, now.ms + $7::bigint)
   FROM pick, now
   WHERE l.namespace = $1 AND l.id = pick.id
-  RETURNING l.id, pick.ceiling AS floor, l.ceiling
+  RETURNING l.id, pick.ceiling AS floor, l.ceiling, greatest(pick.ceiling, now.ms + $7::bigint) AS wanted
 )
 SELECT now.ms AS now,
   (SELECT meta FROM marker) AS meta,
   EXISTS (SELECT 1 FROM ready) AS ready,
   taken.id, taken.floor, taken.ceiling,
+  ${misfit('taken.ceiling', 'taken.wanted', 'taken.id')} AS misfit,
   CASE WHEN taken.id IS NULL THEN
     (SELECT min(expires) FROM ${TABLE} WHERE namespace = $1 AND owner IS NOT NULL AND expires > now.ms
        AND id BETWEEN $2::integer AND $3::integer)
@@ -119,16 +157,29 @@ FROM now LEFT JOIN taken ON true`
 // A holder of other settings than the namespace's (they changed meanwhile) has lost its lease.
 const RENEW = `WITH now AS (${NOW}),
 marker AS (SELECT 1 FROM ${TABLE} WHERE namespace = $1 AND id = -1 AND meta = $6::text FOR SHARE),
+held AS (
+  SELECT l.ceiling FROM ${TABLE} AS l
+  WHERE l.namespace = $1 AND l.id = $2::integer AND l.id >= 0 AND l.owner = $3::text AND EXISTS (SELECT 1 FROM marker)
+  FOR UPDATE
+),
 renewed AS (
-  UPDATE ${TABLE} AS l SET expires = now.ms + $4::bigint, ceiling = greatest(l.ceiling, now.ms + $5::bigint)
-  FROM now, marker
+  UPDATE ${TABLE} AS l SET expires = now.ms + $4::bigint, ceiling = greatest(held.ceiling, now.ms + $5::bigint)
+  FROM now, held
   WHERE l.namespace = $1 AND l.id = $2::integer AND l.id >= 0 AND l.owner = $3::text
-  RETURNING l.ceiling
+  RETURNING l.ceiling, greatest(held.ceiling, now.ms + $5::bigint) AS wanted
 )
-SELECT now.ms AS now, (SELECT ceiling FROM renewed) AS ceiling FROM now`
+SELECT now.ms AS now, renewed.ceiling, ${misfit('renewed.ceiling', 'renewed.wanted', '$2::integer')} AS misfit
+FROM now LEFT JOIN renewed ON true`
 
-const RELEASE = `UPDATE ${TABLE} SET owner = NULL, expires = 0, ceiling = $4::bigint
-WHERE namespace = $1 AND id = $2::integer AND id >= 0 AND owner = $3::text`
+// The ceiling it writes is the next holder's floor: checked as acquire's and renew's are.
+const RELEASE = `WITH released AS (
+  UPDATE ${TABLE} SET owner = NULL, expires = 0, ceiling = $4::bigint
+  WHERE namespace = $1 AND id = $2::integer AND id >= 0 AND owner = $3::text
+  RETURNING ceiling
+)
+SELECT count(*)::int AS released,
+  max(${misfit('released.ceiling', '$4::bigint', '$2::integer')}) AS misfit
+FROM released`
 
 // The namespace's settings, changed to $2 (its JSON $3) once no lease is live: every row locked first (a
 // concurrent acquire or renewal waits on the marker), ceilings shifted by the change of epoch
@@ -176,11 +227,39 @@ function postgresStore(client) {
       if (!made(error)) throw error
     })
     const { rows } = await client.query(SCHEMA)
-    if (rows[0].columns === 2 && rows[0].indexes === 2) return
-    for (const statement of MIGRATE) {
-      await client.query(statement).catch((error) => {
-        if (!made(error)) throw error
-      })
+    if (rows[0].columns !== 2 || rows[0].indexes !== 2) {
+      for (const statement of MIGRATE) {
+        await client.query(statement).catch((error) => {
+          if (!made(error)) throw error
+        })
+      }
+    }
+    await checkSchema()
+  }
+
+  /** Refuses (ERR_FLAKE_LEASE_SCHEMA) a table of other types or keys than CREATE's, naming what differs. */
+  async function checkSchema() {
+    const where = `table ${TABLE} (PostgreSQL)`
+    const { rows } = await client.query(COLUMN_INFO)
+    if (!Array.isArray(rows) || !rows.every((row) => typeof row?.name === 'string' && typeof row.type === 'string')) {
+      throw storeError('pg', `replied ${shown(rows)} to the query of its table's columns`)
+    }
+    const types = new Map(rows.map(({ name, type }) => [name, type]))
+    for (const [name, [ok, must]] of Object.entries(COLUMNS)) {
+      const type = types.get(name)
+      if (type === undefined) throw schemaError('pg', `${where} has no column \`${name}\`: it must be ${must}`)
+      if (!ok(type)) {
+        throw schemaError(
+          'pg',
+          `${where} column \`${name}\` is ${type}, but must be ${must}: a type that cannot hold every value exactly would make the lease fence by a ceiling the table does not hold`,
+        )
+      }
+    }
+    const [key] = (await client.query(KEY_INFO)).rows
+    if (typeof key?.unique_key !== 'boolean')
+      throw storeError('pg', `replied ${shown(key)} to the query of its table's keys`)
+    if (!key.unique_key) {
+      throw schemaError('pg', `${where} has no unique key on (namespace, id): it must have PRIMARY KEY (namespace, id)`)
     }
   }
   function table() {
@@ -195,7 +274,18 @@ function postgresStore(client) {
 
   async function query(text, values, answers = true) {
     await table()
-    const result = await client.query(text, values)
+    const result = await client.query(text, values).catch((error) => {
+      const mark = error?.code === '22P02' ? String(error.message).indexOf(MISFIT) : -1
+      if (mark < 0) throw error
+      const what = String(error.message)
+        .slice(mark + MISFIT.length)
+        .replace(/"$/, '')
+        .trim()
+      throw schemaError(
+        'pg',
+        `table ${TABLE} (PostgreSQL): the ${what}: a column type or a trigger changes what the lease writes`,
+      )
+    })
     if (status !== null && status() !== 'I') {
       throw storeError(
         'pg',
@@ -250,11 +340,8 @@ function postgresStore(client) {
       return checkResult('pg', 'renew', answer, rows[0])
     },
     async release({ namespace, id, owner, last }) {
-      await table()
-      const { rowCount } = await client.query(RELEASE, [namespace, id, owner, last])
-      if (status !== null && status() !== 'I')
-        throw storeError('pg', 'released a lease inside a transaction the app opened')
-      return { status: rowCount === 1 ? 'released' : 'lost' }
+      const { rows } = await query(RELEASE, [namespace, id, owner, last])
+      return { status: rows[0].released === 1 ? 'released' : 'lost' }
     },
     async list({ namespace }) {
       // Read only: a monitoring role may lack CREATE, and a listing should not make the table.

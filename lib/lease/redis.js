@@ -17,7 +17,10 @@
 // routes the call to the namespace's Cluster node; a prefix without braces keeps its slot.
 
 const { createHash } = require('node:crypto')
-const { checkResult, storeError, shown } = require('./replies.js')
+const { checkResult, storeError, schemaError, shown } = require('./replies.js')
+
+// What a record of the hash must be (the scripts' decodeRecord), for a message.
+const MISFIT = 'not what the lease writes (a JSON object of integers e and c, and a string o or none; an integer floor)'
 
 // Redis < 5 replicates scripts verbatim, which a script reading TIME must not be. A SELECT in a
 // script is the script's own: the caller's connection keeps its database.
@@ -27,6 +30,22 @@ redis.call('SELECT', 0)
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local key = ARGV[1]
+-- The hash's schema: every record a JSON object whose expiry and ceiling are integers a double
+-- holds exactly, whose owner is a string or absent; the floor an integer. A value of another
+-- type (written by hand, or by another program) fails the script with FLAKE_LEASE_SCHEMA
+-- rather than be coerced (Lua reads "12" as 12, and tonumber "0x10" as 16).
+local function misfit(field, raw)
+  error({ err = 'FLAKE_LEASE_SCHEMA ' .. field .. ' ' .. string.sub(tostring(raw), 1, 80) })
+end
+local function integral(x)
+  return type(x) == 'number' and x == math.floor(x) and math.abs(x) <= 9007199254740991
+end
+local function decodeRecord(field, raw)
+  local ok, r = pcall(cjson.decode, raw)
+  if not ok or type(r) ~= 'table' or not integral(r.e) or not integral(r.c)
+    or (r.o ~= nil and type(r.o) ~= 'string') then misfit(field, raw) end
+  return r
+end
 `
 
 // The indexes, kept by every write once the hash's field `index` says they are built:
@@ -42,7 +61,7 @@ local function member(id) return string.format('%05d', id) end
 local function score(n) return string.format('%.0f', n) end
 local function record(id)
   local raw = redis.call('HGET', key, string.format('%d', id))
-  if raw then return cjson.decode(raw) end
+  if raw then return decodeRecord(string.format('%d', id), raw) end
 end
 local function isFree(r) return type(r.o) ~= 'string' or r.e <= now end
 local function runOf(text)
@@ -108,6 +127,7 @@ local first, last = tonumber(ARGV[2]), tonumber(ARGV[3])
 local owner, ttl, ahead = ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6])
 local meta, unknown = ARGV[7], tonumber(ARGV[8])
 local marker = redis.call('HMGET', key, 'meta', 'floor', 'index')
+if marker[2] and not string.match(marker[2], '^%-?%d+$') then misfit('floor', marker[2]) end
 local current, floor, index = marker[1], tonumber(marker[2]), marker[3]
 if current == false then
   redis.call('DEL', free, held, runs)
@@ -123,7 +143,7 @@ elseif current ~= meta then
   local all = redis.call('HGETALL', key)
   for i = 1, #all, 2 do
     if string.match(all[i], '^%d+$') then
-      local r = cjson.decode(all[i + 1])
+      local r = decodeRecord(all[i], all[i + 1])
       if type(r.o) == 'string' and r.e > now then
         return cjson.encode({ status = 'mismatch', meta = current, live = true })
       end
@@ -132,7 +152,7 @@ elseif current ~= meta then
   local shift = new.epoch - old.epoch
   for i = 1, #all, 2 do
     if string.match(all[i], '^%d+$') then
-      local r = cjson.decode(all[i + 1])
+      local r = decodeRecord(all[i], all[i + 1])
       r.c = r.c + shift
       redis.call('HSET', key, all[i], cjson.encode(r))
     end
@@ -229,7 +249,7 @@ const RENEW = `${PRELUDE}${INDEXES}
 local field, owner, ttl, ahead, meta = ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6]
 local got = redis.call('HMGET', key, field, 'meta', 'index')
 if not got[1] or got[2] ~= meta then return cjson.encode({ status = 'lost', now = now }) end
-local r = cjson.decode(got[1])
+local r = decodeRecord(field, got[1])
 if r.o ~= owner then return cjson.encode({ status = 'lost', now = now }) end
 r.e = now + ttl
 r.c = math.max(r.c, now + ahead)
@@ -241,7 +261,7 @@ return cjson.encode({ status = 'renewed', ceiling = r.c, now = now })
 const RELEASE = `${PRELUDE}${INDEXES}
 local field, owner, last = ARGV[2], ARGV[3], tonumber(ARGV[4])
 local got = redis.call('HMGET', key, field, 'index')
-if not got[1] or cjson.decode(got[1]).o ~= owner then return cjson.encode({ status = 'lost' }) end
+if not got[1] or decodeRecord(field, got[1]).o ~= owner then return cjson.encode({ status = 'lost' }) end
 redis.call('HSET', key, field, cjson.encode({ e = 0, c = last }))
 if got[2] == INDEX then indexFree(tonumber(field), last) end
 return cjson.encode({ status = 'released' })
@@ -269,7 +289,7 @@ const SCRIPTS = {
 }
 
 /** A Redis script's reply (JSON text), parsed and checked as checkResult (replies.js) does. */
-function checkReply(kind, operation, reply) {
+function checkReply(kind, operation, reply, key) {
   const text = typeof reply === 'string' ? reply : Buffer.isBuffer(reply) ? reply.toString() : null
   let result
   try {
@@ -278,11 +298,11 @@ function checkReply(kind, operation, reply) {
     throw storeError(kind, `replied ${shown(text)} to ${operation}, not the lease script's JSON`)
   }
   checkResult(kind, operation, result, reply)
-  return operation === 'list' ? listOf(kind, result) : result
+  return operation === 'list' ? listOf(kind, result, key) : result
 }
 
 /** The records of a Redis LIST reply: the marker's meta and floor, and one record per id. */
-function listOf(kind, { now, fields }) {
+function listOf(kind, { now, fields }, key) {
   // cjson encodes an empty table as {}, not [].
   const flat = Array.isArray(fields) ? fields : []
   let meta = null
@@ -291,15 +311,27 @@ function listOf(kind, { now, fields }) {
   for (let i = 0; i + 1 < flat.length; i += 2) {
     const [name, value] = [String(flat[i]), String(flat[i + 1])]
     if (name === 'meta') meta = value
-    else if (name === 'floor') floor = Number(value)
-    else if (/^\d+$/.test(name)) {
+    else if (name === 'floor') {
+      if (!/^-?\d+$/.test(value)) throw schemaError(kind, `${key} holds ${shown(value)} at field floor, ${MISFIT}`)
+      floor = Number(value)
+    } else if (/^\d+$/.test(name)) {
       let r
       try {
         r = JSON.parse(value)
       } catch {
-        throw storeError(kind, `holds ${shown(value)} for generator id ${name}, not a lease record`)
+        throw schemaError(kind, `${key} holds ${shown(value)} at field ${name}, ${MISFIT}`)
       }
-      records.push({ id: Number(name), owner: typeof r?.o === 'string' ? r.o : null, expires: r?.e, ceiling: r?.c })
+      const integral = (x) => Number.isSafeInteger(x)
+      if (
+        r === null ||
+        typeof r !== 'object' ||
+        !integral(r.e) ||
+        !integral(r.c) ||
+        !(r.o === undefined || typeof r.o === 'string')
+      ) {
+        throw schemaError(kind, `${key} holds ${shown(value)} at field ${name}, ${MISFIT}`)
+      }
+      records.push({ id: Number(name), owner: typeof r.o === 'string' ? r.o : null, expires: r.e, ceiling: r.c })
     }
   }
   records.sort((a, b) => a.id - b.id)
@@ -335,7 +367,7 @@ function redisStore(kind, { send, sendThenWait, close }, replicas, waitMs = 1000
       let acked = replicas
       if (wait && sendThenWait) [reply, acked] = await sendThenWait(command, wait, key)
       else reply = await send(command, key)
-      const result = checkReply(kind, name, reply)
+      const result = checkReply(kind, name, reply, key)
       // Nothing to wait for when the script wrote nothing.
       const wrote = result.status === 'acquired' || result.status === 'renewed'
       if (wait && !sendThenWait) acked = wrote ? await send(wait, key) : replicas
@@ -345,11 +377,17 @@ function redisStore(kind, { send, sendThenWait, close }, replicas, waitMs = 1000
       return { result, acked }
     }
     try {
-      return await exchange(['EVALSHA', sha, 1, key, key, ...args])
+      try {
+        return await exchange(['EVALSHA', sha, 1, key, key, ...args])
+      } catch (error) {
+        // Scripts are gone after a restart, and never loaded on a new server.
+        if (!/^NOSCRIPT/.test(String(error?.message))) throw error
+        return await exchange(['EVAL', source, 1, key, key, ...args])
+      }
     } catch (error) {
-      // Scripts are gone after a restart, and never loaded on a new server.
-      if (!/^NOSCRIPT/.test(String(error?.message))) throw error
-      return exchange(['EVAL', source, 1, key, key, ...args])
+      const misfit = /FLAKE_LEASE_SCHEMA (\S+) (.*?)(?: script: .*)?$/s.exec(String(error?.message))
+      if (misfit === null) throw error
+      throw schemaError(kind, `${key} holds ${shown(misfit[2])} at field ${misfit[1]}, ${MISFIT}`)
     }
   }
 

@@ -15,6 +15,13 @@ const MAX_ID = 2 ** 16 - 1
 const storeError = (kind, what, cause) =>
   codedError(Error, 'ERR_FLAKE_LEASE_STORE', `the lease store (${kind}) ${what}`, cause)
 
+/**
+ * An ERR_FLAKE_LEASE_SCHEMA: the store keeps its records in a form that cannot hold what the
+ * lease writes exactly (a table made by hand, a trigger, a record written by hand), so no
+ * ceiling read from it is trusted.
+ */
+const schemaError = (kind, what) => codedError(Error, 'ERR_FLAKE_LEASE_SCHEMA', `the lease store (${kind}): ${what}`)
+
 const isTime = (value) => Number.isSafeInteger(value) && value >= 0 && value <= MAX_TIME
 const shown = (value) => {
   const text = typeof value === 'string' ? JSON.stringify(value) : String(JSON.stringify(value) ?? value)
@@ -54,4 +61,4 @@ function checkResult(kind, operation, result, raw = result) {
   return result
 }
 
-module.exports = { checkResult, storeError, shown, isTime, MAX_TIME }
+module.exports = { checkResult, storeError, schemaError, shown, isTime, MAX_TIME }
