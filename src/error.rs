@@ -131,6 +131,11 @@ pub enum FlakeError {
   #[error("state directory {} cannot be used for generator id {id}: this process issues its ids from the state in {} already; one id has one state (give its generators one stateDir)", QuotedPath(dir), QuotedPath(other))]
   StateDirTaken { dir: String, other: String, id: u16 },
 
+  /// A generator id this process issues from the host's state was asked for with scope
+  /// `'process'`, or the other way round: the two states would issue the same ids.
+  #[error("generator id {id} cannot issue from {asked} in this process: it issues from {has} already; one id has one state in a process (give its generators one scope)")]
+  StateScopeTaken { id: u16, asked: String, has: String },
+
   /// A state file is not one this version wrote, or not safe to map (wrong size or header, a
   /// symlink, owned by another user): refused rather than reset.
   #[error("state file {} cannot be used: {reason}", QuotedPath(path))]
@@ -210,7 +215,9 @@ impl FlakeError {
         "ERR_FLAKE_INVALID_OPTION"
       }
       Self::ClockType { .. } | Self::ClockRange { .. } => "ERR_FLAKE_INVALID_CLOCK",
-      Self::StateDir { .. } | Self::StateDirTaken { .. } => "ERR_FLAKE_STATE_DIR",
+      Self::StateDir { .. } | Self::StateDirTaken { .. } | Self::StateScopeTaken { .. } => {
+        "ERR_FLAKE_STATE_DIR"
+      }
       Self::StateFile { .. } | Self::StateBusy { .. } => "ERR_FLAKE_STATE_FILE",
       Self::StateUnavailable { .. } => "ERR_FLAKE_STATE_UNAVAILABLE",
       Self::StateInUse { .. } => "ERR_FLAKE_STATE_IN_USE",
@@ -236,6 +243,7 @@ impl FlakeError {
       | Self::ClockBeforeEpoch { .. }
       | Self::StateDir { .. }
       | Self::StateDirTaken { .. }
+      | Self::StateScopeTaken { .. }
       | Self::StateFile { .. }
       | Self::StateBusy { .. }
       | Self::StateUnavailable { .. }

@@ -19,6 +19,7 @@ use crate::clock::SystemClock;
 use crate::error::FlakeError;
 use crate::host::HostFile;
 use crate::kinds::layout::Shape;
+use crate::kinds::Kind;
 use crate::options::{Config, Scope};
 use crate::sequencer::{Floor, Sequencer};
 
@@ -59,6 +60,9 @@ struct HostFiles {
   /// however many tries that takes.
   lost: std::collections::HashSet<(PathBuf, Shape)>,
   dir_of_id: HashMap<(Shape, u16), PathBuf>,
+  /// The node ids that issue from the process's state (scope `'process'`, or fallen back to
+  /// it): never from a directory's too, nor the other way round (`StateScopeTaken`).
+  process_ids: std::collections::HashSet<(Shape, u16)>,
 }
 
 static HOST_FILES: LazyLock<Mutex<HostFiles>> = LazyLock::new(Default::default);
@@ -175,6 +179,16 @@ pub fn host(dir: &Path, shape: Shape, node: u16) -> Result<SharedState, FlakeErr
   };
   // Checked once the directory is known usable: an unusable one is the reason to go on to
   // the next candidate, which may be the one the id uses.
+  if files.process_ids.contains(&(shape, node)) && one_state_per_process(shape) {
+    return Err(FlakeError::StateScopeTaken {
+      id: node,
+      asked: format!(
+        "the state in {}",
+        crate::input::QuotedPath(&dir.display().to_string())
+      ),
+      has: "its own state (scope 'process')".into(),
+    });
+  }
   match files.dir_of_id.get(&(shape, node)) {
     Some(other) if other != dir => Err(FlakeError::StateDirTaken {
       dir: dir.display().to_string(),
@@ -217,7 +231,7 @@ pub fn take_fallback() -> Option<Warning> {
 /// thrown, asked for or not, since a sibling process issues from that directory's state.
 pub fn shared_state(config: &Config) -> Result<(SharedState, bool), FlakeError> {
   match &config.scope {
-    Scope::Process => Ok((process(config.layout.shape, config.id), false)),
+    Scope::Process => in_process(config.layout.shape, config.id).map(|state| (state, false)),
     Scope::Host {
       dir,
       alternatives,
@@ -264,8 +278,40 @@ fn fall_back(
   if required || issued_from_host {
     return Err(reasons.swap_remove(0));
   }
+  let state = in_process(config.layout.shape, config.id)?;
   warn(Warning::ProcessScope { reasons });
-  Ok((process(config.layout.shape, config.id), false))
+  Ok((state, false))
+}
+
+/// Whether two states of `shape` in one process could issue the same id: not for a kind whose
+/// ids carry random bits (UUIDv7s), whose process-wide order `uuidv7.create({ scope:
+/// 'process' })` offers beside the host's on purpose.
+fn one_state_per_process(shape: Shape) -> bool {
+  !Kind::wide_of(shape).is_some_and(|wide| wide.row().random)
+}
+
+/// The process's state of node id `node` of `shape`, for a generator of scope `'process'` (or
+/// fallen back to it): refused for an id this process issues from a directory's state, which
+/// would repeat its ids.
+fn in_process(shape: Shape, node: u16) -> Result<SharedState, FlakeError> {
+  let mut files = lock(&HOST_FILES);
+  if let Some(dir) = files
+    .dir_of_id
+    .get(&(shape, node))
+    .filter(|_| one_state_per_process(shape))
+  {
+    return Err(FlakeError::StateScopeTaken {
+      id: node,
+      asked: "its own state (scope 'process')".into(),
+      has: format!(
+        "the state in {}",
+        crate::input::QuotedPath(&dir.display().to_string())
+      ),
+    });
+  }
+  files.process_ids.insert((shape, node));
+  drop(files);
+  Ok(process(shape, node))
 }
 
 /// Whether `err` ends the search for a state where it is met: no other directory, nor process
@@ -274,6 +320,7 @@ fn stays(err: &FlakeError) -> bool {
   matches!(
     err,
     FlakeError::StateDirTaken { .. }
+      | FlakeError::StateScopeTaken { .. }
       | FlakeError::StateBusy { .. }
       | FlakeError::StateUnavailable { .. }
   )

@@ -17,11 +17,11 @@ const ROOT = path.join(__dirname, '..', '..')
 const RUN_MS = 3000
 const MOST = 50_000
 
-// Takes ids on generator id 0 as fast as it can with sync next(), its own overflows caught; says
+// Takes ids on generator id ID as fast as it can with sync next(), its own overflows caught; says
 // so once it has met one (it is using up whole milliseconds), then runs until killed.
 const TAKER = `
   const F = require(process.env.ENTRY)
-  const g = new F({ id: 0, scope: process.env.SCOPE })
+  const g = new F({ id: Number(process.env.ID), scope: process.env.SCOPE })
   const say = process.env.SCOPE === 'host' ? (m) => process.stdout.write(m + '\\n') : (m) => require('node:worker_threads').parentPort.postMessage(m)
   let ready = false
   for (;;) {
@@ -32,17 +32,17 @@ const TAKER = `
   }`
 
 /**
- * Fresh generators on id 0 of `scope`, each taking its first id by one of the sync calls, while
+ * Fresh generators on id `id` of `scope`, each taking its first id by one of the sync calls, while
  * a neighbour uses up milliseconds: none throws, and some waited (there was a neighbour's
  * millisecond to wait out).
  */
-function freshGenerators(scope) {
+function freshGenerators(scope, id) {
   const forms = [(g) => g.next(), (g) => g.nextBigInt(), (g) => g.nextString(), (g) => g.nextBatch(1)]
   let made = 0
   let waited = 0
   const thrown = new Map()
   for (const end = Date.now() + RUN_MS; made < MOST && Date.now() < end; made++) {
-    const generator = new FlakeId({ id: 0, scope })
+    const generator = new FlakeId({ id, scope })
     try {
       forms[made % forms.length](generator)
     } catch (error) {
@@ -56,25 +56,27 @@ function freshGenerators(scope) {
 
 test('host scope: beside a process using up milliseconds on id 0, no fresh generator throws', async () => {
   const taker = spawn(process.execPath, ['-e', TAKER], {
-    env: { ...process.env, ENTRY: ROOT, SCOPE: 'host' },
+    env: { ...process.env, ENTRY: ROOT, SCOPE: 'host', ID: '0' },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   try {
     const [ready] = await Promise.race([once(taker.stdout, 'data'), once(taker, 'exit')])
     assert.equal(String(ready), 'ready\n')
-    freshGenerators('host')
+    freshGenerators('host', 0)
     assert.equal(taker.exitCode, null, 'the neighbour stopped')
   } finally {
     taker.kill()
   }
 })
 
-test('process scope: beside a worker thread using up milliseconds on id 0, no fresh generator throws', async () => {
-  const taker = new Worker(TAKER, { eval: true, env: { ...process.env, ENTRY: ROOT, SCOPE: 'process' } })
+// Id 6, not 0: this process issues id 0 from the host's state (the test above), and one id has
+// one state in a process.
+test('process scope: beside a worker thread using up milliseconds on id 6, no fresh generator throws', async () => {
+  const taker = new Worker(TAKER, { eval: true, env: { ...process.env, ENTRY: ROOT, SCOPE: 'process', ID: '6' } })
   try {
     const [ready] = await Promise.race([once(taker, 'message'), once(taker, 'error')])
     assert.equal(ready, 'ready')
-    freshGenerators('process')
+    freshGenerators('process', 6)
   } finally {
     await taker.terminate()
   }

@@ -179,9 +179,12 @@ test('the worker option: a number, a bigint or a MAC string, all 48 bits', () =>
       reads++
       return reads === 1 ? 5 : 'not a worker'
     },
-    scope: 'process',
+    // Host scope, as the generators above: one state per process for Flake128s (their worker
+    // ids are not the state's), a second scope is refused.
+    scope: 'host',
   })
-  assert.deepEqual([generator.worker, generator.scope, reads], [5, 'process', 1])
+  assert.deepEqual([generator.worker, generator.scope, reads], [5, 'host', 1])
+  assert.throws(() => new Flake128({ worker: 5, scope: 'process' }), { code: 'ERR_FLAKE_STATE_DIR' })
 })
 
 test('bad options are refused, naming the option and the value', () => {

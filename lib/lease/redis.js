@@ -84,7 +84,7 @@ local function rebuild()
     if string.match(all[i], '^%d+$') then
       local id = tonumber(all[i])
       ever[id] = true
-      local r = cjson.decode(all[i + 1])
+      local r = decodeRecord(all[i], all[i + 1])
       if type(r.o) == 'string' then redis.call('ZADD', held, score(r.e), member(id))
       else redis.call('ZADD', free, score(r.c), member(id)) end
     end

@@ -97,9 +97,7 @@ pub struct Configured<'env> {
 /// release. With `checkOnly`, the options are checked and no state is found (nor a state file
 /// mapped): `slot` is `PRIVATE_SLOT`, and `scope` the one asked for (a lease checks its
 /// generator's options before it knows its id).
-#[napi(
-  ts_args_type = "kind: KindName, options?: unknown, checkOnly?: boolean"
-)]
+#[napi(ts_args_type = "kind: KindName, options?: unknown, checkOnly?: boolean")]
 pub fn configure<'env>(
   env: &'env Env,
   kind: String,

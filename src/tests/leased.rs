@@ -4,11 +4,11 @@
 
 use super::{decode, NOW};
 use crate::error::FlakeError;
+use crate::generator::Tally;
 use crate::generator::{Generator, Settings, CLOSED};
 use crate::kinds::layout::Shape;
 use crate::registry::SharedState;
 use crate::sequencer::Sequencer;
-use crate::generator::Tally;
 
 /// Two ids a millisecond, epoch 0, borrowing up to `allowed` ms ahead.
 fn settings(allowed: u64) -> Settings {
