@@ -200,3 +200,27 @@ fn a_hand_edited_word_is_refused_or_passed_never_a_panic() {
   assert!(generator(file, 1).take(30, 1).is_err());
   assert_eq!(decode(generator(file, 1).next_id(51).unwrap()), (51, 1, 0));
 }
+
+/// flake-idgen's bits with a 1000 ms time unit: a coarse layout, the longest first-mapping wait,
+/// on which a restored state file repeated every id.
+pub(super) const SECONDS: Shape = Shape {
+  unit_ms: 1000,
+  ..Shape::FLAKE_IDGEN
+};
+
+/// A generator of `id` issuing from `file` of `shape`, on the system clock's shared state.
+pub(super) fn on(file: &'static HostFile, shape: Shape, id: u16) -> Generator<'static> {
+  let settings = Settings {
+    node: id,
+    epoch: 0,
+    seq_mask: (1 << shape.sequence_bits) - 1,
+    allowed_future_ms: 0,
+    shape,
+  };
+  let shared = SharedState {
+    sequencer: file.sequencer(id),
+    file: Some(file),
+    floor: Some(file.floor(id)),
+  };
+  Generator::shared(&settings, shared)
+}

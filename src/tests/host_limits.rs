@@ -8,15 +8,14 @@ use std::fs::{self, File, OpenOptions};
 use std::os::unix::fs::FileExt;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::host::{generator, mapped};
+use super::host::{generator, mapped, on, SECONDS};
 use super::{config, decode, temp_dir, FakeTime, NOW};
-use crate::generator::{Generator, Settings};
 use crate::host::file::{HostFile, HORIZON_MS, TICK_MS};
 use crate::host::format::{Format, FILE_NAME, START_OFFSET};
 use crate::input::Input;
 use crate::kinds::layout::{Order, Shape};
 use crate::options::{RawOptions, Scope};
-use crate::registry::{shared_state, SharedState};
+use crate::registry::shared_state;
 
 /// The system clock, ms since 1970.
 fn real_now() -> u64 {
@@ -24,29 +23,6 @@ fn real_now() -> u64 {
     .duration_since(UNIX_EPOCH)
     .unwrap()
     .as_millis() as u64
-}
-
-/// flake-idgen's bits with a 1000 ms time unit: a coarse layout.
-const SECONDS: Shape = Shape {
-  unit_ms: 1000,
-  ..Shape::FLAKE_IDGEN
-};
-
-/// A generator of `id` issuing from `file` of `shape`, on the system clock's shared state.
-fn on(file: &'static HostFile, shape: Shape, id: u16) -> Generator<'static> {
-  let settings = Settings {
-    node: id,
-    epoch: 0,
-    seq_mask: (1 << shape.sequence_bits) - 1,
-    allowed_future_ms: 0,
-    shape,
-  };
-  let shared = SharedState {
-    sequencer: file.sequencer(id),
-    file: Some(file),
-    floor: Some(file.floor(id)),
-  };
-  Generator::shared(&settings, shared)
 }
 
 fn read_word(path: &std::path::Path, at: usize) -> u64 {

@@ -7,35 +7,11 @@ use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::FileExt;
 
+use super::host::{on, SECONDS};
 use super::{temp_dir, FakeTime, NOW};
-use crate::generator::{Generator, Settings};
 use crate::host::file::{write_whole, HostFile, HORIZON_MS};
 use crate::host::format::{fresh, Format, FILE_LEN};
 use crate::kinds::layout::Shape;
-use crate::registry::SharedState;
-
-/// flake-idgen's bits with a 1000 ms time unit, on which a restore repeated every id.
-const SECONDS: Shape = Shape {
-  unit_ms: 1000,
-  ..Shape::FLAKE_IDGEN
-};
-
-/// A generator of `id` issuing from `file` of `shape`.
-fn on(file: &'static HostFile, shape: Shape, id: u16) -> Generator<'static> {
-  let settings = Settings {
-    node: id,
-    epoch: 0,
-    seq_mask: (1 << shape.sequence_bits) - 1,
-    allowed_future_ms: 0,
-    shape,
-  };
-  let shared = SharedState {
-    sequencer: file.sequencer(id),
-    file: Some(file),
-    floor: Some(file.floor(id)),
-  };
-  Generator::shared(&settings, shared)
-}
 
 /// The three ways the issue put a file back: an older copy written over it in place, the same
 /// with a truncation first (`cp backup file`), and truncated to its header and grown back.

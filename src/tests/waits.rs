@@ -5,13 +5,12 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use super::host::{on, SECONDS};
 use super::temp_dir;
 use crate::clock::{wait_for, Time, STALL_GRACE_MS};
 use crate::error::FlakeError;
-use crate::generator::{Generator, Settings};
 use crate::host::file::{HostFile, HORIZON_MS, TICK_MS};
 use crate::kinds::layout::Shape;
-use crate::registry::SharedState;
 
 /// What the clock does during a wait.
 #[derive(Clone, Copy)]
@@ -123,30 +122,6 @@ fn a_clock_stepped_forward_during_the_wait_ends_it() {
   time.now += 3_600_000;
   assert_eq!(wait_for(&mut time, NOW, NOW + 1000, STALL_GRACE_MS), Ok(()));
   assert_eq!(time.pauses, 0);
-}
-
-/// flake-idgen's bits with a 1000 ms time unit: the longest first-mapping wait.
-const SECONDS: Shape = Shape {
-  unit_ms: 1000,
-  ..Shape::FLAKE_IDGEN
-};
-
-fn on(file: &'static HostFile, shape: Shape, id: u16) -> Generator<'static> {
-  let settings = Settings {
-    node: id,
-    epoch: 0,
-    seq_mask: (1 << shape.sequence_bits) - 1,
-    allowed_future_ms: 0,
-    shape,
-  };
-  Generator::shared(
-    &settings,
-    SharedState {
-      sequencer: file.sequencer(id),
-      file: Some(file),
-      floor: Some(file.floor(id)),
-    },
-  )
 }
 
 #[test]
