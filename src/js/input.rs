@@ -12,6 +12,7 @@ use crate::clock;
 use crate::error::FlakeError;
 use crate::input::Input;
 use crate::options::layout::RawLayout;
+use crate::options::unknown::FLAKE_ID_OPTIONS;
 use crate::options::RawOptions;
 
 /// # Safety
@@ -138,21 +139,6 @@ pub(crate) unsafe fn property_value(
   Ok(value)
 }
 
-/// The options `read_options` reads: a `FlakeId`'s, and flake-idgen's among them.
-pub(crate) const FLAKE_ID_OPTIONS: [&str; 11] = [
-  "layout",
-  "id",
-  "datacenter",
-  "worker",
-  "process",
-  "epoch",
-  "seqMask",
-  "clock",
-  "allowedFutureMs",
-  "scope",
-  "stateDir",
-];
-
 /// Reads the options argument of the constructor, each option once (a getter may answer
 /// differently each time: the value checked is the value used). `undefined` and `null` are no
 /// options. Also returns the `clock` function, if one was given, and the names of the own
@@ -273,28 +259,13 @@ const LAYOUT_FIELDS: [&str; 13] = [
 /// # Safety
 /// `env` and `layout` (an object) must belong to the current call.
 unsafe fn refuse_unknown_fields(env: &Env, layout: sys::napi_value) -> Result<()> {
-  let mut names = ptr::null_mut();
-  check_status!(unsafe {
-    sys::napi_get_all_property_names(
-      env.raw(),
-      layout,
-      sys::KeyCollectionMode::own_only,
-      sys::KeyFilter::enumerable | sys::KeyFilter::skip_symbols,
-      sys::KeyConversion::numbers_to_strings,
-      &mut names,
-    )
-  })?;
-  let mut count = 0;
-  check_status!(unsafe { sys::napi_get_array_length(env.raw(), names, &mut count) })?;
-  for index in 0..count {
-    let mut key = ptr::null_mut();
-    check_status!(unsafe { sys::napi_get_element(env.raw(), names, index, &mut key) })?;
-    let name = unsafe { String::from_napi_value(env.raw(), key) }?;
+  for name in unsafe { own_names(env, layout) }? {
     if LAYOUT_FIELDS.contains(&name.as_str()) {
       continue;
     }
+    let key = env.create_string(&name)?;
     let mut value = ptr::null_mut();
-    check_status!(unsafe { sys::napi_get_property(env.raw(), layout, key, &mut value) })?;
+    check_status!(unsafe { sys::napi_get_property(env.raw(), layout, key.raw(), &mut value) })?;
     let got = unsafe { describe(env.raw(), value) }?;
     return Err(thrown(
       env,

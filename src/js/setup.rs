@@ -9,7 +9,7 @@ use napi_derive::napi;
 use super::calls;
 use super::error::{thrown, unusable};
 use super::id_functions::ID_FUNCTIONS;
-use super::input::{read_options, FLAKE_ID_OPTIONS};
+use super::input::read_options;
 use super::protocol::{encode_settings, Scratch, PRIVATE_SLOT};
 use super::thread::Thread;
 use super::wide_functions::WIDE_FUNCTIONS;
@@ -137,7 +137,7 @@ pub fn configure<'env>(
     scope: if host { "host" } else { "process" }.into(),
     clock,
     warning: registry::take_fallback().map(|reason| reason.to_string()),
-    unknown_options: Some(unknown::first_reports(&unknown, &FLAKE_ID_OPTIONS))
+    unknown_options: Some(unknown::first_reports(&unknown, &unknown::FLAKE_ID_OPTIONS))
       .filter(|reports| !reports.is_empty()),
   })
 }

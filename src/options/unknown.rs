@@ -115,23 +115,26 @@ pub fn first_reports(names: &[String], known: &[&'static str]) -> Vec<String> {
   reports
 }
 
+/// The options `read_options` reads: a `FlakeId`'s, and flake-idgen's among them.
+pub const FLAKE_ID_OPTIONS: [&str; 11] = [
+  "layout",
+  "id",
+  "datacenter",
+  "worker",
+  "process",
+  "epoch",
+  "seqMask",
+  "clock",
+  "allowedFutureMs",
+  "scope",
+  "stateDir",
+];
+
 #[cfg(test)]
 mod tests {
   use super::*;
 
-  const KNOWN: [&str; 11] = [
-    "layout",
-    "id",
-    "datacenter",
-    "worker",
-    "process",
-    "epoch",
-    "seqMask",
-    "clock",
-    "allowedFutureMs",
-    "scope",
-    "stateDir",
-  ];
+  const KNOWN: [&str; 11] = FLAKE_ID_OPTIONS;
 
   #[test]
   fn names_the_option_meant() {
