@@ -111,46 +111,6 @@ function args(namespace, over = {}) {
 }
 
 describe('MySQL transactions rolled back by InnoDB', { skip: noServers }, () => {
-  it(
-    'a release InnoDB rolls back as a deadlock’s victim (an app’s transaction) is run again, and resolves',
-    LIMIT,
-    async () => {
-      const { pool } = await mysqlPool()
-      const store = storeFor(pool)
-      const namespace = unique('ns')
-      const lease = await store.acquire(args(namespace))
-      // An app's transaction on the pool writes rows of another namespace (so InnoDB weighs it
-      // more), then share-locks this namespace's free rows; the release takes its row and waits
-      // to index it as free; the app then locks that row: a deadlock, whose victim is the release.
-      await store.acquire(args(unique('other'), { last: 9, owner: 'b' }))
-      const app = await pool.getConnection()
-      try {
-        await app.query('START TRANSACTION')
-        await app.query("UPDATE flake_idgen_leases SET meta = 'x' WHERE namespace LIKE 'other%' AND id >= 0")
-        await app.execute('SELECT * FROM flake_idgen_leases WHERE namespace = ? AND held = 0 LOCK IN SHARE MODE', [
-          namespace,
-        ])
-        let settled = false
-        const release = store.release({ namespace, id: lease.id, owner: 'a', last: lease.ceiling })
-        release.then(
-          () => (settled = true),
-          () => (settled = true),
-        )
-        const waiting = async () =>
-          (
-            await app.query("SELECT COUNT(*) AS n FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'")
-          )[0][0].n > 0
-        while (!settled && !(await waiting())) await new Promise((resolve) => setTimeout(resolve, 5))
-        assert.ok(!settled, 'the release waits for the lock the app holds')
-        await app.execute('SELECT * FROM flake_idgen_leases WHERE namespace = ? AND id = 0 FOR UPDATE', [namespace])
-        await app.query('COMMIT')
-        assert.deepEqual(await release, { status: 'released' })
-      } finally {
-        app.release()
-      }
-    },
-  )
-
   it('every release of many holders closing at once resolves, deadlocks retried', LIMIT, async () => {
     mariadb.sql('SET GLOBAL TRANSACTION ISOLATION LEVEL SERIALIZABLE')
     try {

@@ -116,9 +116,13 @@ const checks = {
     check(Number(parts.timestamp) >= before - 1 && Number(parts.timestamp) <= Date.now() + 1, 'its time')
   },
   async workerThreads() {
-    // Two workers and this thread on one generator id, in each scope: no id twice.
-    for (const scope of ['process', 'host']) {
-      const options = { id: 8, scope }
+    // Two workers and this thread on one generator id, in each scope: no id twice. An id for
+    // each scope: one id has one state in a process.
+    for (const [scope, id] of [
+      ['process', 8],
+      ['host', 9],
+    ]) {
+      const options = { id, scope }
       const count = 20_000
       const url = new URL('./smoke-worker.mjs', import.meta.url)
       const workers = [0, 1].map(() => new Worker(url, { workerData: { options, count } }))
