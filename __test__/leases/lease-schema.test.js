@@ -111,6 +111,36 @@ function args(namespace, over = {}) {
 }
 
 describe('MySQL transactions rolled back by InnoDB', { skip: noServers }, () => {
+  it(
+    'a release InnoDB rolls back (its lock wait timed out under an app’s transaction) is run again, and resolves',
+    LIMIT,
+    async () => {
+      // A lock wait timeout of a second for the pool's sessions (mysql2's `pool.on('connection')`),
+      // and an app's transaction on the same pool that holds the lease's row for longer: InnoDB
+      // rolls the release's statement back (1205), as it does a deadlock's victim (1213); the
+      // release runs again once the app commits.
+      const { pool } = await mysqlPool()
+      pool.pool.on('connection', (connection) => connection.query('SET SESSION innodb_lock_wait_timeout = 1'))
+      const store = storeFor(pool)
+      const namespace = unique('ns')
+      const lease = await store.acquire(args(namespace))
+      const app = await pool.getConnection()
+      try {
+        await app.query('START TRANSACTION')
+        await app.execute('SELECT * FROM flake_idgen_leases WHERE namespace = ? AND id = ? FOR UPDATE', [
+          namespace,
+          lease.id,
+        ])
+        const release = store.release({ namespace, id: lease.id, owner: 'a', last: lease.ceiling })
+        await new Promise((resolve) => setTimeout(resolve, 1500))
+        await app.query('COMMIT')
+        assert.deepEqual(await release, { status: 'released' })
+      } finally {
+        app.release()
+      }
+    },
+  )
+
   it('every release of many holders closing at once resolves, deadlocks retried', LIMIT, async () => {
     mariadb.sql('SET GLOBAL TRANSACTION ISOLATION LEVEL SERIALIZABLE')
     try {
