@@ -277,13 +277,16 @@ fn a_state_borrowed_further_ahead_than_a_unit_throws_the_overflow_without_waitin
   assert_eq!(time.pauses, 0);
 }
 
+/// A 41-bit layout of 1000 ms units: a unit long enough for its waits to be counted in pauses.
+const SECONDS: Shape = Shape {
+  unit_ms: 1000,
+  time_bits: 41,
+  ..Shape::FLAKE_IDGEN
+};
+
 #[test]
 fn a_coarse_unit_is_waited_out_to_its_end() {
-  let shape = Shape {
-    unit_ms: 1000,
-    time_bits: 41,
-    ..Shape::FLAKE_IDGEN
-  };
+  let shape = SECONDS;
   let state = shared_state();
   let neighbour = Generator::shared(&settings(shape, 4095, 0), state);
   let mine = Generator::shared(&settings(shape, 4095, 0), state);
@@ -297,11 +300,7 @@ fn a_coarse_unit_is_waited_out_to_its_end() {
 
 #[test]
 fn a_coarse_unit_that_others_win_again_blocks_for_one_unit_at_most() {
-  let shape = Shape {
-    unit_ms: 1000,
-    time_bits: 41,
-    ..Shape::FLAKE_IDGEN
-  };
+  let shape = SECONDS;
   let state = shared_state();
   let neighbour = Generator::shared(&settings(shape, 4095, 0), state);
   let mine = Generator::shared(&settings(shape, 4095, 0), state);
