@@ -484,7 +484,7 @@ test('4 processes sharing a state directory: each increasing, none repeated, in 
   assertLogOrdered(assert, lists, log)
 })
 
-test("the same with scope: 'process' is out of issue order across processes (so the test above can fail)", async () => {
+test("the same with scope: 'process' is out of issue order across processes (so the test above can fail)", async (t) => {
   const dir = stateDir('uuid-process')
   const { lists, log } = await race(assert, {
     dir,
@@ -495,8 +495,19 @@ test("the same with scope: 'process' is out of issue order across processes (so 
   })
   for (const [child, ids] of lists.entries()) assertIncreasing(assert, ids, `child ${child}`)
   let outOfOrder = 0
-  for (let k = 1; k < log.length; k++) if (log[k - 1].id >= log[k].id) outOfOrder++
-  assert.ok(outOfOrder > 0, 'every id taken under the lock was above the one before: the processes never overlapped')
+  // Only two processes' ids of one millisecond can come out of order. Where the lock's hand-off
+  // takes longer than a millisecond (files under Wine, a loaded machine), few such neighbours
+  // exist, and each is in order by chance about half the time: too few is no evidence either way.
+  let chances = 0
+  for (let k = 1; k < log.length; k++) {
+    if (log[k - 1].id >= log[k].id) outOfOrder++
+    if (log[k - 1].child !== log[k].child && log[k - 1].id.slice(0, 12) === log[k].id.slice(0, 12)) chances++
+  }
+  if (outOfOrder === 0 && chances < 20) {
+    t.skip(`only ${chances} neighbours under the lock from two processes shared a millisecond`)
+    return
+  }
+  assert.ok(outOfOrder > 0, `all ${chances} neighbours from two processes in one millisecond were in order`)
 })
 
 /** The random bits of each id of the Buffers `lists`. */
