@@ -252,11 +252,14 @@ test('installed from the tarballs: require, ESM default and named imports, TypeS
     assertIds(report(dir, path.join('out', script)), generatorId, since)
   }
 
-  // The command is linked where npm puts the bins of dependencies.
-  const bin = path.join(dir, 'node_modules', '.bin', process.platform === 'win32' ? 'flake-idgen.cmd' : 'flake-idgen')
-  since = Date.now()
-  const printed = run(bin, ['-n', '3', '--format', 'hex', '--id', '77'], dir, {}).trim().split('\n')
-  assertIds({ buffers: true, ids: printed.map((hex) => hex.slice(2)) }, 77, since)
+  // The command is linked where npm puts the bins of dependencies, under flake-idgen's name and
+  // the package's own: the one `npx flake-idgen-rs` finds outside a project.
+  for (const name of ['flake-idgen', 'flake-idgen-rs']) {
+    const bin = path.join(dir, 'node_modules', '.bin', process.platform === 'win32' ? `${name}.cmd` : name)
+    since = Date.now()
+    const printed = run(bin, ['-n', '3', '--format', 'hex', '--id', '77'], dir, {}).trim().split('\n')
+    assertIds({ buffers: true, ids: printed.map((hex) => hex.slice(2)) }, 77, since)
+  }
 })
 
 test('`npm install flake-idgen@npm:flake-idgen-rs`: code written for flake-idgen runs on this package', () => {
