@@ -34,10 +34,7 @@ test('test:unit runs every test file with the preload, and npm test without it',
   )
   const unit = scripts['test:node:unit']
   assert.ok(unit.includes('--require ./__test__/unit.js'), unit)
-  assert.equal(
-    unit.replace(' --require ./__test__/unit.js', '').replace(' --test-concurrency=2', ''),
-    scripts['test:node'],
-  )
+  assert.equal(unit.replace(' --require ./__test__/unit.js', ''), scripts['test:node'])
   assert.doesNotMatch(scripts.test, /unit/)
 })
 
