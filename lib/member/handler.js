@@ -44,7 +44,8 @@ function batchHandler(generator, options, lease) {
     const length = Number(req.headers['content-length'] ?? 0)
     if (!(length <= MAX_BODY_BYTES)) return fail(res, 'ERR_FLAKE_BODY_TOO_LARGE', MAX_BODY_BYTES)
     const body = await drain(req, config.requestTimeoutMs)
-    if (body !== 'ok') return fail(res, body, body === 'ERR_FLAKE_BODY_TOO_LARGE' ? MAX_BODY_BYTES : config.requestTimeoutMs)
+    if (body !== 'ok')
+      return fail(res, body, body === 'ERR_FLAKE_BODY_TOO_LARGE' ? MAX_BODY_BYTES : config.requestTimeoutMs)
     const refusal = lease?.refusal
     if (refusal !== undefined) return fail(res, refusal.code, refusal.message)
 

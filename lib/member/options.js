@@ -30,8 +30,7 @@ function integer(options, name, min, max) {
 function checkOptions(options) {
   if (options === undefined || options === null || typeof options !== 'object') throw invalidOptions(options)
   for (const key of Object.keys(options)) {
-    if (!KNOWN.includes(key))
-      throw invalidOption(key, `left out: batchHandler takes ${KNOWN.join(', ')}`, options[key])
+    if (!KNOWN.includes(key)) throw invalidOption(key, `left out: batchHandler takes ${KNOWN.join(', ')}`, options[key])
   }
   const { token, allowNoToken = false } = options
   if (typeof allowNoToken !== 'boolean') throw invalidOption('allowNoToken', 'a boolean', allowNoToken)

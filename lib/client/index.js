@@ -1,0 +1,246 @@
+'use strict'
+
+// FlakeId.client() and `flake-idgen-rs/client`: ids for a process that holds no generator id, from
+// batches that members serve (generator.batchHandler), as Hazelcast's clients take theirs. Pure
+// JS on the global fetch: it loads no native binary, and runs wherever fetch does.
+//
+// A batch is used for prefetchValidityMs at most, measured on the monotonic clock AND the wall
+// clock from before its request: a process frozen (a Lambda between calls, a SIGSTOP, a laptop
+// asleep, when the monotonic clock stops) never issues an id older than that once thawed. Its
+// ids are unique whatever their age; the validity keeps them near creation time.
+
+const { Buffer } = require('node:buffer')
+const { performance } = require('node:perf_hooks')
+const wire = require('../batch-wire.js')
+const codedError = require('../coded-error.js')
+const { readOptions, checkCount, describe, MAX_PREFETCH } = require('./options.js')
+const { Members, closed } = require('./members.js')
+
+const noPrefetched = () =>
+  codedError(
+    Error,
+    'ERR_FLAKE_NO_PREFETCHED_ID',
+    'no prefetched id is at hand (none fetched yet, all used, or older than prefetchValidityMs): use nextAsync(), or call again once the refill it started has come',
+  )
+
+// After a refill that no member served, a background refill (one no caller waits for) is not
+// tried again for this long: sync callers on a client whose members are down do not hammer them.
+const RETRY_MS = 1000
+
+class FlakeIdClient {
+  #config
+  #members
+  // Batches in the order they came: { ids (a Buffer), at (the next id's offset), mono, wall }.
+  #batches = []
+  // Ids left in #batches, fresh or not.
+  #left = 0
+  // Async callers waiting in order: { count, resolve, reject }.
+  #waiters = []
+  #needed = 0
+  #fetching = false
+  #retryAt = 0
+  #closed = false
+  #counts = { ids: 0, batches: 0, dropped: 0, failures: 0 }
+
+  constructor(options) {
+    this.#config = readOptions(options)
+    this.#members = new Members(this.#config)
+  }
+
+  /** The next id, an 8-byte Buffer; with `cb`, `cb(error, id)` once one is had. */
+  next(cb) {
+    if (cb === undefined) return Buffer.from(this.#takeOne())
+    if (typeof cb !== 'function')
+      throw codedError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "cb" argument must be a function, got ${describe(cb)}`)
+    this.nextAsync().then(
+      (id) => cb(null, id),
+      (error) => cb(error),
+    )
+  }
+
+  nextBigInt() {
+    return this.#takeOne().readBigUInt64BE(0)
+  }
+
+  nextString() {
+    return this.#takeOne().readBigUInt64BE(0).toString()
+  }
+
+  /** The next id, an 8-byte Buffer, from a prefetched batch or the next one fetched. */
+  nextAsync() {
+    return this.nextBatchAsync(1)
+  }
+
+  /** `count` ids, in one Buffer of 8 bytes each, ascending within each batch they came from. */
+  nextBatchAsync(count) {
+    try {
+      checkCount(count)
+      if (this.#closed) throw closed()
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    if (this.#waiters.length === 0 && this.#fresh() >= count) {
+      const ids = this.#copy(count)
+      this.#refill(false)
+      return Promise.resolve(ids)
+    }
+    return new Promise((resolve, reject) => {
+      this.#waiters.push({ count, resolve, reject })
+      this.#needed += count
+      this.#refill(true)
+    })
+  }
+
+  stats() {
+    const { ids, batches, dropped, failures } = this.#counts
+    return { ids, batches, prefetched: this.#left, dropped, failovers: this.#members.failovers, failures }
+  }
+
+  /** Ends the request in flight, drops the prefetched ids; waiting callers reject. */
+  close() {
+    if (this.#closed) return
+    this.#closed = true
+    this.#members.close()
+    this.#counts.dropped += this.#left
+    this.#batches = []
+    this.#left = 0
+    this.#rejectWaiters(closed())
+  }
+
+  /**
+   * A view of the next id's 8 bytes, taken now (synchronously) from a fresh batch, or throws:
+   * closed, or ERR_FLAKE_NO_PREFETCHED_ID (after starting a refill). Callers waiting come first.
+   */
+  #takeOne() {
+    if (this.#closed) throw closed()
+    if (this.#waiters.length === 0 && this.#fresh() > 0) {
+      const batch = this.#batches[0]
+      const at = batch.at
+      batch.at += 8
+      if (batch.at === batch.ids.length) this.#batches.shift()
+      this.#left--
+      this.#counts.ids++
+      this.#refill(false)
+      return batch.ids.subarray(at, at + 8)
+    }
+    this.#refill(false)
+    throw noPrefetched()
+  }
+
+  /** Drops the batches too old to use; returns the ids left, all fresh. */
+  #fresh() {
+    const validity = this.#config.prefetchValidityMs
+    if (validity === 0) return this.#left
+    const batches = this.#batches
+    while (batches.length > 0) {
+      const { mono, wall } = batches[0]
+      // A wall clock set back reads as no time passed; the monotonic one still counts.
+      const age = Math.max(performance.now() - mono, Date.now() - wall)
+      if (age < validity) break
+      const batch = batches.shift()
+      const dropped = (batch.ids.length - batch.at) / 8
+      this.#left -= dropped
+      this.#counts.dropped += dropped
+    }
+    return this.#left
+  }
+
+  /** `count` fresh ids (there are that many) copied out of the batches, in one Buffer. */
+  #copy(count) {
+    const out = Buffer.allocUnsafe(count * 8)
+    let filled = 0
+    while (filled < out.length) {
+      const batch = this.#batches[0]
+      const end = Math.min(batch.ids.length, batch.at + out.length - filled)
+      filled += batch.ids.copy(out, filled, batch.at, end)
+      batch.at = end
+      if (end === batch.ids.length) this.#batches.shift()
+    }
+    this.#left -= count
+    this.#counts.ids += count
+    return out
+  }
+
+  /**
+   * Starts fetching, unless a request is in flight, while callers wait or the ids left run low:
+   * under half a prefetch, or in a batch past most of its validity. So a steady caller finds
+   * its ids at hand. `asked`: a caller waits on it (a background refill after every member
+   * failed waits RETRY_MS).
+   */
+  #refill(asked) {
+    if (this.#fetching || this.#closed) return
+    if (!asked && this.#waiters.length === 0) {
+      if (!this.#low() || performance.now() < this.#retryAt) return
+    }
+    this.#fetching = true
+    this.#fill().finally(() => {
+      this.#fetching = false
+    })
+  }
+
+  /** Whether the ids left call for another batch now. */
+  #low() {
+    const { prefetchCount, prefetchValidityMs } = this.#config
+    if (this.#left * 2 < prefetchCount) return true
+    const newest = this.#batches.at(-1)
+    if (newest === undefined || prefetchValidityMs === 0) return false
+    return performance.now() - newest.mono > prefetchValidityMs * 0.8
+  }
+
+  /** Fetches batches, one request at a time, until the waiting callers are served and ids are not low. */
+  async #fill() {
+    const { prefetchCount } = this.#config
+    while (!this.#closed && (this.#waiters.length > 0 || this.#low())) {
+      const missing = Math.max(0, this.#needed - this.#fresh())
+      const count = Math.min(MAX_PREFETCH, missing + prefetchCount)
+      // Timed from before the request: the member makes the ids after it was sent.
+      const mono = performance.now()
+      const wall = Date.now()
+      let batch
+      try {
+        batch = await this.#members.fetch(count)
+      } catch (error) {
+        if (this.#closed) return
+        this.#counts.failures++
+        this.#retryAt = performance.now() + RETRY_MS
+        this.#rejectWaiters(error)
+        return
+      }
+      if (this.#closed) return
+      const ids = Buffer.allocUnsafeSlow(batch.count * 8)
+      wire.writeIds(batch, ids, 0)
+      this.#batches.push({ ids, at: 0, mono, wall })
+      this.#left += batch.count
+      this.#counts.batches++
+      this.#serve()
+    }
+  }
+
+  /** Answers the waiting callers, in order, while fresh ids are enough for the first. */
+  #serve() {
+    while (this.#waiters.length > 0) {
+      const waiter = this.#waiters[0]
+      if (this.#fresh() < waiter.count) return
+      this.#waiters.shift()
+      this.#needed -= waiter.count
+      waiter.resolve(this.#copy(waiter.count))
+    }
+  }
+
+  #rejectWaiters(error) {
+    const waiters = this.#waiters
+    this.#waiters = []
+    this.#needed = 0
+    for (const waiter of waiters) waiter.reject(error)
+  }
+}
+
+/** A client of `options.members` (see FlakeIdClient). */
+function client(options) {
+  return new FlakeIdClient(options)
+}
+
+module.exports = client
+module.exports.client = client
+module.exports.FlakeIdClient = FlakeIdClient
+module.exports.default = client
