@@ -13,7 +13,7 @@ const REFUSALS = {
   ],
   ERR_FLAKE_BODY_TOO_LARGE: [413, (max) => `a batch request's body must be at most ${max} bytes (it is ignored)`],
   ERR_FLAKE_HEADERS_TOO_LARGE: [431, (max) => `a batch request's headers must be at most ${max} bytes`],
-  ERR_FLAKE_REQUEST_TIMEOUT: [408, (ms) => `the request's body was not sent within ${ms} ms`],
+  ERR_FLAKE_REQUEST_TIMEOUT: [408, (ms) => `the request was not sent whole within ${ms} ms`],
 }
 
 /** Writes the JSON error of `code` to `res` (unless the client has gone), and closes it. */
