@@ -173,8 +173,9 @@ class FlakeIdClient {
       if (!this.#low() || performance.now() < this.#retryAt) return
     }
     this.#fetching = true
-    this.#fill().finally(() => {
+    this.#fill().catch((error) => {
       this.#fetching = false
+      this.#rejectWaiters(error)
     })
   }
 
@@ -190,6 +191,9 @@ class FlakeIdClient {
   /** Fetches batches, one request at a time, until the waiting callers are served and ids are not low. */
   async #fill() {
     const { prefetchCount } = this.#config
+    // #fetching is cleared in the same turn as the check that ends the loop: a caller that comes
+    // after finds no request in flight, and starts one (cleared after an await, a caller resumed
+    // by #serve would run first, find one "in flight", and wait for ever).
     while (!this.#closed && (this.#waiters.length > 0 || this.#low())) {
       const missing = Math.max(0, this.#needed - this.#fresh())
       const count = Math.min(MAX_PREFETCH, missing + prefetchCount)
@@ -200,13 +204,14 @@ class FlakeIdClient {
       try {
         batch = await this.#members.fetch(count)
       } catch (error) {
+        this.#fetching = false
         if (this.#closed) return
         this.#counts.failures++
         this.#retryAt = performance.now() + RETRY_MS
         this.#rejectWaiters(error)
         return
       }
-      if (this.#closed) return
+      if (this.#closed) break
       const ids = Buffer.allocUnsafeSlow(batch.count * 8)
       wire.writeIds(batch, ids, 0)
       this.#batches.push({ ids, at: 0, mono, wall })
@@ -214,6 +219,7 @@ class FlakeIdClient {
       this.#counts.batches++
       this.#serve()
     }
+    this.#fetching = false
   }
 
   /** Answers the waiting callers, in order, while fresh ids are enough for the first. */
