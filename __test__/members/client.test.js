@@ -152,7 +152,12 @@ describe('FlakeId.client', { timeout: 60_000 }, () => {
       for (let k = 0; k < 200; k++) {
         const n = 1 + (k % 7)
         const call = k % 2 === 0 ? c.nextAsync() : c.nextBatchAsync(n)
-        calls.push(call.then((ids) => (order.push(k), ids)))
+        calls.push(
+          call.then((ids) => {
+            order.push(k)
+            return ids
+          }),
+        )
       }
       const all = await Promise.all(calls)
       assert.deepEqual(

@@ -20,7 +20,7 @@ const big: bigint = fromMain.nextBigInt()
 const text: string = fromMain.nextString()
 const later: Promise<Buffer> = fromMain.nextAsync()
 const many: Promise<Buffer> = fromMain.nextBatchAsync(10)
-fromMain.next((error: Error | null, got: Buffer) => {})
+fromMain.next((error: Error | null, got: Buffer) => void [error, got])
 const stats: FlakeId.ClientStats = fromMain.stats()
 const dropped: number = stats.dropped
 fromMain.close()
@@ -31,3 +31,4 @@ client({ token: 'secret' })
 generator.batchHandler({ token: 5 })
 // @ts-expect-error a batch size is a number
 fromMain.nextBatchAsync('10')
+void [served, id, big, text, later, many, dropped]
