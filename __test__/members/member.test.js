@@ -12,10 +12,11 @@ const net = require('node:net')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const { spawn } = require('node:child_process')
+const { spawn, spawnSync } = require('node:child_process')
 const readline = require('node:readline')
 const FlakeId = require('../..')
 const wire = require('../../lib/batch-wire.js')
+const { assertUsageErrors } = require('../support/helpers.js')
 
 const TOKEN = 'member-test-token'
 const AUTH = { authorization: `Bearer ${TOKEN}` }
@@ -235,6 +236,40 @@ describe('flake-idgen serve', { timeout: 60_000 }, () => {
     const garbage = await raw(port, 'GARBAGE\r\n\r\n')
     assert.equal(garbage.status, 400, garbage.text)
     assert.equal(garbage.json.error.code, 'ERR_FLAKE_BAD_REQUEST')
+  })
+
+  it('bad arguments: status 2 and one line naming the problem; a token file it cannot use: status 1', () => {
+    const bin = path.join(__dirname, '..', '..', 'bin', 'flake-idgen.js')
+    const run = (args) => spawnSync(process.execPath, [bin, 'serve', ...args], { encoding: 'utf8', timeout: 15_000 })
+    const token = ['--token-file', tokenFile]
+    assertUsageErrors(
+      (args) => run(args),
+      [
+        [[...token], 'serve needs --port P (see --help)'],
+        [['--port', '0'], 'serve needs --token-file F (see --help)'],
+        [['--port', '70000', ...token], '--port must be an integer from 0 to 65535, got "70000"'],
+        [['--port', 'http', ...token], '--port must be an integer from 0 to 65535, got "http"'],
+        [['--port', '0', '--id', '1', '--lease', 'redis://x', ...token], 'serve takes --id or --lease, not both'],
+        [
+          ['--port', '0', '--lease', 'redis://127.0.0.1:1', ...token],
+          'serve --lease URL needs --namespace N, and --namespace needs --lease',
+        ],
+        [
+          ['--port', '0', '--lease', 'ftp://x/', '--namespace', 'n', ...token],
+          /^--lease must be a redis:\/\/, rediss:\/\/, .*postgres:\/\/.* URL, got "ftp:\/\/x\/"$/,
+        ],
+        [['--port', '0', '--id', '1024', ...token], '--id must be an integer from 0 to 1023, got "1024"'],
+        [['--port', '0', '--max-count', '0', ...token], '--max-count must be an integer from 1 to 16777216, got "0"'],
+        [['--port', '0', '--count', '3', ...token], '--count does not apply to serve'],
+      ],
+    )
+    const missing = run(['--port', '0', '--token-file', path.join(dir, 'none')])
+    assert.equal(missing.status, 1)
+    assert.match(missing.stderr, /^flake-idgen: cannot read --token-file ".*none": ENOENT\n$/)
+    fs.writeFileSync(path.join(dir, 'empty'), '\n')
+    const empty = run(['--port', '0', '--token-file', path.join(dir, 'empty')])
+    assert.equal(empty.status, 1)
+    assert.match(empty.stderr, /must hold the token on one line, not empty/)
   })
 
   it('stops on SIGTERM', async () => {
