@@ -149,10 +149,12 @@ function clientError(error, socket) {
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? [408, 'ERR_FLAKE_REQUEST_TIMEOUT']
         : [400, 'ERR_FLAKE_BAD_REQUEST']
-  const message =
-    REFUSALS[code]?.[1](
-      code === 'ERR_FLAKE_HEADERS_TOO_LARGE' ? SERVER_OPTIONS.maxHeaderSize : SERVER_OPTIONS.requestTimeout,
-    ) ?? `the request is not HTTP/1.1 this member reads (${error.code})`
+  const detail = {
+    ERR_FLAKE_HEADERS_TOO_LARGE: SERVER_OPTIONS.maxHeaderSize,
+    ERR_FLAKE_REQUEST_TIMEOUT: SERVER_OPTIONS.requestTimeout,
+    ERR_FLAKE_BAD_REQUEST: `not HTTP/1.1 that Node's parser reads (${error.code})`,
+  }[code]
+  const message = REFUSALS[code][1](detail)
   const body = JSON.stringify({ error: { code, message } })
   socket.end(
     `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,

@@ -79,6 +79,8 @@ class FlakeIdClient {
 
   /** The next id, an 8-byte Buffer, from a prefetched batch or the next one fetched. */
   nextAsync() {
+    // An id at hand resolves at once, copied as next() copies it: no batch of one is made.
+    if (!this.#closed && this.#waiters.length === 0 && this.#fresh() > 0) return Promise.resolve(this.next())
     return this.nextBatchAsync(1)
   }
 

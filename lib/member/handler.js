@@ -19,6 +19,12 @@ const MAX_BODY_BYTES = 1024
 // A leased member's lease is looked at this often while a batch waits: a lease lost meanwhile
 // ends the wait (the batch would wait for a new lease) with a refusal the client fails over on.
 const LEASE_POLL_MS = 50
+// What each refusal of drain() says: its limit.
+const DETAILS = {
+  ERR_FLAKE_BODY_TOO_LARGE: () => MAX_BODY_BYTES,
+  ERR_FLAKE_REQUEST_TIMEOUT: (config) => config.requestTimeoutMs,
+  ERR_FLAKE_BAD_REQUEST: () => 'its body was cut short',
+}
 
 /** The member of `generator` (its lease, if leased), with `options` checked. */
 function batchHandler(generator, options, lease) {
@@ -44,8 +50,7 @@ function batchHandler(generator, options, lease) {
     const length = Number(req.headers['content-length'] ?? 0)
     if (!(length <= MAX_BODY_BYTES)) return fail(res, 'ERR_FLAKE_BODY_TOO_LARGE', MAX_BODY_BYTES)
     const body = await drain(req, config.requestTimeoutMs)
-    if (body !== 'ok')
-      return fail(res, body, body === 'ERR_FLAKE_BODY_TOO_LARGE' ? MAX_BODY_BYTES : config.requestTimeoutMs)
+    if (body !== 'ok') return fail(res, body, DETAILS[body](config))
     const refusal = lease?.refusal
     if (refusal !== undefined) return fail(res, refusal.code, refusal.message)
 
@@ -101,7 +106,7 @@ function drain(req, ms) {
       clearTimeout(timer)
       req.off('data', onData)
       req.off('end', onEnd)
-      req.off('error', onEnd)
+      req.off('error', onError)
       // Whatever is still coming is read and dropped, not left in the socket's buffers.
       if (outcome !== 'ok') req.resume()
       resolve(outcome)
@@ -111,10 +116,12 @@ function drain(req, ms) {
       if (bytes > MAX_BODY_BYTES) done('ERR_FLAKE_BODY_TOO_LARGE')
     }
     const onEnd = () => done('ok')
+    // A request cut short (its connection reset mid-body) takes no ids.
+    const onError = () => done('ERR_FLAKE_BAD_REQUEST')
     const timer = setTimeout(() => done('ERR_FLAKE_REQUEST_TIMEOUT'), ms)
     req.on('data', onData)
     req.on('end', onEnd)
-    req.on('error', onEnd)
+    req.on('error', onError)
   })
 }
 

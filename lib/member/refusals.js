@@ -14,6 +14,7 @@ const REFUSALS = {
   ERR_FLAKE_BODY_TOO_LARGE: [413, (max) => `a batch request's body must be at most ${max} bytes (it is ignored)`],
   ERR_FLAKE_HEADERS_TOO_LARGE: [431, (max) => `a batch request's headers must be at most ${max} bytes`],
   ERR_FLAKE_REQUEST_TIMEOUT: [408, (ms) => `the request was not sent whole within ${ms} ms`],
+  ERR_FLAKE_BAD_REQUEST: [400, (why) => `the request is not one this member reads: ${why}`],
 }
 
 /** Writes the JSON error of `code` to `res` (unless the client has gone), and closes it. */
