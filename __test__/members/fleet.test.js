@@ -90,7 +90,12 @@ after(() => {
   for (const child of children) child.kill('SIGKILL')
 })
 
-describe('members and clients', { timeout: 120_000 }, () => {
+// Windows has no SIGSTOP, and 23 processes under Wine (CI's Windows run) take minutes: the member
+// and the client are platform-neutral JS, and host scope is tested across processes there by
+// __test__/host/.
+const noSignals = process.platform === 'win32' && 'needs SIGSTOP and SIGKILL of Unix, and 23 quick process starts'
+
+describe('members and clients', { timeout: 120_000, skip: noSignals }, () => {
   it('three members (two on one node id, host scope) and 20 clients, one member killed mid-run: no id twice, clients fail over', async () => {
     const members = await Promise.all([member(5), member(5), member(6)])
     const urls = members.map((m) => m.url)

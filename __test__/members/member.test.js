@@ -272,7 +272,9 @@ describe('flake-idgen serve', { timeout: 60_000 }, () => {
     assert.match(empty.stderr, /must hold the token on one line, not empty/)
   })
 
-  it('stops on SIGTERM', async () => {
+  it('stops on SIGTERM', {
+    skip: process.platform === 'win32' && 'Windows has no SIGTERM: a kill ends the process',
+  }, async () => {
     const exited = new Promise((resolve) => child.once('exit', resolve))
     child.kill('SIGTERM')
     assert.equal(await exited, 0)
