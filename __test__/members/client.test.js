@@ -97,6 +97,11 @@ describe('FlakeId.client', { timeout: 60_000 }, () => {
         /option `members\[0\]` must be an http: or https: URL .*, got "ftp:\/\/x\/"/,
       ],
       [{ members: [5] }, TypeError, /option `members\[0\]` must be an http: or https: URL .*, got 5/],
+      [
+        { members: ['http://u:s3cret@127.0.0.1/'] },
+        RangeError,
+        /option `members\[0\]` must be .* with no user or password .*, got "http:\/\/\*\*\*:\*\*\*@127\.0\.0\.1\/"$/,
+      ],
       [{ members: [one.url], token: 5 }, TypeError, /option `token` must be a non-empty string, or left out, got 5/],
       [
         { members: [one.url], prefetchCount: 0 },

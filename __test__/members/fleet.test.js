@@ -130,6 +130,27 @@ describe('members and clients', { timeout: 120_000, skip: noSignals }, () => {
     assert.equal(twice, 0, `${twice} duplicates among ${total} ids`)
   })
 
+  it('a member stopped (SIGSTOP) past the clients timeoutMs is passed over', async () => {
+    const stopped = await member(11)
+    const generator = new FlakeId({ id: 12 })
+    const http = require('node:http')
+    const server = http.createServer(generator.batchHandler({ token: TOKEN }))
+    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const live = `http://127.0.0.1:${server.address().port}/`
+    stopped.child.kill('SIGSTOP')
+    try {
+      const c = FlakeId.client({ members: [stopped.url, live], token: TOKEN, prefetchCount: 1, timeoutMs: 300 })
+      for (let k = 0; k < 16; k++) assert.equal(FlakeId.decompose(await c.nextAsync()).id, 12)
+      const stats = c.stats()
+      c.close()
+      assert.ok(stats.failovers > 0, 'the stopped member was asked first at least once in 16')
+    } finally {
+      stopped.child.kill('SIGKILL')
+      server.close()
+      server.closeAllConnections()
+    }
+  })
+
   it('a client stopped (SIGSTOP) past its batches validity issues only fresh ids once continued (SIGCONT)', async () => {
     const generator = new FlakeId({ id: 9 })
     const http = require('node:http')

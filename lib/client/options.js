@@ -72,6 +72,13 @@ function memberUrl(value, index) {
   } catch {}
   if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.hash !== '')
     throw invalidOption(name, expected, String(value), true)
+  // fetch refuses them, and every message naming the member would show them: the token is the
+  // member's credential. Shown with the user and password starred out.
+  if (url.username !== '' || url.password !== '') {
+    url.username = url.username && '***'
+    url.password = url.password && '***'
+    throw invalidOption(name, `${expected}, with no user or password (the token is the credential)`, url.href, true)
+  }
   return url.href
 }
 
