@@ -10,7 +10,8 @@
 // ids are unique whatever their age; the validity keeps them near creation time.
 
 const { Buffer } = require('node:buffer')
-const { performance } = require('node:perf_hooks')
+// The global one, which every runtime with fetch has (node:perf_hooks is Node's and Bun's).
+const { performance } = globalThis
 const wire = require('../batch-wire.js')
 const codedError = require('../coded-error.js')
 const { readOptions, checkCount, describe, MAX_PREFETCH } = require('./options.js')
