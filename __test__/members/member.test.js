@@ -194,6 +194,37 @@ describe('batchHandler', { timeout: 60_000 }, () => {
     assert.ok(Number(timestamp) <= Date.now(), 'no id ahead of the clock')
   })
 
+  it('a member whose host state file is removed refuses with 503 ERR_FLAKE_STATE_LOST, its clients going elsewhere', async () => {
+    const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'flake-idgen-member-state-'))
+    const lost = new FlakeId({ id: 23, stateDir })
+    const { server, url } = await listen(lost.batchHandler({ token: TOKEN }))
+    // Another member of its own: the client's refills must not land in the other tests' counts.
+    const other = await listen(new FlakeId({ id: 24 }).batchHandler({ token: TOKEN }))
+    try {
+      const ask = () => fetch(`${url}?count=10`, { method: 'POST', headers: AUTH })
+      assert.equal((await ask()).status, 200)
+      for (const file of fs.readdirSync(stateDir)) fs.rmSync(path.join(stateDir, file))
+      let answer
+      const deadline = Date.now() + 20_000
+      do {
+        assert.ok(Date.now() < deadline, 'the member noticed its lost state within 20 s')
+        answer = await ask()
+        if (answer.status === 200) await answer.arrayBuffer()
+      } while (answer.status === 200)
+      assert.equal(answer.status, 503)
+      assert.equal((await answer.json()).error.code, 'ERR_FLAKE_STATE_LOST')
+      const client = FlakeId.client({ members: [url, other.url], token: TOKEN, prefetchCount: 1 })
+      for (let k = 0; k < 5; k++) assert.equal(FlakeId.decompose(await client.nextAsync()).id, 24)
+      client.close()
+    } finally {
+      for (const { server: each } of [{ server }, other]) {
+        each.close()
+        each.closeAllConnections()
+      }
+      fs.rmSync(stateDir, { recursive: true, force: true })
+    }
+  })
+
   it('counts batches and ids served in stats()', async () => {
     const before = handler.stats()
     await fetch(`${member.url}?count=7`, { method: 'POST', headers: AUTH })
