@@ -95,6 +95,14 @@ declare class FlakeId<L extends FlakeId.LayoutOption = 'flake-idgen'> {
   ): Promise<FlakeId.Leased<L>>
 
   /**
+   * A client of members (`generator.batchHandler()`, `flake-idgen serve`): ids from prefetched
+   * batches, for a process that holds no generator id. The same as `flake-idgen-rs/client`.
+   *
+   * @throws {TypeError | RangeError} code `ERR_FLAKE_INVALID_OPTION`, naming the option and the value.
+   */
+  static client(options: FlakeId.ClientOptions): FlakeId.Client
+
+  /**
    * Returns a new id: a Buffer of 8 bytes with its own ArrayBuffer.
    *
    * A time unit whose ids other generators of the id (threads, processes on host scope) used
@@ -146,6 +154,15 @@ declare class FlakeId<L extends FlakeId.LayoutOption = 'flake-idgen'> {
   nextBatchAsync(count: number, options?: { signal?: AbortSignal } | null): Promise<Buffer>
   /** This instance's counters. */
   stats(): FlakeId.Stats
+  /**
+   * A `(req, res)` listener for `node:http` / `node:https` that serves batches of this
+   * generator's ids to clients (`FlakeId.client`), reserved as `nextBatchAsync` reserves them:
+   * `POST /?count=N` with `Authorization: Bearer <token>`.
+   *
+   * @throws {TypeError | RangeError} code `ERR_FLAKE_INVALID_OPTION` for a bad option, and for
+   *   no `token` unless `allowNoToken: true`.
+   */
+  batchHandler(options: FlakeId.BatchHandlerOptions): FlakeId.BatchHandler
 }
 
 declare namespace FlakeId {
@@ -413,6 +430,45 @@ declare namespace FlakeId {
   /** What `FlakeId.decompose` returns for ids of layout `L` (a name, a custom layout, a resolved one). */
   export type PartsOf<L> = PartsOfLayout[LayoutNameOf<L>]
 
+  /** Options of `FlakeId.client()`. */
+  export type ClientOptions = import('./client').ClientOptions
+  /** A client of members: see `FlakeId.client()`. */
+  export type Client = import('./client').FlakeIdClient
+  /** A client's counters. */
+  export type ClientStats = import('./client').ClientStats
+
+  /** Options of `generator.batchHandler()`. */
+  export interface BatchHandlerOptions {
+    /** The bearer token clients must send; required unless `allowNoToken` is true. */
+    token?: string
+    /** Serve anyone who reaches the listener, with no token (default false). */
+    allowNoToken?: boolean
+    /** The most ids one request takes, 1 to 2^24 (default 100,000). */
+    maxCount?: number
+    /** Ms a request has to send its (empty) body (default 10,000). */
+    requestTimeoutMs?: number
+    /** The most bytes of headers a request may have, 256–65,536 (default 8,192). */
+    maxHeaderBytes?: number
+  }
+
+  /** A member's request listener, with its counters. */
+  export interface BatchHandler {
+    (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse): void
+    stats(): BatchHandlerStats
+  }
+
+  /** A member's counters, since its handler was made. */
+  export interface BatchHandlerStats {
+    /** Batches served. */
+    batches: number
+    /** Ids served in them. */
+    ids: number
+    /** Requests refused. */
+    refused: number
+    /** Requests refused, by the code of their JSON error. */
+    refusedBy: Record<string, number>
+  }
+
   /** Counters of one instance, since it was created. */
   export interface Stats {
     /** Ids issued, batches included. */
@@ -459,6 +515,11 @@ declare namespace FlakeId {
       | 'ERR_FLAKE_RANDOM'
       | 'ERR_FLAKE_CLOCK_STALLED'
       | 'ERR_FLAKE_SEQUENCE_BUSY'
+      | 'ERR_FLAKE_NO_PREFETCHED_ID'
+      | 'ERR_FLAKE_MEMBERS_UNAVAILABLE'
+      | 'ERR_FLAKE_CLIENT_CLOSED'
+      | 'ERR_FLAKE_BAD_BATCH'
+      | 'ERR_FLAKE_MEMBER_MISMATCH'
   }
 
   /**

@@ -10,7 +10,8 @@
 // layouts, 128-bit (uuidv7 and Flake128, issue 24), cold-start (a fresh process to its first
 // id, issue 32; BENCH_COLD_ROUNDS, default 21), leases (each lease store's time per acquire
 // beside the pool's size, on real servers: BENCH_LEASE_SAMPLES acquires a row, default 1,000);
-// all by default.
+// clients (a client of members beside a local generator, and a member's throughput and latency
+// over loopback, issue 41: BENCH_CLIENT_ROUNDS, default 21); all by default.
 
 const fs = require('node:fs')
 const os = require('node:os')
@@ -26,7 +27,7 @@ const BURST = setting('BENCH_BURST', 1_000_000)
 const LAYOUT_ROUNDS = setting('BENCH_LAYOUT_ROUNDS', 21)
 const COLD_ROUNDS = setting('BENCH_COLD_ROUNDS', 21)
 const LIMIT_PER_MS = 4096 // the 12-bit counter's ids per millisecond
-const PARTS = ['64-bit', 'layouts', '128-bit', 'cold-start', 'leases']
+const PARTS = ['64-bit', 'layouts', '128-bit', 'cold-start', 'leases', 'clients']
 const ONLY = (process.env.BENCH_ONLY || PARTS.join(',')).split(',')
 for (const part of ONLY) {
   if (!PARTS.includes(part)) throw new RangeError(`BENCH_ONLY must name parts of ${PARTS.join(', ')}, got ${part}`)
@@ -35,6 +36,7 @@ const runs = (part) => ONLY.includes(part)
 // Loaded only when run: its module makes generators of its own as it loads.
 const wide = runs('128-bit') ? require('./wide.js') : undefined
 const leases = runs('leases') ? require('./leases.js') : undefined
+const clients = runs('clients') ? require('./clients.js') : undefined
 
 function setting(name, fallback) {
   const value = Number(process.env[name] || fallback)
@@ -139,6 +141,7 @@ async function main() {
   // Last: its servers start and stop within it, and time nothing of the parts above.
   // A missing server fails this part alone, after the others are printed.
   const leaseResults = runs('leases') ? await leases.run().catch((error) => error) : undefined
+  const clientResults = runs('clients') ? await clients.run() : undefined
   if (process.stderr.isTTY) process.stderr.write('\n')
 
   const cpus = os.cpus()
@@ -167,6 +170,7 @@ async function main() {
     console.error(`\nleases: ${leaseResults.message}`)
     process.exitCode = 1
   } else if (runs('leases')) leases.print(leaseResults, printTable)
+  if (runs('clients')) clients.print(clientResults, printTable)
 }
 
 const percent = (x) => `${(x * 100).toFixed(0)} %`

@@ -35,6 +35,13 @@ const USAGE = `Usage:
                                        NAME as state lists it (default epoch-0.state, the
                                        default layout's); refused while a process has it open
 ${leaseListUsage()}
+  flake-idgen serve --port P [--host H] (--id N | --lease URL --namespace N) --token-file F
+                    [--max-count N] [--layout L] [--epoch T] [--scope S] [--state-dir D]
+                                       a member: serve batches of ids over HTTP to clients
+                                       (FlakeId.client) holding the token in file F, on node
+                                       id N or one leased from the store at URL (a redis:,
+                                       postgres: or mysql: URL, its client from the current
+                                       directory's project); stops on SIGTERM
 
 Options:
   -n, --count N        how many ids to print (default 1)
@@ -62,7 +69,12 @@ Options:
                        /tmp/flake-idgen-<uid> on Linux; see the README's scope)
   --file NAME          state --reset: the state file, by its name as state lists it
 ${storeOptionsUsage()}
-  --namespace N        lease list: the namespace, as FlakeId.lease takes it
+  --namespace N        lease list, serve --lease: the namespace, as FlakeId.lease takes it
+  --port P             serve: the TCP port (0: any free one, printed)
+  --host H             serve: the address to listen on (default 127.0.0.1)
+  --lease URL          serve: lease the node id from the store at URL
+  --token-file F       serve: the file holding the bearer token clients send
+  --max-count N        serve: the most ids one request takes (default 100000)
   -h, --help           show this help
 
 Bad arguments exit with status 2 and the reason on stderr.`
@@ -84,6 +96,11 @@ const OPTIONS = {
   file: true,
   ...Object.fromEntries(STORE_FLAGS.map((name) => [name, true])),
   namespace: true,
+  port: true,
+  host: true,
+  lease: true,
+  'token-file': true,
+  'max-count': true,
   help: false,
 }
 const SHORT = { n: 'count', h: 'help' }
@@ -111,6 +128,23 @@ const COMMANDS = {
     options: ['layout', 'epoch'],
     takesArguments: true,
     run: (values, ids) => require('../lib/cli/decompose.js')(values, ids),
+  },
+  serve: {
+    name: 'serve',
+    options: [
+      'port',
+      'host',
+      'id',
+      'lease',
+      'namespace',
+      'token-file',
+      'max-count',
+      'layout',
+      'epoch',
+      'scope',
+      'state-dir',
+    ],
+    run: (values) => require('../lib/cli/serve.js')(values),
   },
   state: {
     name: 'state',

@@ -9,6 +9,11 @@ const Counts = require('./stats.js')
 let Callbacks
 let batchAsync
 let lease
+let batchHandler
+let client
+
+// Each leased generator's lease: a member (batchHandler) refuses to serve when it is lost.
+const leases = new WeakMap()
 
 const { issue, issueBy, tryIssue, decode, takeId, takeBigInt, PRIVATE_SLOT } = native
 const readOnly = (value) => ({ value, enumerable: true })
@@ -54,6 +59,15 @@ class FlakeId {
       (generatorOptions, configured, fields, controller) =>
         new LeasedFlakeId(generatorOptions, configured, fields, controller),
     )
+  }
+
+  /**
+   * A client of members (generator.batchHandler, `flake-idgen serve`): ids from prefetched
+   * batches, for a process that holds no generator id. Pure JS, as `flake-idgen-rs/client` is.
+   */
+  static client(options) {
+    client ??= require('./client/index.js')
+    return client(options)
   }
 
   /**
@@ -140,6 +154,15 @@ class FlakeId {
     return this.#counts.snapshot()
   }
 
+  /**
+   * A `(req, res)` listener for node:http that serves batches of this generator's ids to
+   * clients (FlakeId.client), reserved as nextBatchAsync reserves them.
+   */
+  batchHandler(options) {
+    batchHandler ??= require('./member/handler.js')
+    return batchHandler(this, options, leases.get(this))
+  }
+
   /** The ids of a batch, counted with what it met; or throws why it failed. */
   #counted(outcome) {
     this.#counts.add(outcome)
@@ -178,6 +201,7 @@ class LeasedFlakeId extends FlakeId {
       { get: () => controller.id, enumerable: true },
       { get: () => native.scopeOf(fields), enumerable: true },
     )
+    leases.set(this, controller)
     Object.defineProperties(this, {
       close: { value: () => controller.close() },
       lease: { get: () => controller.fence },

@@ -206,7 +206,16 @@ test('installed from the tarballs: require, ESM default and named imports, TypeS
   const checkout = ['lib', 'bin'].flatMap((folder) => listFiles(path.join(root, folder), `${folder}/`))
   assert.deepEqual(
     shipped.sort(),
-    ['README.md', 'binding.js', 'index.d.ts', 'index.js', 'package.json', ...checkout].sort(),
+    [
+      'README.md',
+      'binding.js',
+      'client.d.ts',
+      'client.js',
+      'index.d.ts',
+      'index.js',
+      'package.json',
+      ...checkout,
+    ].sort(),
   )
   // binding.js, generated, looks for every platform's binary beside it before the platform package.
   for (const file of shipped.filter((file) => file.endsWith('.js') && file !== 'binding.js')) {
@@ -223,7 +232,13 @@ test('installed from the tarballs: require, ESM default and named imports, TypeS
     }
   }
   const { exports } = manifest
-  for (const entry of [manifest.main, manifest.types, ...Object.values(exports['.']), exports['./package.json']]) {
+  for (const entry of [
+    manifest.main,
+    manifest.types,
+    ...Object.values(exports['.']),
+    ...Object.values(exports['./client']),
+    exports['./package.json'],
+  ]) {
     assert.ok(shipped.includes(path.normalize(entry)), `${entry} ships`)
   }
   assert.deepEqual(

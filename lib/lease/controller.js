@@ -111,6 +111,32 @@ class Lease {
     }
   }
 
+  /**
+   * Why a member serving this lease's ids to clients (generator.batchHandler) must refuse now, or
+   * undefined: a lease closed, lost (its ceiling is still safe, but a client that fails over to
+   * another member gets ids at once, where this one would wait for a new lease), or past its
+   * ceiling with no renewal acknowledged.
+   */
+  get refusal() {
+    const held = this.#held
+    const { namespace } = this.#config
+    if (this.#closed) return codedError(Error, 'ERR_FLAKE_LEASE_CLOSED', 'the lease was closed: it issues no more ids')
+    if (held === undefined || held.lost)
+      return codedError(
+        Error,
+        'ERR_FLAKE_LEASE_EXPIRED',
+        `the lease ${held === undefined ? '' : `on generator id ${held.id} `}in namespace ${describe(namespace)} was lost: no ids are served until another is had`,
+      )
+    if (this.#now() > native.ceilingOf(this.#fields))
+      return codedError(
+        Error,
+        'ERR_FLAKE_LEASE_EXPIRED',
+        `the lease on generator id ${held.id} in namespace ${describe(namespace)} is past its ceiling: no renewal was acknowledged`,
+        this.#lastError,
+      )
+    return undefined
+  }
+
   /** Acquires the first lease and installs it, waiting as long as its floor requires. */
   async start() {
     const { signal, acquireTimeout } = this.#config

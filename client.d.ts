@@ -1,0 +1,80 @@
+/// <reference types="node" />
+
+/**
+ * `flake-idgen-rs/client`: ids for a process that holds no generator id, from batches served by
+ * members (`generator.batchHandler()`, `flake-idgen serve`), as Hazelcast's clients take theirs.
+ * Pure JS on the global `fetch`: it loads no native binary (Node, Deno, Bun, edge runtimes).
+ *
+ * @throws {TypeError | RangeError} code `ERR_FLAKE_INVALID_OPTION`, naming the option and the value.
+ */
+declare function client(options: client.ClientOptions): client.FlakeIdClient
+
+declare namespace client {
+  /** Options of `FlakeId.client()` / `flake-idgen-rs/client`. */
+  export interface ClientOptions {
+    /** The members' URLs (http: or https:), each a `batchHandler` or `flake-idgen serve`. */
+    members: ReadonlyArray<string | URL>
+    /** The bearer token the members were given. */
+    token?: string
+    /** Ids per batch, 1–100,000 (default 100): Hazelcast's `prefetch-count`. */
+    prefetchCount?: number
+    /**
+     * Ms a batch is used for, measured on the monotonic and the wall clock (default 600,000):
+     * Hazelcast's `prefetch-validity-millis`; 0 for ever.
+     */
+    prefetchValidityMs?: number
+    /** Ms a member has to answer before the client goes to another (default 5,000). */
+    timeoutMs?: number
+  }
+
+  /** A client's counters, since it was made. */
+  export interface ClientStats {
+    /** Ids handed out. */
+    ids: number
+    /** Batches received. */
+    batches: number
+    /** Ids at hand now. */
+    prefetched: number
+    /** Ids dropped unused: past their validity, or at close(). */
+    dropped: number
+    /** Requests that went to another member after one failed. */
+    failovers: number
+    /** Refills that no member served. */
+    failures: number
+  }
+
+  export class FlakeIdClient {
+    constructor(options: ClientOptions)
+    /**
+     * A prefetched id, an 8-byte Buffer.
+     *
+     * @throws {Error} code `ERR_FLAKE_NO_PREFETCHED_ID` when none is at hand (none fetched yet,
+     *   all used, or older than `prefetchValidityMs`; it starts a refill);
+     *   `ERR_FLAKE_CLIENT_CLOSED` after `close()`.
+     */
+    next(): Buffer
+    /** Calls back with the next id, fetched if none is at hand; `(error)` as `nextAsync` rejects. */
+    next(callback: (error: Error | null, id: Buffer) => void): void
+    /** `next()` as a bigint. */
+    nextBigInt(): bigint
+    /** `next()` as a decimal string. */
+    nextString(): string
+    /**
+     * The next id, fetched if none is at hand. Callers are answered in order.
+     *
+     * @throws {Error} (rejects) code `ERR_FLAKE_MEMBERS_UNAVAILABLE`, naming each member and why,
+     *   when none served a batch; `ERR_FLAKE_CLIENT_CLOSED` after `close()`.
+     */
+    nextAsync(): Promise<Buffer>
+    /** `count` ids (1 to 2^24) in one Buffer of `count * 8` bytes; rejects as `nextAsync`. */
+    nextBatchAsync(count: number): Promise<Buffer>
+    stats(): ClientStats
+    /** Ends the request in flight and drops the ids at hand; waiting callers reject. */
+    close(): void
+  }
+
+  /** The same function. */
+  export { client }
+}
+
+export = client

@@ -1,0 +1,278 @@
+'use strict'
+
+// FlakeId.client() and `flake-idgen-rs/client`: ids for a process that holds no generator id, from
+// batches that members serve (generator.batchHandler), as Hazelcast's clients take theirs. Pure
+// JS on the global fetch: it loads no native binary, and runs wherever fetch does.
+//
+// A batch is used for prefetchValidityMs at most, measured on the monotonic clock AND the wall
+// clock from before its request: a process frozen (a Lambda between calls, a SIGSTOP, a laptop
+// asleep, when the monotonic clock stops) never issues an id older than that once thawed. Its
+// ids are unique whatever their age; the validity keeps them near creation time.
+
+const { Buffer } = require('node:buffer')
+// The global one, which every runtime with fetch has (node:perf_hooks is Node's and Bun's).
+const { performance } = globalThis
+const wire = require('../batch-wire.js')
+const codedError = require('../coded-error.js')
+const { readOptions, checkCount, describe, MAX_PREFETCH } = require('./options.js')
+const { Members, closed } = require('./members.js')
+
+const noPrefetched = () =>
+  codedError(
+    Error,
+    'ERR_FLAKE_NO_PREFETCHED_ID',
+    'no prefetched id is at hand (none fetched yet, all used, or older than prefetchValidityMs): use nextAsync(), or call again once the refill it started has come',
+  )
+
+// After a refill that no member served, a background refill (one no caller waits for) is not
+// tried again for this long: sync callers on a client whose members are down do not hammer them.
+const RETRY_MS = 1000
+
+class FlakeIdClient {
+  #config
+  #members
+  // Batches in the order they came: { ids (a Buffer), at (the next id's offset), and the
+  // monotonic and wall-clock times past which it is not used, and past which the next is fetched }.
+  #batches = []
+  // Ids left in #batches, fresh or not.
+  #left = 0
+  // Async callers waiting in order: { count, resolve, reject }.
+  #waiters = []
+  #needed = 0
+  #fetching = false
+  #retryAt = 0
+  // The monotonic clock as #fresh() last read it.
+  #now = 0
+  #closed = false
+  #counts = { ids: 0, batches: 0, dropped: 0, failures: 0 }
+
+  constructor(options) {
+    this.#config = readOptions(options)
+    this.#members = new Members(this.#config)
+  }
+
+  /** The next id, an 8-byte Buffer; with `cb`, `cb(error, id)` once one is had. */
+  next(cb) {
+    if (cb === undefined) {
+      const ids = this.#takeOne()
+      const at = this.#at
+      // Its own 8 bytes, as a generator's next() returns: two words copy faster than a subarray.
+      const id = Buffer.allocUnsafe(8)
+      id.writeUInt32BE(ids.readUInt32BE(at), 0)
+      id.writeUInt32BE(ids.readUInt32BE(at + 4), 4)
+      return id
+    }
+    if (typeof cb !== 'function')
+      throw codedError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "cb" argument must be a function, got ${describe(cb)}`)
+    this.nextAsync().then(
+      (id) => cb(null, id),
+      (error) => cb(error),
+    )
+  }
+
+  nextBigInt() {
+    return this.#takeOne().readBigUInt64BE(this.#at)
+  }
+
+  nextString() {
+    return this.#takeOne().readBigUInt64BE(this.#at).toString()
+  }
+
+  /** The next id, an 8-byte Buffer, from a prefetched batch or the next one fetched. */
+  nextAsync() {
+    // An id at hand resolves at once, copied as next() copies it: no batch of one is made.
+    if (!this.#closed && this.#waiters.length === 0 && this.#fresh() > 0) return Promise.resolve(this.next())
+    return this.nextBatchAsync(1)
+  }
+
+  /** `count` ids, in one Buffer of 8 bytes each, ascending within each batch they came from. */
+  nextBatchAsync(count) {
+    try {
+      checkCount(count)
+      if (this.#closed) throw closed()
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    if (this.#waiters.length === 0 && this.#fresh() >= count) {
+      const ids = this.#copy(count)
+      this.#refill(false)
+      return Promise.resolve(ids)
+    }
+    return new Promise((resolve, reject) => {
+      this.#waiters.push({ count, resolve, reject })
+      this.#needed += count
+      this.#refill(true)
+    })
+  }
+
+  stats() {
+    const { ids, batches, dropped, failures } = this.#counts
+    return { ids, batches, prefetched: this.#left, dropped, failovers: this.#members.failovers, failures }
+  }
+
+  /** Ends the request in flight, drops the prefetched ids; waiting callers reject. */
+  close() {
+    if (this.#closed) return
+    this.#closed = true
+    this.#members.close()
+    this.#counts.dropped += this.#left
+    this.#batches = []
+    this.#left = 0
+    this.#rejectWaiters(closed())
+  }
+
+  // Where #takeOne's id is in the Buffer it returned: no object is made per id.
+  #at = 0
+
+  /**
+   * The Buffer of the next id, taken now (synchronously) from a fresh batch, its offset in #at;
+   * or throws: closed, or ERR_FLAKE_NO_PREFETCHED_ID (after starting a refill). Callers waiting
+   * come first.
+   */
+  #takeOne() {
+    if (this.#closed) throw closed()
+    if (this.#waiters.length === 0 && this.#fresh() > 0) {
+      const batch = this.#batches[0]
+      this.#at = batch.at
+      batch.at += 8
+      if (batch.at === batch.ids.length) this.#batches.shift()
+      this.#left--
+      this.#counts.ids++
+      if (this.#left * 2 < this.#config.prefetchCount || this.#now > batch.refreshAt) this.#refill(false)
+      return batch.ids
+    }
+    this.#refill(false)
+    throw noPrefetched()
+  }
+
+  /** Drops the batches too old to use; returns the ids left, all fresh. */
+  #fresh() {
+    const validity = this.#config.prefetchValidityMs
+    if (validity === 0) return this.#left
+    const batches = this.#batches
+    while (batches.length > 0) {
+      const { monoEnd, wallEnd } = batches[0]
+      // Both clocks: a wall clock set back reads as no time passed, and the monotonic one stops
+      // while the machine sleeps.
+      this.#now = performance.now()
+      if (this.#now < monoEnd && Date.now() < wallEnd) break
+      const batch = batches.shift()
+      const dropped = (batch.ids.length - batch.at) / 8
+      this.#left -= dropped
+      this.#counts.dropped += dropped
+    }
+    return this.#left
+  }
+
+  /** `count` fresh ids (there are that many) copied out of the batches, in one Buffer. */
+  #copy(count) {
+    const out = Buffer.allocUnsafe(count * 8)
+    let filled = 0
+    while (filled < out.length) {
+      const batch = this.#batches[0]
+      const end = Math.min(batch.ids.length, batch.at + out.length - filled)
+      filled += batch.ids.copy(out, filled, batch.at, end)
+      batch.at = end
+      if (end === batch.ids.length) this.#batches.shift()
+    }
+    this.#left -= count
+    this.#counts.ids += count
+    return out
+  }
+
+  /**
+   * Starts fetching, unless a request is in flight, while callers wait or the ids left run low:
+   * under half a prefetch, or in a batch past most of its validity. So a steady caller finds
+   * its ids at hand. `asked`: a caller waits on it (a background refill after every member
+   * failed waits RETRY_MS).
+   */
+  #refill(asked) {
+    if (this.#fetching || this.#closed) return
+    if (!asked && this.#waiters.length === 0) {
+      if (!this.#low() || performance.now() < this.#retryAt) return
+    }
+    this.#fetching = true
+    this.#fill().catch((error) => {
+      this.#fetching = false
+      this.#rejectWaiters(error)
+    })
+  }
+
+  /** Whether the ids left call for another batch now. */
+  #low() {
+    const { prefetchCount, prefetchValidityMs } = this.#config
+    if (this.#left * 2 < prefetchCount) return true
+    const newest = this.#batches.at(-1)
+    if (newest === undefined || prefetchValidityMs === 0) return false
+    return performance.now() > newest.refreshAt
+  }
+
+  /** Fetches batches, one request at a time, until the waiting callers are served and ids are not low. */
+  async #fill() {
+    const { prefetchCount } = this.#config
+    // #fetching is cleared in the same turn as the check that ends the loop: a caller that comes
+    // after finds no request in flight, and starts one (cleared after an await, a caller resumed
+    // by #serve would run first, find one "in flight", and wait for ever).
+    while (!this.#closed && (this.#waiters.length > 0 || this.#low())) {
+      const missing = Math.max(0, this.#needed - this.#fresh())
+      const count = Math.min(MAX_PREFETCH, missing + prefetchCount)
+      // Timed from before the request: the member makes the ids after it was sent.
+      const mono = performance.now()
+      const wall = Date.now()
+      let batch
+      try {
+        batch = await this.#members.fetch(count)
+      } catch (error) {
+        this.#fetching = false
+        if (this.#closed) return
+        this.#counts.failures++
+        this.#retryAt = performance.now() + RETRY_MS
+        this.#rejectWaiters(error)
+        return
+      }
+      if (this.#closed) break
+      const ids = Buffer.allocUnsafeSlow(batch.count * 8)
+      wire.writeIds(batch, ids, 0)
+      const validity = this.#config.prefetchValidityMs || Number.POSITIVE_INFINITY
+      this.#batches.push({
+        ids,
+        at: 0,
+        monoEnd: mono + validity,
+        wallEnd: wall + validity,
+        refreshAt: mono + validity * 0.8,
+      })
+      this.#left += batch.count
+      this.#counts.batches++
+      this.#serve()
+    }
+    this.#fetching = false
+  }
+
+  /** Answers the waiting callers, in order, while fresh ids are enough for the first. */
+  #serve() {
+    while (this.#waiters.length > 0) {
+      const waiter = this.#waiters[0]
+      if (this.#fresh() < waiter.count) return
+      this.#waiters.shift()
+      this.#needed -= waiter.count
+      waiter.resolve(this.#copy(waiter.count))
+    }
+  }
+
+  #rejectWaiters(error) {
+    const waiters = this.#waiters
+    this.#waiters = []
+    this.#needed = 0
+    for (const waiter of waiters) waiter.reject(error)
+  }
+}
+
+/** A client of `options.members` (see FlakeIdClient). */
+function client(options) {
+  return new FlakeIdClient(options)
+}
+
+module.exports = client
+module.exports.client = client
+module.exports.FlakeIdClient = FlakeIdClient
+module.exports.default = client

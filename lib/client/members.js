@@ -1,0 +1,104 @@
+'use strict'
+
+// Where a client's batches come from: one request to a member at a time, a random one first (as
+// Hazelcast's clients spread their load), then each other in turn when one fails. A member that
+// refuses (a lost lease, a state it lost, a token not its own), answers what is not a batch, or
+// does not answer within timeoutMs is passed over; when all were, the error names each and why.
+
+const wire = require('../batch-wire.js')
+const codedError = require('../coded-error.js')
+
+/** Why `response` (not a 200) was refused: the member's coded JSON error, or its status. */
+async function refusalOf(response) {
+  let error
+  try {
+    error = (await response.json())?.error
+  } catch {}
+  const code = typeof error?.code === 'string' ? error.code : `HTTP ${response.status}`
+  const message = typeof error?.message === 'string' ? error.message : response.statusText
+  return codedError(Error, code, `${response.status} ${message}`)
+}
+
+/** A signal that aborts with either: AbortSignal.any where the runtime has it (Node ≥ 20.3). */
+function anySignal(a, b) {
+  if (typeof AbortSignal.any === 'function') return AbortSignal.any([a, b])
+  const controller = new AbortController()
+  const abort = (signal) => () => controller.abort(signal.reason)
+  a.addEventListener('abort', abort(a), { once: true })
+  b.addEventListener('abort', abort(b), { once: true })
+  return controller.signal
+}
+
+class Members {
+  #config
+  // The layout and epoch of the first batch: a member of another one is passed over, since its
+  // ids would be read by another rule and could equal this one's.
+  #layout
+  #controller = new AbortController()
+  failovers = 0
+
+  constructor(config) {
+    this.#config = config
+  }
+
+  /** A batch of at most `count` ids ({ layout, node, ranges, count }) from the first member that serves one. */
+  async fetch(count) {
+    const { members } = this.#config
+    const start = Math.floor(Math.random() * members.length)
+    const failures = []
+    for (let k = 0; k < members.length; k++) {
+      const member = members[(start + k) % members.length]
+      if (this.#controller.signal.aborted) throw closed()
+      try {
+        return await this.#ask(member, count)
+      } catch (error) {
+        if (this.#controller.signal.aborted) throw closed()
+        failures.push(`${member} (${reasonOf(error)})`)
+        if (k + 1 < members.length) this.failovers++
+      }
+    }
+    throw codedError(Error, 'ERR_FLAKE_MEMBERS_UNAVAILABLE', `no member served a batch of ids: ${failures.join('; ')}`)
+  }
+
+  async #ask(member, count) {
+    const { token, timeoutMs } = this.#config
+    const url = `${member}${member.includes('?') ? '&' : '?'}count=${count}`
+    const headers = { accept: wire.MEDIA_TYPE }
+    if (token !== undefined) headers.authorization = `Bearer ${token}`
+    const signal = anySignal(this.#controller.signal, AbortSignal.timeout(timeoutMs))
+    const response = await fetch(url, { method: 'POST', headers, signal })
+    if (response.status !== 200) throw await refusalOf(response)
+    const type = response.headers.get('content-type') ?? ''
+    if (!type.startsWith(wire.MEDIA_TYPE))
+      throw codedError(Error, 'ERR_FLAKE_BAD_BATCH', `a member's answer is ${type || 'untyped'}, not a batch`)
+    const batch = wire.decode(new Uint8Array(await response.arrayBuffer()))
+    const layout = JSON.stringify(batch.layout)
+    this.#layout ??= layout
+    if (layout !== this.#layout)
+      throw codedError(
+        Error,
+        'ERR_FLAKE_MEMBER_MISMATCH',
+        `the member serves ids of layout ${layout}, the first member served ${this.#layout}`,
+      )
+    const got = wire.countOf(batch.ranges)
+    if (got > count) throw codedError(Error, 'ERR_FLAKE_BAD_BATCH', `${got} ids for a request of ${count}`)
+    return { ...batch, count: got }
+  }
+
+  /** Ends the request in flight: the client is closed. */
+  close() {
+    this.#controller.abort()
+  }
+}
+
+/** Why a request failed, in one line: fetch's own errors say it in their cause (ECONNREFUSED…). */
+function reasonOf(error) {
+  const cause = error?.cause
+  const why = cause?.code ?? cause?.message
+  if (error?.name === 'TimeoutError') return `no answer within the timeout: ${error.message}`
+  return `${error?.code ?? error?.name}: ${error?.message}${why === undefined ? '' : ` (${why})`}`
+}
+
+const closed = () => codedError(Error, 'ERR_FLAKE_CLIENT_CLOSED', 'the client was closed: it issues no more ids')
+
+module.exports = { Members, closed }

@@ -1,0 +1,110 @@
+'use strict'
+
+// FlakeId.client()'s options, each read once and checked, and the client's argument errors. Worded
+// as the native side words the generator's (src/js/messages.rs), but made here: the client loads
+// no binding.
+
+const codedError = require('../coded-error.js')
+
+const DEFAULTS = { prefetchCount: 100, prefetchValidityMs: 600_000, timeoutMs: 5000 }
+const KNOWN = ['members', 'token', 'prefetchCount', 'prefetchValidityMs', 'timeoutMs']
+/** The most ids one request or nextBatchAsync(n) takes: a member's own limit (2^24). */
+const MAX_COUNT = 2 ** 24
+/** The most a prefetch asks for, as Hazelcast's prefetch-count, and a member's default maxCount. */
+const MAX_PREFETCH = 100_000
+
+/** `value` as the library's messages show it: `"text"` (cut to 40 characters), `5`, `an object`. */
+function describe(value) {
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)
+    case 'bigint':
+      return `${value}n`
+    case 'symbol':
+      return 'a symbol'
+    case 'function':
+      return 'a function'
+    case 'object':
+      return value === null ? 'null' : Array.isArray(value) ? 'an array' : 'an object'
+    default:
+      return String(value)
+  }
+}
+
+/** "option `name` must be `expected`, got `value`", coded ERR_FLAKE_INVALID_OPTION. */
+const invalidOption = (name, expected, value, outOfRange = false) =>
+  codedError(
+    outOfRange ? RangeError : TypeError,
+    'ERR_FLAKE_INVALID_OPTION',
+    `option \`${name}\` must be ${expected}, got ${describe(value)}`,
+  )
+
+/** 'The "count" argument must be …', coded as Node codes a bad argument. */
+function checkCount(count) {
+  const expected = `an integer from 1 to ${MAX_COUNT}`
+  if (typeof count !== 'number')
+    throw codedError(
+      TypeError,
+      'ERR_INVALID_ARG_TYPE',
+      `The "count" argument must be ${expected}, got ${describe(count)}`,
+    )
+  if (!Number.isInteger(count) || count < 1 || count > MAX_COUNT)
+    throw codedError(RangeError, 'ERR_OUT_OF_RANGE', `The "count" argument must be ${expected}, got ${describe(count)}`)
+  return count
+}
+
+function integer(options, name, min, max) {
+  const value = options[name] ?? DEFAULTS[name]
+  const expected = `an integer from ${min} to ${max}`
+  if (typeof value !== 'number') throw invalidOption(name, expected, value)
+  if (!Number.isInteger(value) || value < min || value > max) throw invalidOption(name, expected, value, true)
+  return value
+}
+
+/** A member's URL, checked: http: or https:, as a string the client appends `count` to. */
+function memberUrl(value, index) {
+  const name = `members[${index}]`
+  const expected = 'an http: or https: URL of a member (a string or a URL)'
+  if (typeof value !== 'string' && !(value instanceof URL)) throw invalidOption(name, expected, value)
+  let url = null
+  try {
+    url = new URL(String(value))
+  } catch {}
+  if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.hash !== '')
+    throw invalidOption(name, expected, String(value), true)
+  // fetch refuses them, and every message naming the member would show them: the token is the
+  // member's credential. Shown with the user and password starred out.
+  if (url.username !== '' || url.password !== '') {
+    url.username = url.username && '***'
+    url.password = url.password && '***'
+    throw invalidOption(name, `${expected}, with no user or password (the token is the credential)`, url.href, true)
+  }
+  return url.href
+}
+
+/** The client's configuration from `options`. */
+function readOptions(options) {
+  if (options === null || typeof options !== 'object')
+    throw codedError(TypeError, 'ERR_FLAKE_INVALID_OPTION', `options must be an object, got ${describe(options)}`)
+  for (const key of Object.keys(options)) {
+    if (!KNOWN.includes(key))
+      throw invalidOption(key, `left out: FlakeId.client takes ${KNOWN.join(', ')}`, options[key])
+  }
+  const { members, token } = options
+  if (!Array.isArray(members)) throw invalidOption('members', 'a non-empty array of member URLs', members)
+  if (members.length === 0) throw invalidOption('members', 'a non-empty array of member URLs', members, true)
+  const urls = members.map(memberUrl)
+  if (token !== undefined && typeof token !== 'string')
+    throw invalidOption('token', 'a non-empty string, or left out', token)
+  if (token === '') throw invalidOption('token', 'a non-empty string, or left out', token, true)
+  return {
+    members: [...new Set(urls)],
+    token,
+    prefetchCount: integer(options, 'prefetchCount', 1, MAX_PREFETCH),
+    // 0: batches never expire (Hazelcast's meaning), for ids whose order does not matter.
+    prefetchValidityMs: integer(options, 'prefetchValidityMs', 0, 2 ** 31 - 1),
+    timeoutMs: integer(options, 'timeoutMs', 1, 600_000),
+  }
+}
+
+module.exports = { readOptions, checkCount, describe, MAX_COUNT, MAX_PREFETCH }

@@ -1,0 +1,59 @@
+'use strict'
+
+// generator.batchHandler()'s options, each read once and checked, and the bearer token's check.
+
+const { createHash, timingSafeEqual } = require('node:crypto')
+const { invalidOption, invalidOptions } = require('../errors.js')
+
+/** The most ids a request may ask for, by default: Hazelcast's largest prefetch-count. */
+const DEFAULT_MAX_COUNT = 100_000
+/** The most a member ever serves at once: nextBatchAsync's limit (2^24 ids, 128 MiB). */
+const MAX_COUNT = 2 ** 24
+const DEFAULTS = { maxCount: DEFAULT_MAX_COUNT, requestTimeoutMs: 10_000, maxHeaderBytes: 8192 }
+const KNOWN = ['token', 'allowNoToken', 'maxCount', 'requestTimeoutMs', 'maxHeaderBytes']
+
+const sha256 = (bytes) => createHash('sha256').update(bytes).digest()
+
+/** An integer option from `min` to `max`. */
+function integer(options, name, min, max) {
+  const value = options[name] ?? DEFAULTS[name]
+  const expected = `an integer from ${min} to ${max}`
+  if (typeof value !== 'number') throw invalidOption(name, expected, value)
+  if (!Number.isInteger(value) || value < min || value > max) throw invalidOption(name, expected, value, true)
+  return value
+}
+
+/**
+ * The handler's configuration: a member never serves without a token unless `allowNoToken:
+ * true` says so, since anyone who reaches its port would take its ids (and its throughput).
+ */
+function checkOptions(options) {
+  if (options === undefined || options === null || typeof options !== 'object') throw invalidOptions(options)
+  for (const key of Object.keys(options)) {
+    if (!KNOWN.includes(key)) throw invalidOption(key, `left out: batchHandler takes ${KNOWN.join(', ')}`, options[key])
+  }
+  const { token, allowNoToken = false } = options
+  if (typeof allowNoToken !== 'boolean') throw invalidOption('allowNoToken', 'a boolean', allowNoToken)
+  const expected = allowNoToken ? 'a non-empty string, or left out (allowNoToken)' : 'a non-empty string'
+  if (token !== undefined || !allowNoToken) {
+    if (typeof token !== 'string') throw invalidOption('token', expected, token)
+    if (token.length === 0) throw invalidOption('token', expected, token, true)
+  }
+  return {
+    // Hashed once: each request's token is hashed too and the digests compared, so that the
+    // comparison takes the same time whatever the token's length.
+    digest: token === undefined ? undefined : sha256(token),
+    maxCount: integer(options, 'maxCount', 1, MAX_COUNT),
+    requestTimeoutMs: integer(options, 'requestTimeoutMs', 1, 600_000),
+    maxHeaderBytes: integer(options, 'maxHeaderBytes', 256, 65_536),
+  }
+}
+
+/** Whether `header` (a request's Authorization) carries the token, compared in constant time. */
+function authorized({ digest }, header) {
+  if (digest === undefined) return true
+  if (typeof header !== 'string' || !/^Bearer /i.test(header)) return false
+  return timingSafeEqual(sha256(header.slice(7).trim()), digest)
+}
+
+module.exports = { checkOptions, authorized, DEFAULT_MAX_COUNT, MAX_COUNT }
