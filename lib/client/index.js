@@ -41,8 +41,9 @@ class FlakeIdClient {
   #needed = 0
   #fetching = false
   #retryAt = 0
-  // The monotonic clock as #fresh() last read it.
+  // The monotonic clock and the wall clock as #fresh() last read them.
   #now = 0
+  #wall = 0
   #closed = false
   #counts = { ids: 0, batches: 0, dropped: 0, failures: 0 }
 
@@ -153,9 +154,16 @@ class FlakeIdClient {
     while (batches.length > 0) {
       const { monoEnd, wallEnd } = batches[0]
       // Both clocks: a wall clock set back reads as no time passed, and the monotonic one stops
-      // while the machine sleeps.
-      this.#now = performance.now()
-      if (this.#now < monoEnd && Date.now() < wallEnd) break
+      // while the machine sleeps. The monotonic one is read again only once the wall clock
+      // moved (each millisecond, or stepped either way): reading both on every id made a sync
+      // next() twice a local generator's; ids are unique whatever their age, and the
+      // validity is checked again within a millisecond.
+      const wall = Date.now()
+      if (wall !== this.#wall) {
+        this.#wall = wall
+        this.#now = performance.now()
+      }
+      if (this.#now < monoEnd && wall < wallEnd) break
       const batch = batches.shift()
       const dropped = (batch.ids.length - batch.at) / 8
       this.#left -= dropped
