@@ -9,31 +9,17 @@
 //   project's lockfile, and `npm ci` then refuses the lockfile as out of sync;
 // - this platform's package (npm/<platform>/, as `napi create-npm-dirs` made it) with the release
 //   binary built here.
+// (`npm run pack:release` writes every tarball of the release.)
 // Prints the two tarball paths, main package first; everything else goes to stderr.
 
-const { execFileSync } = require('node:child_process')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { readNapiConfig } = require('@napi-rs/cli')
+const { buildHere, pack, platformManifests } = require('./pack-release.js')
 const { stageMain } = require('./stage-main.js')
 
 const root = path.join(__dirname, '..')
-
-function npm(args, cwd) {
-  return execFileSync('npm', args, {
-    cwd,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-    shell: process.platform === 'win32',
-  })
-}
-
-/** `npm pack` of dir into out, with the lifecycle scripts off: nothing is built from a stage. */
-function pack(dir, out) {
-  const [{ filename }] = JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', out], dir))
-  return path.join(out, filename)
-}
 
 async function main() {
   const out = path.resolve(process.argv[2] ?? path.join(root, 'pack'))
@@ -41,29 +27,13 @@ async function main() {
   const { targets, packageName, binaryName } = await readNapiConfig(path.join(root, 'package.json'))
 
   // A publish needs every target's package, at the main package's version.
-  for (const { platformArchABI } of targets) {
-    const file = path.join(root, 'npm', platformArchABI, 'package.json')
-    const expected = `${packageName}-${platformArchABI}@${packageJson.version}`
-    const found = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : undefined
-    if (found === undefined || `${found.name}@${found.version}` !== expected) {
-      throw new Error(
-        `${path.relative(root, file)}: expected ${expected}, found ${found ? `${found.name}@${found.version}` : 'none'}; ` +
-          'run `napi create-npm-dirs` or `napi version`',
-      )
-    }
-  }
+  platformManifests({ targets, packageName }, packageJson.version)
 
   const stage = fs.mkdtempSync(path.join(os.tmpdir(), `${packageName}-pack-`))
   try {
     // The same build as `npm run build` (cargo finds it up to date when it is), into the stage:
     // the checkout's binary, loader and types stay as they are.
-    const built = path.join(stage, 'build')
-    const cliDir = path.dirname(require.resolve('@napi-rs/cli/package.json'))
-    const napi = path.join(cliDir, require('@napi-rs/cli/package.json').bin.napi)
-    execFileSync(process.execPath, [napi, 'build', '--platform', '--release', '--no-js', '--output-dir', built], {
-      cwd: root,
-      stdio: ['ignore', 2, 2],
-    })
+    const built = buildHere(path.join(stage, 'build'))
     const binaries = fs.readdirSync(built).filter((file) => file.endsWith('.node'))
     const platform = targets.find(({ platformArchABI }) => binaries[0] === `${binaryName}.${platformArchABI}.node`)
     if (binaries.length !== 1 || platform === undefined) {

@@ -7,9 +7,10 @@
 // binary; a published tarball with it makes npm warn about install scripts on every install, and
 // asks projects that allow scripts package by package to review one that never runs.
 //
-// `node scripts/stage-main.js <dir>` is the release workflow's last step before `npm publish
-// <dir>`: after `napi pre-publish`, whose `optionalDependencies` on every target it requires.
-// `npm run pack:local` stages through `stageMain` with this machine's platform package only.
+// `npm run pack:release` (which the release workflow publishes) stages through `stageMain` with
+// every target's platform package, `npm run pack:local` with this machine's only.
+// `node scripts/stage-main.js <dir>` stages it after `napi pre-publish`, whose
+// `optionalDependencies` on every target it requires.
 
 const { execFileSync } = require('node:child_process')
 const fs = require('node:fs')

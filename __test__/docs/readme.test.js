@@ -198,7 +198,8 @@ test('the README shows the set-up commands, and the command they lead to prints 
 
 test("the README's set-up names the servers `npm test` needs, and the run that needs none", () => {
   const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8')
-  const clone = readme.slice(readme.indexOf('\n### In a clone'), readme.indexOf('\n### In your project'))
+  const start = readme.indexOf('\n### In a clone')
+  const clone = readme.slice(start, readme.indexOf('\n## ', start))
   assert.match(clone, /apt-get install redis-server postgresql mariadb-server/)
   assert.match(clone, /`npm run test:unit`/)
   assert.match(clone, /\d+ min/, 'how long the runs take')

@@ -3,8 +3,9 @@
 // Here: actionlint (with shellcheck for their scripts) finds nothing in either; CI lints, builds and
 // tests on each OS and Node line; release builds, tests and publishes each target of
 // `napi.targets`; and its publish steps, run on a copy of the checkout with an npm that records
-// `publish` instead of uploading, publish the six platform packages with their binaries and a
-// main package that names them all and carries no script.
+// `publish` instead of uploading, publish the tarballs `npm run pack:release` makes: the six
+// platform packages with their binaries, then a main package that names them all and carries no
+// script.
 
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
@@ -24,9 +25,14 @@ const abiOf = (triple) => require('../support/targets.js').find((target) => targ
 
 // The publish job's commands, run by the last test as the workflow runs them.
 const ARTIFACTS = 'npx napi artifacts --output-dir artifacts'
-const PRE_PUBLISH = 'npx napi pre-publish -t npm --no-gh-release'
-const STAGE = 'node scripts/stage-main.js "$RUNNER_TEMP/main"'
-const PUBLISH = 'npm publish "$RUNNER_TEMP/main" --provenance --access public'
+const PACK = 'npm run -s pack:release -- "$RUNNER_TEMP/release" --all --no-build >"$RUNNER_TEMP/tarballs"'
+
+/** The `run:` script of the publish job's step named `name`, as bash runs it. */
+function stepScript(job, name) {
+  const step = job.slice(job.indexOf(`- name: ${name}\n`))
+  const [, script] = step.match(/\n {8}run: \|\n((?: {10}.*\n)+)/)
+  return script.replace(/^ {10}/gm, '')
+}
 
 /** The text of each job, by name: the lines under `jobs:` indented by two spaces, up to the next. */
 function jobs() {
@@ -116,11 +122,12 @@ test('the workflow builds, tests and publishes every target of napi.targets, on 
 
   assert.match(publish, /needs: \[test, test-musl\]/)
   assert.match(publish, /id-token: write/)
-  for (const command of [ARTIFACTS, PRE_PUBLISH, STAGE, PUBLISH]) assert.ok(publish.includes(command), command)
+  for (const command of [ARTIFACTS, PACK]) assert.ok(publish.includes(command), command)
+  assert.match(stepScript(publish, 'Publish'), /npm publish "\$tarball"/)
   assert.match(publish, /NPM_CONFIG_PROVENANCE: 'true'/)
 })
 
-test('the publish steps publish six platform packages with their binaries, then a main package naming them', (t) => {
+test("the publish steps publish pack:release's tarballs: six platform packages with their binaries, then a main package naming them", (t) => {
   if (process.platform === 'win32')
     return t.skip('the publish job runs on Linux; this test fakes npm as a shell script')
   const work = fs.mkdtempSync(path.join(os.tmpdir(), `${packageName}-release-`))
@@ -151,10 +158,12 @@ test('the publish steps publish six platform packages with their binaries, then 
     `#!/bin/sh
 if [ "$1" = publish ]; then
   exec "${process.execPath}" -e '
-    const fs = require("node:fs"), path = require("node:path")
-    const dir = path.resolve(process.argv[1] && !process.argv[1].startsWith("-") ? process.argv[1] : ".")
-    const manifest = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"))
-    const files = fs.readdirSync(dir).sort()
+    const fs = require("node:fs"), path = require("node:path"), { execFileSync } = require("node:child_process")
+    const tarball = path.resolve(process.argv[1])
+    const dir = fs.mkdtempSync(tarball + "-")
+    execFileSync("tar", ["xzf", tarball, "-C", dir])
+    const manifest = JSON.parse(fs.readFileSync(path.join(dir, "package", "package.json"), "utf8"))
+    const files = fs.readdirSync(path.join(dir, "package")).sort()
     const provenance = process.argv.includes("--provenance") || process.env.NPM_CONFIG_PROVENANCE === "true"
     fs.appendFileSync(${JSON.stringify(log)}, JSON.stringify({ manifest, files, provenance }) + "\\n")
   ' "$2" "$@"
@@ -174,9 +183,11 @@ exec "${realNpm}" "$@"
     })
 
   sh(ARTIFACTS)
-  sh(PRE_PUBLISH, { NPM_CONFIG_PROVENANCE: 'true', NPM_CONFIG_ACCESS: 'public' })
-  sh(STAGE)
-  sh(PUBLISH)
+  execFileSync('bash', ['-e', '-c', stepScript(jobs().publish, 'Publish')], {
+    cwd: repo,
+    env: { ...env, NPM_CONFIG_PROVENANCE: 'true', NPM_CONFIG_ACCESS: 'public' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
 
   const published = fs
     .readFileSync(log, 'utf8')
