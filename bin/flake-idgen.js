@@ -179,8 +179,10 @@ function commandOf(positionals) {
 function misplaced(name, command) {
   // An option of one subcommand only is named with it: the user may have left the subcommand out.
   const takers = ALL.filter((other) => other.options.includes(name))
-  if (takers.length === 1 && takers[0] !== PRINT) return `--${name} applies to ${takers[0].name} only`
-  return `--${name} does not apply to ${command.name}`
+  if (takers.length === 0 || takers.includes(PRINT)) return `--${name} does not apply to ${command.name}`
+  const names = takers.map((taker) => taker.name)
+  const last = names.pop()
+  return `--${name} applies to ${names.length > 0 ? `${names.join(', ')} and ${last}` : last} only`
 }
 
 function main(argv) {

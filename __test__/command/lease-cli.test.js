@@ -322,7 +322,7 @@ describe('lease list', { skip: noServers }, () => {
         ['lease', 'list', ...url, '--namespace', 'n', '--state-dir', '/tmp'],
         '--state-dir does not apply to lease list',
       ],
-      [['--namespace', 'n'], '--namespace applies to lease list only'],
+      [['--namespace', 'n'], '--namespace applies to serve and lease list only'],
       [['state', ...url], '--redis applies to lease list only'],
       [['decompose', '--postgres', 'postgres://h/db', '1'], '--postgres applies to lease list only'],
     ]
