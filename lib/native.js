@@ -25,14 +25,17 @@ const {
 // registry, require.cache cleared, a vm context, the package under two names) gets the same
 // setup back, and so issues through the same scratch from the same slots.
 const thread = binding.setup(new Uint8Array(new SharedArrayBuffer(SCRATCH_BYTES)))
-// Views of this copy's own realm, over the memory whichever copy made.
+// Views of this copy's own realm, over the memory whichever copy made: the whole buffer made
+// here, or in the WebAssembly build the block of the module's memory the native side gave back
+// in its place (its runtime can only copy a buffer of JS's, see src/js/protocol.rs).
 const memory = thread.scratch.buffer
-const scratch = new Uint8Array(memory)
-const words = new BigUint64Array(memory)
-const halves = new Uint32Array(memory)
-const doubles = new Float64Array(memory)
+const base = thread.scratch.byteOffset
+const scratch = new Uint8Array(memory, base, SCRATCH_BYTES)
+const words = new BigUint64Array(memory, base, SCRATCH_BYTES / 8)
+const halves = new Uint32Array(memory, base, SCRATCH_BYTES / 4)
+const doubles = new Float64Array(memory, base, SCRATCH_BYTES / 8)
 // Big-endian reads of a 128-bit id, for a bigint: off the fast paths.
-const wideView = new DataView(memory)
+const wideView = new DataView(memory, base, SCRATCH_BYTES)
 // Each field's index in the view of its type, from the byte offsets the native side exports.
 const ID_BE = binding.SCRATCH_ID_BE
 const ID_NE = binding.SCRATCH_ID_NE / 8
