@@ -388,11 +388,25 @@ const decode = {
  */
 function configure(options, kind = 'flakeId', worker = 0) {
   const configured = binding.configure(kind, options)
+  if (configured.slot !== PRIVATE_SLOT && separateModule) refuseSharedState()
   // Loaded when first needed: most processes never fall back, nor misspell an option.
   if (configured.warning !== undefined) require('./warn.js').warnHostScope(configured.warning)
   if (configured.unknownOptions !== undefined) configured.unknownOptions.forEach(require('./warn.js').warnUnknownOption)
   configured.fields = new GeneratorFields(configured.slot, configured, worker)
   return configured
+}
+
+// The WebAssembly build in a worker thread: the thread loaded a module of its own, whose memory
+// (and so whose process-scope states) no other thread sees. Two threads issuing for one id from
+// states of their own would repeat ids, so a worker issues only from a private state there.
+const separateModule = binding.__napiBindingTarget?.startsWith('wasm32') && !require('node:worker_threads').isMainThread
+
+function refuseSharedState() {
+  throw require('./coded-error.js')(
+    Error,
+    'ERR_FLAKE_WASM_THREAD',
+    'flake-idgen-rs: the WebAssembly build issues from a shared state on the main thread only: each worker thread has a module of its own, whose states other threads do not see, so two threads would repeat ids; issue on the main thread, or give the generator a `clock` (a private state)',
+  )
 }
 
 /**

@@ -456,3 +456,60 @@ unsafe fn module_scratch(env: &Env) -> Result<(*mut c_void, sys::napi_value)> {
   })?;
   Ok((data, view))
 }
+
+/// Makes the `len` bytes from `offset` of `view` (a Buffer of JS's) that an id function just
+/// wrote seen by JS. Nothing to do natively, where it wrote into the Buffer's own memory; the
+/// WebAssembly build's runtime gave it a copy in the module's memory, copied back here.
+///
+/// # Safety
+/// `env` and `view` must belong to the current call.
+#[inline(always)]
+pub(crate) unsafe fn written(
+  env: &Env,
+  view: sys::napi_value,
+  offset: usize,
+  len: usize,
+) -> Result<()> {
+  #[cfg(target_family = "wasm")]
+  {
+    extern "C" {
+      /// emnapi's: copies between a JS buffer and the module's copy of it (`js_to_wasm`: to
+      /// the copy).
+      fn emnapi_sync_memory(
+        env: sys::napi_env,
+        js_to_wasm: bool,
+        arraybuffer_or_view: *mut sys::napi_value,
+        offset: usize,
+        len: usize,
+      ) -> sys::napi_status;
+    }
+    // Through a view of just those bytes: emnapi applies `offset` to the JS side only.
+    let (mut kind, mut length, mut buffer, mut start) = (0, 0, ptr::null_mut(), 0);
+    check_status!(unsafe {
+      sys::napi_get_typedarray_info(
+        env.raw(),
+        view,
+        &mut kind,
+        &mut length,
+        ptr::null_mut(),
+        &mut buffer,
+        &mut start,
+      )
+    })?;
+    let mut part = ptr::null_mut();
+    check_status!(unsafe {
+      sys::napi_create_typedarray(
+        env.raw(),
+        sys::TypedarrayType::uint8_array,
+        len,
+        buffer,
+        start + offset,
+        &mut part,
+      )
+    })?;
+    check_status!(unsafe { emnapi_sync_memory(env.raw(), false, &mut part, 0, len) })?;
+  }
+  #[cfg(not(target_family = "wasm"))]
+  let _ = (env, view, offset, len);
+  Ok(())
+}
