@@ -20,7 +20,8 @@ const workflow = fs.readFileSync(workflowFile, 'utf8')
 const packageJson = require('../../package.json')
 const { binaryName, packageName, targets } = packageJson.napi
 const { lintTool } = require('../../scripts/lint-tools.js')
-const abiOf = (triple) => require('../support/targets.js').find((target) => target.triple === triple).abi
+const allTargets = require('../support/targets.js')
+const abiOf = (triple) => [...allTargets, allTargets.wasm].find((target) => target.triple === triple).abi
 
 // The publish job's commands, run by the last test as the workflow runs them.
 const ARTIFACTS = 'npx napi artifacts --output-dir artifacts'
@@ -112,9 +113,16 @@ test('the workflow builds, tests and publishes every target of napi.targets, on 
   assert.match(testJob, /name: bindings-\$\{\{ matrix\.platform\.target \}\}/)
   assert.match(testJob, /run: npm test$/m)
   assert.match(testMusl, /name: bindings-x86_64-unknown-linux-musl$/m)
-  assert.deepEqual([...tested.map(([, triple]) => triple), 'x86_64-unknown-linux-musl'].sort(), [...targets].sort())
+  assert.deepEqual(
+    [...tested.map(([, triple]) => triple), 'x86_64-unknown-linux-musl', allTargets.wasm.triple].sort(),
+    [...targets].sort(),
+  )
+  // The WebAssembly build's tests load it alone, from the package's artifact.
+  const { 'test-wasm': testWasm } = jobs()
+  assert.match(testWasm, /name: bindings-wasm32-wasip1-threads$/m)
+  assert.match(testWasm, /NAPI_RS_FORCE_WASI: error/)
 
-  assert.match(publish, /needs: \[test, test-musl\]/)
+  assert.match(publish, /needs: \[test, test-musl, test-wasm\]/)
   assert.match(publish, /id-token: write/)
   for (const command of [ARTIFACTS, PRE_PUBLISH, STAGE, PUBLISH]) assert.ok(publish.includes(command), command)
   assert.match(publish, /NPM_CONFIG_PROVENANCE: 'true'/)
