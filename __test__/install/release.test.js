@@ -128,7 +128,38 @@ test('the workflow builds, tests and publishes every target of napi.targets, on 
   assert.match(publish, /NPM_CONFIG_PROVENANCE: 'true'/)
 })
 
-test('the publish steps publish six platform packages with their binaries, then a main package naming them', (t) => {
+/**
+ * The WebAssembly build's artifact as the build job uploads it: a module (the least napi-rs
+ * takes: one that exports `_initialize`) and its loaders, whose first line says, as `napi build
+ * --no-js` writes it, that they own no entry of the main package.
+ */
+function writeWasmArtifact(dir) {
+  const initialize = Buffer.from('_initialize')
+  const module = Buffer.concat([
+    Buffer.from([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]),
+    Buffer.from([0x01, 0x04, 0x01, 0x60, 0x00, 0x00]), // one type: () -> ()
+    Buffer.from([0x03, 0x02, 0x01, 0x00]), // one function of it
+    Buffer.from([0x07, 3 + initialize.length, 0x01, initialize.length]),
+    initialize,
+    Buffer.from([0x00, 0x00]), // exported as a function, the first
+    Buffer.from([0x0a, 0x04, 0x01, 0x02, 0x00, 0x0b]), // its empty body
+  ])
+  fs.writeFileSync(path.join(dir, `${binaryName}.wasm32-wasi.wasm`), module)
+  const metadata = { version: 2, rootEntry: null, exports: ['setup'], managedRootEntries: [] }
+  fs.writeFileSync(
+    path.join(dir, `${binaryName}.wasi.cjs`),
+    `// napi-rs-artifact-metadata:${JSON.stringify(metadata)}\nmodule.exports = {}\n`,
+  )
+  for (const file of [
+    `${binaryName}.wasi.d.cts`,
+    `${binaryName}.wasi-browser.js`,
+    'wasi-worker.mjs',
+    'wasi-worker-browser.mjs',
+  ])
+    fs.writeFileSync(path.join(dir, file), `// ${file} of the WebAssembly build\n`)
+}
+
+test('the publish steps publish seven platform packages with their binaries, then a main package naming them', (t) => {
   if (process.platform === 'win32')
     return t.skip('the publish job runs on Linux; this test fakes npm as a shell script')
   const work = fs.mkdtempSync(path.join(os.tmpdir(), `${packageName}-release-`))
@@ -146,7 +177,8 @@ test('the publish steps publish six platform packages with their binaries, then 
   for (const triple of targets) {
     const dir = path.join(repo, 'artifacts', `bindings-${triple}`)
     fs.mkdirSync(dir, { recursive: true })
-    fs.writeFileSync(path.join(dir, `${binaryName}.${abiOf(triple)}.node`), `binary of ${triple}`)
+    if (triple === allTargets.wasm.triple) writeWasmArtifact(dir)
+    else fs.writeFileSync(path.join(dir, `${binaryName}.${abiOf(triple)}.node`), `binary of ${triple}`)
   }
 
   // npm, except that `publish` writes what it would upload to a log.
@@ -195,11 +227,13 @@ exec "${realNpm}" "$@"
   const main = published.pop()
   for (const [i, triple] of targets.entries()) {
     const { manifest, files, provenance } = published[i]
-    const binary = `${binaryName}.${abiOf(triple)}.node`
+    const binary = `${binaryName}.${abiOf(triple)}.${triple === allTargets.wasm.triple ? 'wasm' : 'node'}`
     assert.equal(manifest.name, `${packageName}-${abiOf(triple)}`)
     assert.equal(manifest.version, packageJson.version)
     assert.ok(files.includes(binary), `${manifest.name} has ${binary}`)
-    assert.equal(fs.readFileSync(path.join(repo, 'npm', abiOf(triple), binary), 'utf8'), `binary of ${triple}`)
+    if (triple !== allTargets.wasm.triple)
+      assert.equal(fs.readFileSync(path.join(repo, 'npm', abiOf(triple), binary), 'utf8'), `binary of ${triple}`)
+    else for (const file of ['wasi-worker.mjs', `${binaryName}.wasi.cjs`]) assert.ok(files.includes(file), file)
     assert.equal(provenance, true, manifest.name)
   }
 
