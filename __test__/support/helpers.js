@@ -61,10 +61,11 @@ function assertUsageErrors(run, cases) {
 }
 
 /**
- * Whether the binding loaded is the WebAssembly build (NAPI_RS_FORCE_WASI=error, or no native
- * binary): it has no host scope, and each worker thread has a module of its own.
+ * Whether the tests run on the WebAssembly build: NAPI_RS_FORCE_WASI=error loads it and nothing
+ * else (read from the environment, so that requiring this file loads no binding). It has no host
+ * scope, and each worker thread has a module of its own.
  */
-const wasmBuild = require('../../lib/load-binding.js').__napiBindingTarget?.startsWith('wasm32') === true
+const wasmBuild = process.env.NAPI_RS_FORCE_WASI === 'error'
 
 /** Why a test skips under the WebAssembly build. */
 const NO_HOST_SCOPE_IN_WASM = wasmBuild && 'the WebAssembly build has no host scope (no shared mapped files)'
