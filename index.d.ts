@@ -504,6 +504,7 @@ declare namespace FlakeId {
       | 'ERR_FLAKE_STATE_UNAVAILABLE'
       | 'ERR_FLAKE_STATE_IN_USE'
       | 'ERR_FLAKE_STATE_LOST'
+      | 'ERR_FLAKE_WASM_THREAD'
       | 'ERR_FLAKE_LEASE_EXPIRED'
       | 'ERR_FLAKE_LEASE_CLOSED'
       | 'ERR_FLAKE_LEASE_STORE'

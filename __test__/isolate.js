@@ -11,7 +11,9 @@ const { isMainThread } = require('node:worker_threads')
 const { removeAtExit } = require('./support/remove-at-exit.js')
 
 // Workers get the preload too (they inherit execArgv), but share their process's directory.
-if (isMainThread) {
+// The WebAssembly build (NAPI_RS_FORCE_WASI) has no host scope: a directory named by the
+// environment is refused there as `stateDir` is, and its default generators take process scope.
+if (isMainThread && !process.env.NAPI_RS_FORCE_WASI) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'flake-idgen-test-'))
   process.env.FLAKE_IDGEN_STATE_DIR = dir
   removeAtExit(dir)

@@ -25,14 +25,17 @@ const {
 // registry, require.cache cleared, a vm context, the package under two names) gets the same
 // setup back, and so issues through the same scratch from the same slots.
 const thread = binding.setup(new Uint8Array(new SharedArrayBuffer(SCRATCH_BYTES)))
-// Views of this copy's own realm, over the memory whichever copy made.
+// Views of this copy's own realm, over the memory whichever copy made: the whole buffer made
+// here, or in the WebAssembly build the block of the module's memory the native side gave back
+// in its place (its runtime can only copy a buffer of JS's, see src/js/protocol.rs).
 const memory = thread.scratch.buffer
-const scratch = new Uint8Array(memory)
-const words = new BigUint64Array(memory)
-const halves = new Uint32Array(memory)
-const doubles = new Float64Array(memory)
+const base = thread.scratch.byteOffset
+const scratch = new Uint8Array(memory, base, SCRATCH_BYTES)
+const words = new BigUint64Array(memory, base, SCRATCH_BYTES / 8)
+const halves = new Uint32Array(memory, base, SCRATCH_BYTES / 4)
+const doubles = new Float64Array(memory, base, SCRATCH_BYTES / 8)
 // Big-endian reads of a 128-bit id, for a bigint: off the fast paths.
-const wideView = new DataView(memory)
+const wideView = new DataView(memory, base, SCRATCH_BYTES)
 // Each field's index in the view of its type, from the byte offsets the native side exports.
 const ID_BE = binding.SCRATCH_ID_BE
 const ID_NE = binding.SCRATCH_ID_NE / 8
@@ -385,11 +388,25 @@ const decode = {
  */
 function configure(options, kind = 'flakeId', worker = 0) {
   const configured = binding.configure(kind, options)
+  if (configured.slot !== PRIVATE_SLOT && separateModule) refuseSharedState()
   // Loaded when first needed: most processes never fall back, nor misspell an option.
   if (configured.warning !== undefined) require('./warn.js').warnHostScope(configured.warning)
   if (configured.unknownOptions !== undefined) configured.unknownOptions.forEach(require('./warn.js').warnUnknownOption)
   configured.fields = new GeneratorFields(configured.slot, configured, worker)
   return configured
+}
+
+// The WebAssembly build in a worker thread: the thread loaded a module of its own, whose memory
+// (and so whose process-scope states) no other thread sees. Two threads issuing for one id from
+// states of their own would repeat ids, so a worker issues only from a private state there.
+const separateModule = binding.__napiBindingTarget?.startsWith('wasm32') && !require('node:worker_threads').isMainThread
+
+function refuseSharedState() {
+  throw require('./coded-error.js')(
+    Error,
+    'ERR_FLAKE_WASM_THREAD',
+    'flake-idgen-rs: the WebAssembly build issues from a shared state on the main thread only: each worker thread has a module of its own, whose states other threads do not see, so two threads would repeat ids; issue on the main thread, or give the generator a `clock` (a private state)',
+  )
 }
 
 /**

@@ -6,6 +6,7 @@ const assert = require('node:assert/strict')
 const { spawnSync } = require('node:child_process')
 const path = require('node:path')
 const FlakeId = require('../..')
+const { NO_HOST_SCOPE_IN_WASM, wasmBuild } = require('../support/helpers.js')
 
 const refusals = [
   // [options, error class, message fragment naming option and value]
@@ -240,7 +241,9 @@ test('messages never echo a whole value', () => {
 // Issue 39, item 10: an option a FlakeId does not take is ignored, as flake-idgen ignores it,
 // with one warning per process for each such name. In a process of its own: warnings are once
 // per process, whichever test came first.
-test('a misspelt option constructs as flake-idgen does, with one warning naming it and the option meant', () => {
+test('a misspelt option constructs as flake-idgen does, with one warning naming it and the option meant', {
+  skip: NO_HOST_SCOPE_IN_WASM,
+}, () => {
   const script = `
     const path = require('node:path')
     const root = process.cwd()
@@ -304,4 +307,51 @@ test('the 128-bit kinds refuse an option they do not take, by name', () => {
       return true
     })
   }
+})
+
+test('the WebAssembly build: process scope by default, with one warning; host scope asked for is refused', {
+  skip: !wasmBuild && 'the WebAssembly build only',
+}, () => {
+  const root = path.join(__dirname, '..', '..')
+  // Each in a process of its own: the warning is once per process, and the environment is the
+  // module's from its start.
+  const run = (script, env = {}) => {
+    const child = spawnSync(process.execPath, ['-e', script, root], {
+      encoding: 'utf8',
+      env: { ...process.env, FLAKE_IDGEN_STATE_DIR: '', ...env },
+    })
+    assert.equal(child.status, 0, child.stderr)
+    return {
+      out: JSON.parse(child.stdout),
+      warnings: child.stderr.match(/\[FLAKE_IDGEN_HOST_SCOPE_UNAVAILABLE\]/g) ?? [],
+    }
+  }
+  const plain = run(`
+    const FlakeId = require(process.argv[1])
+    const generators = [new FlakeId({ id: 9 }), new FlakeId({ id: 10 })]
+    console.log(JSON.stringify(generators.map((generator) => [generator.scope, generator.next().length])))
+  `)
+  assert.deepEqual(plain.out, [
+    ['process', 8],
+    ['process', 8],
+  ])
+  // Written to stderr at once, and emitted as a process warning: two lines, for one fallback.
+  assert.equal(plain.warnings.length, 2)
+  const asked = `
+    const FlakeId = require(process.argv[1])
+    const codes = []
+    for (const options of [{ id: 9, scope: 'host' }, { id: 9, stateDir: '/tmp/flake-idgen-wasm' }, { id: 9 }])
+      try {
+        codes.push(new FlakeId(options).scope)
+      } catch (error) {
+        codes.push(error.code)
+      }
+    console.log(JSON.stringify(codes))
+  `
+  assert.deepEqual(run(asked).out, ['ERR_FLAKE_STATE_DIR', 'ERR_FLAKE_STATE_DIR', 'process'])
+  // A directory the environment names is asked for too: the native processes that use it share
+  // a state this build cannot.
+  const named = run(asked, { FLAKE_IDGEN_STATE_DIR: '/tmp/flake-idgen-wasm' })
+  assert.deepEqual(named.out, ['ERR_FLAKE_STATE_DIR', 'ERR_FLAKE_STATE_DIR', 'ERR_FLAKE_STATE_DIR'])
+  assert.deepEqual(named.warnings, [])
 })

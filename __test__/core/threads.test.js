@@ -7,6 +7,7 @@ const assert = require('node:assert/strict')
 const path = require('node:path')
 const { Worker } = require('node:worker_threads')
 const FlakeId = require('../..')
+const { wasmBuild } = require('../support/helpers.js')
 
 const PER_THREAD = 60_000
 
@@ -90,7 +91,10 @@ function assertOrderedAndUnique(threads) {
   return shared
 }
 
-test('worker threads on one id and epoch share one state', async () => {
+// Each worker thread loads a WebAssembly module of its own, whose states the others do not see.
+const separateModules = wasmBuild && 'the WebAssembly build shares no state between threads (see the test after)'
+
+test('worker threads on one id and epoch share one state', { skip: separateModules }, async () => {
   const options = { id: 517, epoch: 1_500_000_000_000 }
   const workers = [
     startWorker(options),
@@ -107,6 +111,37 @@ test('worker threads on one id and epoch share one state', async () => {
   await Promise.all(workers.map((w) => w.worker.terminate()))
   const shared = assertOrderedAndUnique([Buffer.concat(mine), ...theirs.map((ids) => Buffer.from(ids))])
   assert.ok(shared > 0, 'no millisecond has ids of two threads: they never raced on the state')
+})
+
+test('the WebAssembly build refuses a shared state in a worker thread, not a private one', {
+  skip: !wasmBuild && 'the WebAssembly build only',
+}, async () => {
+  const source = `
+    const { parentPort, workerData } = require('node:worker_threads')
+    const FlakeId = require(workerData.entry)
+    const codes = []
+    for (const options of [{ id: 517 }, { id: 517, scope: 'process' }]) {
+      try {
+        new FlakeId(options).next()
+        codes.push('issued')
+      } catch (error) {
+        codes.push(error.code)
+      }
+    }
+    codes.push(new FlakeId({ id: 517, clock: Date.now }).next().length)
+    parentPort.postMessage(codes)
+  `
+  const worker = new Worker(source, { eval: true, workerData: { entry: path.join(__dirname, '..', '..') } })
+  const [codes] = await Promise.all([
+    new Promise((resolve, reject) => {
+      worker.once('message', resolve)
+      worker.once('error', reject)
+    }),
+  ])
+  await worker.terminate()
+  assert.deepEqual(codes, ['ERR_FLAKE_WASM_THREAD', 'ERR_FLAKE_WASM_THREAD', 8])
+  // The main thread's module issues from its process's states as always.
+  assert.equal(new FlakeId({ id: 517, scope: 'process' }).next().length, 8)
 })
 
 test('instances in one thread with the same id interleave without repeating', () => {

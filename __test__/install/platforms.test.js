@@ -19,14 +19,14 @@ const file = ({ abi }) => `./${binaryName}.${abi}.node`
 const pkg = ({ abi }) => `${packageName}-${abi}`
 
 test('the table is napi.targets', () => {
-  assert.deepEqual(
-    targets.map(({ triple }) => triple),
-    packageJson.napi.targets,
-  )
+  assert.deepEqual([...targets.map(({ triple }) => triple), targets.wasm.triple], packageJson.napi.targets)
 })
 
 test('npm/<platform>/package.json: one per target, at the version, chosen by os, cpu and libc', () => {
-  assert.deepEqual(fs.readdirSync(path.join(root, 'npm')).sort(), targets.map(({ abi }) => abi).sort())
+  assert.deepEqual(
+    fs.readdirSync(path.join(root, 'npm')).sort(),
+    [...targets.map(({ abi }) => abi), targets.wasm.abi].sort(),
+  )
   for (const target of targets) {
     const manifest = JSON.parse(fs.readFileSync(path.join(root, 'npm', target.abi, 'package.json'), 'utf8'))
     const main = `${binaryName}.${target.abi}.node`
@@ -42,6 +42,19 @@ test('npm/<platform>/package.json: one per target, at the version, chosen by os,
     assert.equal(manifest.license, packageJson.license, manifest.name)
     assert.equal(manifest.scripts, undefined, manifest.name)
   }
+})
+
+test('npm/wasm32-wasi/package.json: the WebAssembly build, its loader and the runtime it needs', () => {
+  const manifest = JSON.parse(fs.readFileSync(path.join(root, 'npm', targets.wasm.abi, 'package.json'), 'utf8'))
+  assert.equal(manifest.name, `${packageJson.napi.packageName}-${targets.wasm.abi}`)
+  assert.equal(manifest.version, packageJson.version)
+  assert.equal(manifest.main, `${binaryName}.wasi.cjs`)
+  for (const file of [`${binaryName}.wasm32-wasi.wasm`, `${binaryName}.wasi.cjs`, 'wasi-worker.mjs'])
+    assert.ok(manifest.files.includes(file), file)
+  // The versions `npm run build:wasm` linked and generated the loader with.
+  for (const runtime of ['@napi-rs/wasm-runtime', '@emnapi/core', '@emnapi/runtime'])
+    assert.match(manifest.dependencies[runtime], new RegExp(`^~?${packageJson.devDependencies[runtime]}$`), runtime)
+  assert.equal(packageJson.devDependencies.emnapi, packageJson.devDependencies['@emnapi/core'])
 })
 
 const source = fs.readFileSync(path.join(root, 'binding.js'), 'utf8')

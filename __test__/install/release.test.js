@@ -21,7 +21,8 @@ const workflow = fs.readFileSync(workflowFile, 'utf8')
 const packageJson = require('../../package.json')
 const { binaryName, packageName, targets } = packageJson.napi
 const { lintTool } = require('../../scripts/lint-tools.js')
-const abiOf = (triple) => require('../support/targets.js').find((target) => target.triple === triple).abi
+const allTargets = require('../support/targets.js')
+const abiOf = (triple) => [...allTargets, allTargets.wasm].find((target) => target.triple === triple).abi
 
 // The publish job's commands, run by the last test as the workflow runs them.
 const ARTIFACTS = 'npx napi artifacts --output-dir artifacts'
@@ -118,16 +119,54 @@ test('the workflow builds, tests and publishes every target of napi.targets, on 
   assert.match(testJob, /name: bindings-\$\{\{ matrix\.platform\.target \}\}/)
   assert.match(testJob, /run: npm test$/m)
   assert.match(testMusl, /name: bindings-x86_64-unknown-linux-musl$/m)
-  assert.deepEqual([...tested.map(([, triple]) => triple), 'x86_64-unknown-linux-musl'].sort(), [...targets].sort())
+  assert.deepEqual(
+    [...tested.map(([, triple]) => triple), 'x86_64-unknown-linux-musl', allTargets.wasm.triple].sort(),
+    [...targets].sort(),
+  )
+  // The WebAssembly build's tests load it alone, from the package's artifact.
+  const { 'test-wasm': testWasm } = jobs()
+  assert.match(testWasm, /name: bindings-wasm32-wasip1-threads$/m)
+  assert.match(testWasm, /NAPI_RS_FORCE_WASI: error/)
 
-  assert.match(publish, /needs: \[test, test-musl\]/)
+  assert.match(publish, /needs: \[test, test-musl, test-wasm\]/)
   assert.match(publish, /id-token: write/)
   for (const command of [ARTIFACTS, PACK]) assert.ok(publish.includes(command), command)
   assert.match(stepScript(publish, 'Publish'), /npm publish "\$tarball"/)
   assert.match(publish, /NPM_CONFIG_PROVENANCE: 'true'/)
 })
 
-test("the publish steps publish pack:release's tarballs: six platform packages with their binaries, then a main package naming them", (t) => {
+/**
+ * The WebAssembly build's artifact as the build job uploads it: a module (the least napi-rs
+ * takes: one that exports `_initialize`) and its loaders, whose first line says, as `napi build
+ * --no-js` writes it, that they own no entry of the main package.
+ */
+function writeWasmArtifact(dir) {
+  const initialize = Buffer.from('_initialize')
+  const module = Buffer.concat([
+    Buffer.from([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]),
+    Buffer.from([0x01, 0x04, 0x01, 0x60, 0x00, 0x00]), // one type: () -> ()
+    Buffer.from([0x03, 0x02, 0x01, 0x00]), // one function of it
+    Buffer.from([0x07, 3 + initialize.length, 0x01, initialize.length]),
+    initialize,
+    Buffer.from([0x00, 0x00]), // exported as a function, the first
+    Buffer.from([0x0a, 0x04, 0x01, 0x02, 0x00, 0x0b]), // its empty body
+  ])
+  fs.writeFileSync(path.join(dir, `${binaryName}.wasm32-wasi.wasm`), module)
+  const metadata = { version: 2, rootEntry: null, exports: ['setup'], managedRootEntries: [] }
+  fs.writeFileSync(
+    path.join(dir, `${binaryName}.wasi.cjs`),
+    `// napi-rs-artifact-metadata:${JSON.stringify(metadata)}\nmodule.exports = {}\n`,
+  )
+  for (const file of [
+    `${binaryName}.wasi.d.cts`,
+    `${binaryName}.wasi-browser.js`,
+    'wasi-worker.mjs',
+    'wasi-worker-browser.mjs',
+  ])
+    fs.writeFileSync(path.join(dir, file), `// ${file} of the WebAssembly build\n`)
+}
+
+test("the publish steps publish pack:release's tarballs: every platform package with its binaries, then a main package naming them", (t) => {
   if (process.platform === 'win32')
     return t.skip('the publish job runs on Linux; this test fakes npm as a shell script')
   const work = fs.mkdtempSync(path.join(os.tmpdir(), `${packageName}-release-`))
@@ -145,7 +184,8 @@ test("the publish steps publish pack:release's tarballs: six platform packages w
   for (const triple of targets) {
     const dir = path.join(repo, 'artifacts', `bindings-${triple}`)
     fs.mkdirSync(dir, { recursive: true })
-    fs.writeFileSync(path.join(dir, `${binaryName}.${abiOf(triple)}.node`), `binary of ${triple}`)
+    if (triple === allTargets.wasm.triple) writeWasmArtifact(dir)
+    else fs.writeFileSync(path.join(dir, `${binaryName}.${abiOf(triple)}.node`), `binary of ${triple}`)
   }
 
   // npm, except that `publish` writes what it would upload to a log.
@@ -198,11 +238,13 @@ exec "${realNpm}" "$@"
   const main = published.pop()
   for (const [i, triple] of targets.entries()) {
     const { manifest, files, provenance } = published[i]
-    const binary = `${binaryName}.${abiOf(triple)}.node`
+    const binary = `${binaryName}.${abiOf(triple)}.${triple === allTargets.wasm.triple ? 'wasm' : 'node'}`
     assert.equal(manifest.name, `${packageName}-${abiOf(triple)}`)
     assert.equal(manifest.version, packageJson.version)
     assert.ok(files.includes(binary), `${manifest.name} has ${binary}`)
-    assert.equal(fs.readFileSync(path.join(repo, 'npm', abiOf(triple), binary), 'utf8'), `binary of ${triple}`)
+    if (triple !== allTargets.wasm.triple)
+      assert.equal(fs.readFileSync(path.join(repo, 'npm', abiOf(triple), binary), 'utf8'), `binary of ${triple}`)
+    else for (const file of ['wasi-worker.mjs', `${binaryName}.wasi.cjs`]) assert.ok(files.includes(file), file)
     assert.equal(provenance, true, manifest.name)
   }
 

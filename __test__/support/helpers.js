@@ -60,4 +60,28 @@ function assertUsageErrors(run, cases) {
   }
 }
 
-module.exports = { decode, scriptedClock, outcome, fcSeed, assertUsageErrors }
+/**
+ * Whether the tests run on the WebAssembly build: NAPI_RS_FORCE_WASI=error loads it and nothing
+ * else (read from the environment, so that requiring this file loads no binding). It has no host
+ * scope, and each worker thread has a module of its own.
+ */
+const wasmBuild = process.env.NAPI_RS_FORCE_WASI === 'error'
+
+/** Why a test skips under the WebAssembly build. */
+const NO_HOST_SCOPE_IN_WASM = wasmBuild && 'the WebAssembly build has no host scope (no shared mapped files)'
+
+/** Why a test of a state shared by worker threads skips under the WebAssembly build. */
+const SEPARATE_MODULES_IN_WASM =
+  wasmBuild &&
+  'the WebAssembly build loads a module per worker thread, which shares no state (threads.test.js checks the refusal)'
+
+module.exports = {
+  decode,
+  scriptedClock,
+  outcome,
+  fcSeed,
+  assertUsageErrors,
+  wasmBuild,
+  NO_HOST_SCOPE_IN_WASM,
+  SEPARATE_MODULES_IN_WASM,
+}

@@ -1,5 +1,5 @@
 'use strict'
-// The six targets of `napi.targets`, written out rather than taken from napi-rs's parser, so that
+// The seven native targets of `napi.targets`, written out rather than taken from napi-rs's parser, so that
 // the tests check what napi-rs makes of them: the npm/ folder and loader suffix, and what npm
 // matches against `os`, `cpu` and `libc`.
 module.exports = [
@@ -9,4 +9,9 @@ module.exports = [
   { triple: 'x86_64-apple-darwin', abi: 'darwin-x64', platform: 'darwin', arch: 'x64' },
   { triple: 'aarch64-apple-darwin', abi: 'darwin-arm64', platform: 'darwin', arch: 'arm64' },
   { triple: 'x86_64-pc-windows-msvc', abi: 'win32-x64-msvc', platform: 'win32', arch: 'x64' },
+  { triple: 'aarch64-pc-windows-msvc', abi: 'win32-arm64-msvc', platform: 'win32', arch: 'arm64' },
 ]
+// ...and its WebAssembly one, last in `napi.targets`: one package for every platform, which
+// binding.js falls back to when no native binary loads (npm installs it where asked for the cpu
+// `wasm32`, as napi-rs writes it).
+module.exports.wasm = { triple: 'wasm32-wasip1-threads', abi: 'wasm32-wasi' }

@@ -115,6 +115,8 @@ fn fill(
       );
     }
     write_run(wide, &mut out[index * width_bytes..], run)?;
+    let run_bytes = run.count as usize * width_bytes;
+    unsafe { protocol::written(&env, ids.raw(), index * width_bytes, run_bytes) }?;
     // A private state needs no tally (its ids are all its own), and the user's clock, called
     // between runs, may have made another instance's the scratch's.
     if slot != PRIVATE_SLOT {
@@ -223,7 +225,10 @@ pub fn issue_slice(
   })
   .ok_or_else(unusable)?;
   match taken {
-    Ok((count, met)) => Ok(protocol::count_report(count as u64, met)),
+    Ok((count, met)) => {
+      unsafe { protocol::written(&env, ids.raw(), start * 8, count * 8) }?;
+      Ok(protocol::count_report(count as u64, met))
+    }
     Err(err) => match err.wait_ms() {
       Some(ms) => Ok(protocol::waits(&err, ms)),
       None => Err(thrown(&env, err)),

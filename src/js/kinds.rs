@@ -197,12 +197,13 @@ fn stored(env: &Env, kind: Wide, id: &Unknown, offset: usize) -> Result<[u8; 16]
 
 /// Copies `id` into `out`, a Uint8Array of 16 bytes.
 fn write_out(env: &Env, out: &Unknown, id: &[u8; 16]) -> Result<()> {
-  match unsafe { bytes(env.raw(), out.raw()) }? {
+  let out_view = out.raw();
+  match unsafe { bytes(env.raw(), out_view) }? {
     Some(bytes) if bytes.len() == 16 => {
       // JS's own Buffer, made for this call: no one else writes it meanwhile.
       let out = unsafe { std::slice::from_raw_parts_mut(bytes.as_ptr().cast_mut(), 16) };
       out.copy_from_slice(id);
-      Ok(())
+      unsafe { super::protocol::written(env, out_view, 0, 16) }
     }
     _ => Err(unusable()),
   }

@@ -185,7 +185,13 @@ impl Scratch {
   /// # Safety
   /// `env` and `view` must belong to the current call.
   pub unsafe fn new(env: &Env, view: sys::napi_value) -> Result<Self> {
+    #[cfg_attr(target_family = "wasm", allow(unused_variables))]
     let data = unsafe { Self::check(env, view) }?;
+    // The WebAssembly build cannot write into a JS buffer: the runtime hands it a copy of one
+    // in the module's memory. Its scratch is a block of that memory instead, which JS reads
+    // through a Buffer over it (a view, not a copy), in place of the one it gave.
+    #[cfg(target_family = "wasm")]
+    let (data, view) = unsafe { module_scratch(env) }?;
     let mut reference = ptr::null_mut();
     check_status!(unsafe { sys::napi_create_reference(env.raw(), view, 1, &mut reference) })?;
     Ok(Self {
@@ -228,7 +234,8 @@ impl Scratch {
     Ok(data)
   }
 
-  /// The scratch's `Uint8Array`, for another copy of native.js in the thread to share.
+  /// The scratch's `Uint8Array`, for another copy of native.js in the thread to share (in the
+  /// WebAssembly build, a Buffer over the module's memory, at an offset into it).
   pub fn view(&self, env: &Env) -> Result<sys::napi_value> {
     let mut view = ptr::null_mut();
     check_status!(unsafe { sys::napi_get_reference_value(env.raw(), self.view, &mut view) })?;
@@ -422,4 +429,87 @@ pub(crate) fn waits(refusal: &FlakeError, wait_ms: u64) -> f64 {
   -(wait_ms
     .saturating_mul(u64::from(REPORT_UNIT))
     .saturating_add(u64::from(met)) as f64)
+}
+
+/// A scratch in the WebAssembly module's own memory: a block of `SCRATCH_BYTES` (8-aligned),
+/// kept for the thread's life, and the Buffer over it that JS reads (the runtime makes a
+/// Buffer of external memory a view of the module's memory). A worker thread's block is not
+/// freed when the thread ends: a few bytes, and the scratch is never let go of before.
+///
+/// # Safety
+/// `env` must belong to the current call.
+#[cfg(target_family = "wasm")]
+unsafe fn module_scratch(env: &Env) -> Result<(*mut c_void, sys::napi_value)> {
+  let block: &'static mut [u64] =
+    Box::leak(vec![0u64; SCRATCH_BYTES as usize / 8].into_boxed_slice());
+  let data = block.as_mut_ptr().cast::<c_void>();
+  let mut view = ptr::null_mut();
+  check_status!(unsafe {
+    sys::napi_create_external_buffer(
+      env.raw(),
+      SCRATCH_BYTES as usize,
+      data,
+      None,
+      ptr::null_mut(),
+      &mut view,
+    )
+  })?;
+  Ok((data, view))
+}
+
+/// Makes the `len` bytes from `offset` of `view` (a Buffer of JS's) that an id function just
+/// wrote seen by JS. Nothing to do natively, where it wrote into the Buffer's own memory; the
+/// WebAssembly build's runtime gave it a copy in the module's memory, copied back here.
+///
+/// # Safety
+/// `env` and `view` must belong to the current call.
+#[inline(always)]
+pub(crate) unsafe fn written(
+  env: &Env,
+  view: sys::napi_value,
+  offset: usize,
+  len: usize,
+) -> Result<()> {
+  #[cfg(target_family = "wasm")]
+  {
+    extern "C" {
+      /// emnapi's: copies between a JS buffer and the module's copy of it (`js_to_wasm`: to
+      /// the copy).
+      fn emnapi_sync_memory(
+        env: sys::napi_env,
+        js_to_wasm: bool,
+        arraybuffer_or_view: *mut sys::napi_value,
+        offset: usize,
+        len: usize,
+      ) -> sys::napi_status;
+    }
+    // Through a view of just those bytes: emnapi applies `offset` to the JS side only.
+    let (mut kind, mut length, mut buffer, mut start) = (0, 0, ptr::null_mut(), 0);
+    check_status!(unsafe {
+      sys::napi_get_typedarray_info(
+        env.raw(),
+        view,
+        &mut kind,
+        &mut length,
+        ptr::null_mut(),
+        &mut buffer,
+        &mut start,
+      )
+    })?;
+    let mut part = ptr::null_mut();
+    check_status!(unsafe {
+      sys::napi_create_typedarray(
+        env.raw(),
+        sys::TypedarrayType::uint8_array,
+        len,
+        buffer,
+        start + offset,
+        &mut part,
+      )
+    })?;
+    check_status!(unsafe { emnapi_sync_memory(env.raw(), false, &mut part, 0, len) })?;
+  }
+  #[cfg(not(target_family = "wasm"))]
+  let _ = (env, view, offset, len);
+  Ok(())
 }

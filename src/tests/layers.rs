@@ -193,6 +193,10 @@ const OS_GATED: &[(&str, &str)] = &[
     "the SIGBUS guard: a truncated mapping survived, on Linux",
   ),
   (
+    "js/protocol.rs",
+    "the WebAssembly build's scratch, in the module's memory (its runtime copies JS buffers)",
+  ),
+  (
     "sequencer.rs",
     "`spent`, the words a lost state file reads, for the SIGBUS guard",
   ),

@@ -6,10 +6,12 @@
 //! default, and the paths and arguments the `state` command is given; for `random`, a handler
 //! for forks. Both sides have the same names and types, so `dir`, `file`, `admin`, `random` and
 //! `js::state` read the same on every system. No other file of the crate holds code for one
-//! system (`tests::layers` checks), but for the SIGBUS guard (Linux).
+//! system (`tests::layers` checks), but for the SIGBUS guard (Linux). WebAssembly (WASI) has
+//! no host scope: its side refuses every state directory.
 
 #[cfg_attr(unix, path = "unix.rs")]
 #[cfg_attr(windows, path = "windows.rs")]
+#[cfg_attr(target_family = "wasm", path = "wasm.rs")]
 mod imp;
 
 #[cfg(unix)]

@@ -15,9 +15,11 @@ pub fn error(dir: &Path, reason: impl Into<String>) -> FlakeError {
   }
 }
 
+// The WebAssembly side refuses every directory before any OS error or metadata is read.
 /// `ERR_FLAKE_STATE_UNAVAILABLE` for `dir` if `err` is a transient OS error (`errno`, its name,
 /// as the side's `transient` says), else `ERR_FLAKE_STATE_DIR`; the reason is `context` then
 /// `err`.
+#[cfg_attr(target_family = "wasm", allow(dead_code))]
 pub fn io_error(
   dir: &Path,
   context: &str,
@@ -37,6 +39,7 @@ pub fn io_error(
 
 /// Refuses `dir`, whose own metadata (a symlink's, not followed) is `meta`, unless it is a real
 /// directory.
+#[cfg_attr(target_family = "wasm", allow(dead_code))]
 pub fn directory(dir: &Path, meta: &Metadata) -> Result<(), FlakeError> {
   if meta.file_type().is_symlink() {
     return Err(error(dir, "it is a symlink (not followed)"));
