@@ -8,7 +8,7 @@ const { parse, rawValue } = require('../lib/cli/args.js')
 const { describe } = require('../lib/errors.js')
 const { UsageError, CommandError } = require('../lib/cli/command-errors.js')
 const { exitOnClosedPipe } = require('../lib/cli/output.js')
-const { STORE_FLAGS, leaseListUsage, storeOptionsUsage } = require('../lib/cli/store-flags.js')
+const { STORE_FLAGS, leaseListUsage, serveLeaseUsage, storeOptionsUsage } = require('../lib/cli/store-flags.js')
 
 const USAGE = `Usage:
   flake-idgen [options]                print new 64-bit ids, one per line
@@ -37,11 +37,7 @@ const USAGE = `Usage:
 ${leaseListUsage()}
   flake-idgen serve --port P [--host H] (--id N | --lease URL --namespace N) --token-file F
                     [--max-count N] [--layout L] [--epoch T] [--scope S] [--state-dir D]
-                                       a member: serve batches of ids over HTTP to clients
-                                       (FlakeId.client) holding the token in file F, on node
-                                       id N or one leased from the store at URL (a redis:,
-                                       postgres: or mysql: URL, its client from the current
-                                       directory's project); stops on SIGTERM
+${serveLeaseUsage()}
 
 Options:
   -n, --count N        how many ids to print (default 1)

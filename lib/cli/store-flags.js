@@ -38,6 +38,12 @@ function leaseListUsage() {
   return `${synopsis}\n${' '.repeat(39)}${wrap(text, 39, 92)}`
 }
 
+/** What serve's description says of `--lease URL`, wrapped: the store URLs it takes are the rows'. */
+function serveLeaseUsage() {
+  const text = `a member: serve batches of ids over HTTP to clients (FlakeId.client) holding the token in file F, on node id N or one leased from the store at URL (a ${either(STORES.map(({ schemes }) => schemes[0]))} URL, its client from the current directory's project); stops on SIGTERM`
+  return `${' '.repeat(39)}${wrap(text, 39, 92)}`
+}
+
 /** The options' lines of the store flags, one each. */
 function storeOptionsUsage() {
   return STORES.map(({ name, schemes }) => {
@@ -46,4 +52,4 @@ function storeOptionsUsage() {
   }).join('\n')
 }
 
-module.exports = { STORE_FLAGS: NAMES, leaseListUsage, storeOptionsUsage }
+module.exports = { STORE_FLAGS: NAMES, leaseListUsage, serveLeaseUsage, storeOptionsUsage }
