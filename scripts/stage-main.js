@@ -34,8 +34,8 @@ function stageMain(dir, optionalDependencies) {
     fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true })
     fs.copyFileSync(path.join(root, file), path.join(dir, file))
   }
-  // No scripts, no dev tools: the overrides are the dev tools' too.
-  const { scripts, devDependencies, overrides, ...published } = packageJson
+  // No scripts, no dev tools: the overrides and the install scripts allowed are the dev tools' too.
+  const { scripts, devDependencies, overrides, allowScripts, ...published } = packageJson
   const manifest = { ...published, optionalDependencies }
   fs.writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`)
   return manifest

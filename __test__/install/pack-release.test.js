@@ -78,7 +78,8 @@ test('pack:release packs each platform package that has its binary, and a main p
     main.manifest.optionalDependencies,
     Object.fromEntries(targets.map((triple) => [`${packageName}-${abiOf(triple)}`, packageJson.version])),
   )
-  for (const field of ['scripts', 'devDependencies', 'overrides']) assert.equal(main.manifest[field], undefined, field)
+  for (const field of ['scripts', 'devDependencies', 'overrides', 'allowScripts'])
+    assert.equal(main.manifest[field], undefined, field)
   assert.ok(!main.files.some((file) => file.endsWith('.node')), main.files.join(', '))
 
   for (const [i, triple] of present.entries()) {

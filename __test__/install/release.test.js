@@ -264,7 +264,8 @@ exec "${realNpm}" "$@"
     main.manifest.optionalDependencies,
     Object.fromEntries(targets.map((triple) => [`${packageName}-${abiOf(triple)}`, packageJson.version])),
   )
-  for (const field of ['scripts', 'devDependencies', 'overrides']) assert.equal(main.manifest[field], undefined, field)
+  for (const field of ['scripts', 'devDependencies', 'overrides', 'allowScripts'])
+    assert.equal(main.manifest[field], undefined, field)
   assert.ok(!main.files.some((file) => file.endsWith('.node')), main.files.join(', '))
   for (const file of ['index.js', 'lib', 'bin', 'binding.js', 'index.d.ts']) assert.ok(main.files.includes(file), file)
 })
