@@ -110,24 +110,24 @@ unsafe fn by_system_clock(
   let Some(thread) = (unsafe { thread_of(env, info) }) else {
     return unsafe { throw_unusable(env) };
   };
-  let Some(taken) = take_by_system_clock(thread, waits, clock::system_now_ms) else {
+  let Some(generator) = generator(&thread.scratch, &thread.slots.borrow()) else {
     return unsafe { throw_unusable(env) };
   };
+  let taken = take_by_system_clock(thread, &generator, waits, clock::system_now_ms);
   unsafe { answer(env, thread, taken, refused) }
 }
 
-/// The next id by the system clock, read by `read_clock` (the first reading, and any fresh one
-/// a refusal asks for), of the generator the call fields in `thread`'s scratch describe, a unit
-/// other generators used up waited out if `waits`; `None` if the fields describe none. The
-/// state machine of `issue`, for the N-API function and the WebAssembly build's plain export
-/// (`wasm_exports`) alike.
+/// The next id of `generator`, the one the call fields in `thread`'s scratch describe, by the
+/// system clock, read by `read_clock` (the first reading, and any fresh one a refusal asks
+/// for), a unit other generators used up waited out if `waits`. The state machine of `issue`,
+/// for the N-API function and the WebAssembly build's plain export (`wasm_exports`) alike.
 #[inline(always)]
 pub(super) fn take_by_system_clock(
   thread: &Thread,
+  generator: &Generator,
   waits: Waits,
   mut read_clock: impl FnMut() -> u64,
-) -> Option<Result<Ids, FlakeError>> {
-  let generator = generator(&thread.scratch, &thread.slots.borrow())?;
+) -> Result<Ids, FlakeError> {
   let mut now_ms = 0;
   let mut taken = generator.take_by(
     || {
@@ -138,9 +138,9 @@ pub(super) fn take_by_system_clock(
   );
   // Tested, not matched: a match moves the whole result (an error is large) on every id.
   if waits && matches!(taken, Err(FlakeError::SequenceOverflow { .. })) {
-    taken = wait_out(thread, &generator, now_ms, taken);
+    taken = wait_out(thread, generator, now_ms, taken);
   }
-  Some(taken)
+  taken
 }
 
 /// `taken`, an overflow met for a reading of `now_ms`, waited out if other generators used

@@ -16,7 +16,7 @@ use std::cell::Cell;
 
 use napi::sys;
 
-use super::calls::thrown;
+use super::calls::{generator, thrown};
 use super::error::throw_unusable;
 use super::id_functions::{take_by_system_clock, WAITS};
 use super::protocol::{self, PLAIN_ISSUED_ONE, PLAIN_REFUSED};
@@ -41,18 +41,20 @@ pub extern "C" fn flake_idgen_rs_issue(now_ms: f64) -> f64 {
   let Some(thread) = Thread::only() else {
     return refused(None);
   };
+  let Some(generator) = generator(&thread.scratch, &thread.slots.borrow()) else {
+    return refused(None);
+  };
   // The first reading JS's; any fresh one a refusal asks for (see `Generator::take_by`) read
   // here, from the same clock.
   let mut first = whole_part(now_ms);
   let read_clock = || first.take().unwrap_or_else(clock::system_now_ms);
-  match take_by_system_clock(thread, WAITS, read_clock) {
-    Some(Ok(ids)) => {
+  match take_by_system_clock(thread, &generator, WAITS, read_clock) {
+    Ok(ids) => {
       thread.scratch.write(&ids);
       thread.scratch.count(&ids);
       protocol::issued(&ids).unwrap_or(ISSUED_ONE)
     }
-    Some(Err(err)) => refused(Some(err)),
-    None => refused(None),
+    Err(err) => refused(Some(err)),
   }
 }
 
