@@ -28,14 +28,37 @@ function capturing(load) {
       return instance
     },
   })
+  const lent = process.versions.bun === undefined ? undefined : lendInitialize()
   let loaded
   try {
     loaded = load()
   } finally {
     Object.defineProperty(wasm, 'Instance', descriptor)
+    lent?.()
   }
   if (exports !== undefined) Object.defineProperty(process, kept, { value: { exports, now: systemClock() } })
   return loaded
+}
+
+/**
+ * Bun's node:wasi has no initialize(), which emnapi calls once on the module's instance as it
+ * loads (a reactor's start: its memory, then its _initialize): lends its WASI one for the load,
+ * and returns what takes it back. Bun's views of the memory are remade only when its buffer is
+ * detached, which a shared memory's never is: as it grows, WASI's calls would write past the
+ * old view, so each instance initialized here remakes its view whenever the buffer changes.
+ */
+function lendInitialize() {
+  const { WASI } = require('node:wasi')
+  const prototype = WASI?.prototype
+  if (typeof prototype?.setMemory !== 'function' || 'initialize' in prototype) return undefined
+  prototype.initialize = function initialize(instance) {
+    this.setMemory(instance.exports.memory)
+    this.refreshMemory = function refreshMemory() {
+      if (this.view?.buffer !== this.memory.buffer) this.view = new DataView(this.memory.buffer)
+    }
+    instance.exports._initialize?.()
+  }
+  return () => delete prototype.initialize
 }
 
 /**
