@@ -166,11 +166,7 @@ for (const block of ALL.filter((each) => JS.has(each.lang))) {
     continue
   }
   const servers = needs(block).map((name) => CLIENTS[name][2])
-  const skip =
-    (servers.length > 0 && noServers) ||
-    (/FlakeId\.client\(/.test(block.code) &&
-      process.env.FLAKE_IDGEN_WINE === '1' &&
-      "a client's fetch cannot connect to a loopback port under Wine (.ci/platforms)")
+  const skip = servers.length > 0 && noServers
   test(`${where} runs as written and exits${servers.length > 0 ? ` (a real ${servers.join(' and ')} server)` : ''}`, {
     skip,
   }, async () => {

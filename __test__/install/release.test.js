@@ -3,8 +3,8 @@
 // Here: actionlint (with shellcheck for their scripts) finds nothing in either; CI lints, builds and
 // tests on each OS and Node line; release builds, tests and publishes each target of
 // `napi.targets`; and its publish steps, run on a copy of the checkout with an npm that records
-// `publish` instead of uploading, publish the tarballs `npm run pack:release` makes: the six
-// platform packages with their binaries, then a main package that names them all and carries no
+// `publish` instead of uploading, publish the tarballs `npm run pack:release` makes: every
+// platform package with its binary, then a main package that names them all and carries no
 // script.
 
 const { test } = require('node:test')
@@ -103,24 +103,34 @@ test('CI: every push and pull request is linted, built and tested on Linux, macO
 
 test('the workflow builds, tests and publishes every target of napi.targets, on a version tag', () => {
   assert.match(workflow, /^on:\n {2}push:\n {4}tags:\n {6}- 'v\*'\n/m)
-  const { build, test: testJob, 'test-musl': testMusl, publish } = jobs()
-  assert.ok(build && testJob && testMusl && publish, Object.keys(jobs()).join(', '))
+  const { build, test: testJob, 'test-musl': testMusl, 'test-armv7': testArmv7, publish } = jobs()
+  assert.ok(build && testJob && testMusl && testArmv7 && publish, Object.keys(jobs()).join(', '))
 
   const built = [...build.matchAll(/^ +- target: (\S+)$/gm)].map(([, triple]) => triple)
   assert.deepEqual(built.sort(), [...targets].sort())
   assert.match(build, /--target \$\{\{ matrix\.target \}\}/)
   assert.match(build, /name: bindings-\$\{\{ matrix\.target \}\}/)
 
-  // Each target's tests run on the binary built for it, the loader told to load it.
+  // Each target's tests run on the binary built for it, the loader told to load it: npm test on
+  // a runner of its own, the musl ones in Alpine, armv7 under qemu.
   const tested = [...testJob.matchAll(/- target: (\S+)\n +abi: (\S+)\n +host: (\S+)/g)]
-  for (const [, triple, abi] of tested) {
+  const musl = [...testMusl.matchAll(/- target: (\S+)\n +abi: (\S+)\n +host: (\S+)/g)]
+  for (const [, triple, abi] of [...tested, ...musl]) {
     assert.equal(abi, abiOf(triple), triple)
   }
   assert.match(testJob, /name: bindings-\$\{\{ matrix\.platform\.target \}\}/)
   assert.match(testJob, /run: npm test$/m)
-  assert.match(testMusl, /name: bindings-x86_64-unknown-linux-musl$/m)
+  assert.match(testMusl, /name: bindings-\$\{\{ matrix\.platform\.target \}\}/)
+  assert.match(testMusl, /flake-idgen-rs\.\$\{\{ matrix\.platform\.abi \}\}\.node/)
+  assert.match(testArmv7, /name: bindings-armv7-unknown-linux-gnueabihf$/m)
+  assert.match(testArmv7, /flake-idgen-rs\.linux-arm-gnueabihf\.node/)
   assert.deepEqual(
-    [...tested.map(([, triple]) => triple), 'x86_64-unknown-linux-musl', allTargets.wasm.triple].sort(),
+    [
+      ...tested.map(([, triple]) => triple),
+      ...musl.map(([, triple]) => triple),
+      'armv7-unknown-linux-gnueabihf',
+      allTargets.wasm.triple,
+    ].sort(),
     [...targets].sort(),
   )
   // The WebAssembly build's tests load it alone, from the package's artifact.
@@ -128,7 +138,7 @@ test('the workflow builds, tests and publishes every target of napi.targets, on 
   assert.match(testWasm, /name: bindings-wasm32-wasip1-threads$/m)
   assert.match(testWasm, /NAPI_RS_FORCE_WASI: error/)
 
-  assert.match(publish, /needs: \[test, test-musl, test-wasm\]/)
+  assert.match(publish, /needs: \[test, test-musl, test-armv7, test-wasm\]/)
   assert.match(publish, /id-token: write/)
   for (const command of [ARTIFACTS, PACK]) assert.ok(publish.includes(command), command)
   assert.match(stepScript(publish, 'Publish'), /npm publish "\$tarball"/)

@@ -128,8 +128,9 @@ describe('a store stopped (SIGSTOP) longer than a store call during acquire', { 
       let leasing
       try {
         leasing = FlakeId.lease({ ...options, acquireTimeout: 60_000, onWait: (_ms, why) => waits.push(why) })
-        // Longer than a call's 667 ms: the first attempt times out with its statement sent.
-        await sleep(1500)
+        // Stopped until an attempt timed out with its statement sent (a call's 667 ms): not for
+        // a fixed time, which a loaded machine spends before the first attempt is even sent.
+        for (let waited = 0; !waits.includes('store') && waited < 30_000; waited += 50) await sleep(50)
       } finally {
         signalServer(name, 'SIGCONT')
       }

@@ -194,7 +194,10 @@ describe('batchHandler', { timeout: 60_000 }, () => {
     assert.ok(Number(timestamp) <= Date.now(), 'no id ahead of the clock')
   })
 
-  it('a member whose host state file is removed refuses with 503 ERR_FLAKE_STATE_LOST, its clients going elsewhere', async () => {
+  it('a member whose host state file is removed refuses with 503 ERR_FLAKE_STATE_LOST, its clients going elsewhere', {
+    // Unix file semantics: Windows refuses to remove a file a process has mapped.
+    skip: process.platform === 'win32' && 'removes a file this process has open and mapped, which Windows refuses',
+  }, async () => {
     const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'flake-idgen-member-state-'))
     const lost = new FlakeId({ id: 23, stateDir })
     const { server, url } = await listen(lost.batchHandler({ token: TOKEN }))

@@ -31,15 +31,17 @@ function whole(text, flag, min, max) {
 
 /** The token in `file`: its content without the trailing newline; a CommandError if unusable. */
 function readToken(file) {
+  // The path in full, not cut as values are: a user finds the file by it.
+  const named = JSON.stringify(file)
   let text
   try {
     text = fs.readFileSync(file, 'utf8')
   } catch (error) {
-    throw new CommandError(`cannot read --token-file ${describe(file)}: ${error.code ?? error.message}`)
+    throw new CommandError(`cannot read --token-file ${named}: ${error.code ?? error.message}`)
   }
   const token = text.replace(/\r?\n$/, '')
   if (token.length === 0 || /[\r\n]/.test(token))
-    throw new CommandError(`--token-file ${describe(file)} must hold the token on one line, not empty`)
+    throw new CommandError(`--token-file ${named} must hold the token on one line, not empty`)
   return token
 }
 

@@ -19,16 +19,6 @@ async function refusalOf(response) {
   return codedError(Error, code, `${response.status} ${message}`)
 }
 
-/** A signal that aborts with either: AbortSignal.any where the runtime has it (Node ≥ 20.3). */
-function anySignal(a, b) {
-  if (typeof AbortSignal.any === 'function') return AbortSignal.any([a, b])
-  const controller = new AbortController()
-  const abort = (signal) => () => controller.abort(signal.reason)
-  a.addEventListener('abort', abort(a), { once: true })
-  b.addEventListener('abort', abort(b), { once: true })
-  return controller.signal
-}
-
 class Members {
   #config
   // The layout and epoch of the first batch: a member of another one is passed over, since its
@@ -65,13 +55,32 @@ class Members {
     const url = `${member}${member.includes('?') ? '&' : '?'}count=${count}`
     const headers = { accept: wire.MEDIA_TYPE }
     if (token !== undefined) headers.authorization = `Bearer ${token}`
-    const signal = anySignal(this.#controller.signal, AbortSignal.timeout(timeoutMs))
-    const response = await fetch(url, { method: 'POST', headers, signal })
-    if (response.status !== 200) throw await refusalOf(response)
-    const type = response.headers.get('content-type') ?? ''
-    if (!type.startsWith(wire.MEDIA_TYPE))
-      throw codedError(Error, 'ERR_FLAKE_BAD_BATCH', `a member's answer is ${type || 'untyped'}, not a batch`)
-    const batch = wire.decode(new Uint8Array(await response.arrayBuffer()))
+    // A controller of the request's own, aborted by close() or the timeout, both let go once it
+    // is answered: AbortSignal.any over the client's lifelong signal, with AbortSignal.timeout,
+    // cost more than the request itself on loopback.
+    const request = new AbortController()
+    const closing = this.#controller.signal
+    const onClose = () => request.abort(closing.reason)
+    closing.addEventListener('abort', onClose, { once: true })
+    const timer = setTimeout(
+      () => request.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
+      timeoutMs,
+    )
+    try {
+      const response = await fetch(url, { method: 'POST', headers, signal: request.signal })
+      if (response.status !== 200) throw await refusalOf(response)
+      const type = response.headers.get('content-type') ?? ''
+      if (!type.startsWith(wire.MEDIA_TYPE))
+        throw codedError(Error, 'ERR_FLAKE_BAD_BATCH', `a member's answer is ${type || 'untyped'}, not a batch`)
+      return this.#checked(wire.decode(new Uint8Array(await response.arrayBuffer())), count)
+    } finally {
+      clearTimeout(timer)
+      closing.removeEventListener('abort', onClose)
+    }
+  }
+
+  /** `batch` with its count, if it is of this client's layout and no larger than asked. */
+  #checked(batch, count) {
     const layout = JSON.stringify(batch.layout)
     this.#layout ??= layout
     if (layout !== this.#layout)

@@ -5,6 +5,7 @@
 // no binding.
 
 const codedError = require('../coded-error.js')
+const integerOption = require('../integer-option.js')
 
 const DEFAULTS = { prefetchCount: 100, prefetchValidityMs: 600_000, timeoutMs: 5000 }
 const KNOWN = ['members', 'token', 'prefetchCount', 'prefetchValidityMs', 'timeoutMs']
@@ -53,14 +54,6 @@ function checkCount(count) {
   return count
 }
 
-function integer(options, name, min, max) {
-  const value = options[name] ?? DEFAULTS[name]
-  const expected = `an integer from ${min} to ${max}`
-  if (typeof value !== 'number') throw invalidOption(name, expected, value)
-  if (!Number.isInteger(value) || value < min || value > max) throw invalidOption(name, expected, value, true)
-  return value
-}
-
 /** A member's URL, checked: http: or https:, as a string the client appends `count` to. */
 function memberUrl(value, index) {
   const name = `members[${index}]`
@@ -100,10 +93,17 @@ function readOptions(options) {
   return {
     members: [...new Set(urls)],
     token,
-    prefetchCount: integer(options, 'prefetchCount', 1, MAX_PREFETCH),
+    prefetchCount: integerOption(options, 'prefetchCount', DEFAULTS.prefetchCount, 1, MAX_PREFETCH, invalidOption),
     // 0: batches never expire (Hazelcast's meaning), for ids whose order does not matter.
-    prefetchValidityMs: integer(options, 'prefetchValidityMs', 0, 2 ** 31 - 1),
-    timeoutMs: integer(options, 'timeoutMs', 1, 600_000),
+    prefetchValidityMs: integerOption(
+      options,
+      'prefetchValidityMs',
+      DEFAULTS.prefetchValidityMs,
+      0,
+      2 ** 31 - 1,
+      invalidOption,
+    ),
+    timeoutMs: integerOption(options, 'timeoutMs', DEFAULTS.timeoutMs, 1, 600_000, invalidOption),
   }
 }
 

@@ -4,6 +4,7 @@
 
 const { createHash, timingSafeEqual } = require('node:crypto')
 const { invalidOption, invalidOptions } = require('../errors.js')
+const integerOption = require('../integer-option.js')
 
 /** The most ids a request may ask for, by default: Hazelcast's largest prefetch-count. */
 const DEFAULT_MAX_COUNT = 100_000
@@ -13,15 +14,6 @@ const DEFAULTS = { maxCount: DEFAULT_MAX_COUNT, requestTimeoutMs: 10_000, maxHea
 const KNOWN = ['token', 'allowNoToken', 'maxCount', 'requestTimeoutMs', 'maxHeaderBytes']
 
 const sha256 = (bytes) => createHash('sha256').update(bytes).digest()
-
-/** An integer option from `min` to `max`. */
-function integer(options, name, min, max) {
-  const value = options[name] ?? DEFAULTS[name]
-  const expected = `an integer from ${min} to ${max}`
-  if (typeof value !== 'number') throw invalidOption(name, expected, value)
-  if (!Number.isInteger(value) || value < min || value > max) throw invalidOption(name, expected, value, true)
-  return value
-}
 
 /**
  * The handler's configuration: a member never serves without a token unless `allowNoToken:
@@ -43,9 +35,9 @@ function checkOptions(options) {
     // Hashed once: each request's token is hashed too and the digests compared, so that the
     // comparison takes the same time whatever the token's length.
     digest: token === undefined ? undefined : sha256(token),
-    maxCount: integer(options, 'maxCount', 1, MAX_COUNT),
-    requestTimeoutMs: integer(options, 'requestTimeoutMs', 1, 600_000),
-    maxHeaderBytes: integer(options, 'maxHeaderBytes', 256, 65_536),
+    maxCount: integerOption(options, 'maxCount', DEFAULTS.maxCount, 1, MAX_COUNT, invalidOption),
+    requestTimeoutMs: integerOption(options, 'requestTimeoutMs', DEFAULTS.requestTimeoutMs, 1, 600_000, invalidOption),
+    maxHeaderBytes: integerOption(options, 'maxHeaderBytes', DEFAULTS.maxHeaderBytes, 256, 65_536, invalidOption),
   }
 }
 
