@@ -223,6 +223,12 @@ export declare const MET_WAITED: number
  */
 export declare function nearestOption(name: string, known: Array<string>): string | null
 
+/** A plain export's answer (see above) for one id issued and nothing met. */
+export declare const PLAIN_ISSUED_ONE: number
+
+/** A plain export's answer (see above) for a call that issued nothing. */
+export declare const PLAIN_REFUSED: number
+
 /** The slot of a call whose generator's state is the scratch's private word. */
 export declare const PRIVATE_SLOT: number
 

@@ -11,7 +11,9 @@
 // id, issue 32; BENCH_COLD_ROUNDS, default 21), leases (each lease store's time per acquire
 // beside the pool's size, on real servers: BENCH_LEASE_SAMPLES acquires a row, default 1,000);
 // clients (a client of members beside a local generator, and a member's throughput and latency
-// over loopback, issue 41: BENCH_CLIENT_ROUNDS, default 21); all by default.
+// over loopback, issue 41: BENCH_CLIENT_ROUNDS, default 21); wasm (the WebAssembly build's next()
+// beside flake-idgen's in a process of its own, issue 42: BENCH_ROUNDS rounds; a full run skips it
+// when no WebAssembly build is there, see wasm.js); all by default.
 
 const fs = require('node:fs')
 const os = require('node:os')
@@ -27,7 +29,7 @@ const BURST = setting('BENCH_BURST', 1_000_000)
 const LAYOUT_ROUNDS = setting('BENCH_LAYOUT_ROUNDS', 21)
 const COLD_ROUNDS = setting('BENCH_COLD_ROUNDS', 21)
 const LIMIT_PER_MS = 4096 // the 12-bit counter's ids per millisecond
-const PARTS = ['64-bit', 'layouts', '128-bit', 'cold-start', 'leases', 'clients']
+const PARTS = ['64-bit', 'layouts', '128-bit', 'cold-start', 'wasm', 'leases', 'clients']
 const ONLY = (process.env.BENCH_ONLY || PARTS.join(',')).split(',')
 for (const part of ONLY) {
   if (!PARTS.includes(part)) throw new RangeError(`BENCH_ONLY must name parts of ${PARTS.join(', ')}, got ${part}`)
@@ -37,6 +39,9 @@ const runs = (part) => ONLY.includes(part)
 const wide = runs('128-bit') ? require('./wide.js') : undefined
 const leases = runs('leases') ? require('./leases.js') : undefined
 const clients = runs('clients') ? require('./clients.js') : undefined
+const wasm = runs('wasm') ? require('./wasm.js') : undefined
+// Asked for by name, a missing WebAssembly build fails the run; a full run skips it, saying so.
+const wasmAsked = (process.env.BENCH_ONLY || '').split(',').includes('wasm')
 
 function setting(name, fallback) {
   const value = Number(process.env[name] || fallback)
@@ -138,6 +143,11 @@ async function main() {
     await rounds(coldStart.candidates, 1, coldStart.sample)
     cold = await rounds(coldStart.candidates, COLD_ROUNDS, coldStart.sample)
   }
+  // In a process of its own (its build is another), timed alone. A failure fails this part only.
+  let wasmResults
+  if (runs('wasm') && (wasmAsked || wasm.built())) {
+    wasmResults = await wasm.run().catch((error) => error)
+  }
   // Last: its servers start and stop within it, and time nothing of the parts above.
   // A missing server fails this part alone, after the others are printed.
   const leaseResults = runs('leases') ? await leases.run().catch((error) => error) : undefined
@@ -159,6 +169,7 @@ async function main() {
     runs('128-bit') &&
       `128-bit: ${plural(ROUNDS, 'round')} of ${wide.BATCHES} × ${format(wide.BATCH)} calls, ${plural(BURST_ROUNDS, 'round')} of batches`,
     runs('cold-start') && `cold start: ${plural(COLD_ROUNDS, 'round')} of a fresh process each`,
+    wasmResults !== undefined && `wasm: ${plural(ROUNDS, 'round')} of 200 × 1,000 calls in a process of its own`,
     'medians, ratios taken within each round',
   ]
   console.log(`${header.filter(Boolean).join(', ')}\n`)
@@ -166,6 +177,11 @@ async function main() {
   if (runs('layouts')) printLayouts(layoutCalls, layoutMs)
   if (runs('128-bit')) printWide(wideCalls, wideMs)
   if (runs('cold-start')) printColdStart(cold)
+  if (wasmResults instanceof Error) {
+    console.error(`\nwasm: ${wasmResults.message}`)
+    process.exitCode = 1
+  } else if (wasmResults !== undefined) wasm.print(wasmResults, printTable)
+  else if (runs('wasm')) console.log('\nwasm: skipped, no WebAssembly build here (`npm run build:wasm` makes one)')
   if (leaseResults instanceof Error) {
     console.error(`\nleases: ${leaseResults.message}`)
     process.exitCode = 1

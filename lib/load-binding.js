@@ -4,6 +4,7 @@
 // loads, blaming an npm bug and naming neither the platform nor what it looked for. Say both,
 // and keep its error, which chains every attempt, as the cause.
 const codedError = require('./coded-error.js')
+const { capturing } = require('./wasm-instance.js')
 
 // One binary per process (per thread: a worker has a process object of its own), whichever copy
 // of this package loads it first: a copy loaded again once require.cache is cleared, or under
@@ -63,5 +64,6 @@ function load() {
   }
 }
 
-if (!Object.hasOwn(process, loaded)) Object.defineProperty(process, loaded, { value: load() })
+// The WebAssembly build's instance is caught as it loads, for native.js (see wasm-instance.js).
+if (!Object.hasOwn(process, loaded)) Object.defineProperty(process, loaded, { value: capturing(load) })
 module.exports = process[loaded]

@@ -187,10 +187,36 @@ function select(fields) {
 }
 
 /** One id into the scratch from a shared state by the system clock; returns the report, or throws. */
-function issue(fields) {
+function issueNative(fields) {
   if (fields !== current) select(fields)
   return nativeIssue()
 }
+
+// The WebAssembly build's `issue()` as a plain export of its module (src/js/wasm_exports.rs):
+// one call of a wasm function, where the id function's call through emulated N-API crosses
+// between JS and the module many times. It answers PLAIN_ISSUED_ONE for the id function's
+// `undefined`, and PLAIN_REFUSED when it issued nothing, and the thread's refusal() then throws
+// why. Undefined natively, and should the WebAssembly build's instance not have been caught
+// (see wasm-instance.js): the id function serves then.
+// It takes the reading of the system clock from JS, which reads it faster.
+const plain = require('./wasm-instance.js').plain()
+const plainIssue = plain?.exports.flake_idgen_rs_issue
+const systemNow = plain?.now
+const { PLAIN_ISSUED_ONE, PLAIN_REFUSED } = binding
+const { refusal } = thread
+
+/** As issueNative(), by the plain export. */
+function issuePlain(fields) {
+  if (fields !== current) select(fields)
+  const report = plainIssue(systemNow())
+  if (report === PLAIN_ISSUED_ONE) return undefined
+  if (report !== PLAIN_REFUSED) return report
+  // Throws: a refusal is never an answer, which would hand out the id in the scratch again.
+  return refusal()
+}
+
+// Chosen once: the call site in flake-id.js sees one function, whichever build loaded.
+const issue = typeof plainIssue === 'function' ? issuePlain : issueNative
 
 // 128-bit ids from a shared state by the system clock (see src/js/wide_functions.rs), of the
 // kind the generator's fields say: into the scratch, for takeWide(), or as text; or throws.

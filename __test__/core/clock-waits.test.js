@@ -2,47 +2,17 @@
 // Every wait for the system clock is bounded (issue 39, item 6): a clock that stands still, or
 // steps back, during the first mapping of a state file, a batch's slice or a sync next() on a
 // coarse unit never holds the event loop; each returns, or throws a coded error, and no id
-// repeats. The clocks are LD_PRELOAD shims (../support/faults), built here (Linux, with gcc).
+// repeats. The clocks are LD_PRELOAD shims (../support/clock-shims.js).
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { spawnSync, execFileSync } = require('node:child_process')
-const fs = require('node:fs')
-const os = require('node:os')
+const { spawnSync } = require('node:child_process')
 const path = require('node:path')
 const { stateDir } = require('../support/state-files.js')
-const { removeAtExit } = require('../support/remove-at-exit.js')
+const { shims, shimEnv } = require('../support/clock-shims.js')
 
 const CHILD = path.join(__dirname, '..', 'support', 'waits-child.js')
-const FAULTS = path.join(__dirname, '..', 'support', 'faults')
-
-/** The shims, built into a temporary directory; or why they cannot be. */
-function build() {
-  if (process.platform !== 'linux') return { skip: 'the clock shims are LD_PRELOAD ones (Linux)' }
-  if (!fs.existsSync(path.join(FAULTS, 'absclock.c'))) return { skip: `no clock shims at ${FAULTS}` }
-  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'flake-idgen-shims-'))
-  removeAtExit(out)
-  try {
-    for (const name of ['absclock', 'fakeclock']) {
-      execFileSync('gcc', [
-        '-O2',
-        '-shared',
-        '-fPIC',
-        '-o',
-        path.join(out, `${name}.so`),
-        path.join(FAULTS, `${name}.c`),
-        '-ldl',
-      ])
-    }
-  } catch (err) {
-    return { skip: `gcc cannot build the clock shims: ${err.message.split('\n')[0]}` }
-  }
-  // The files the shims read: 0 means the real clock.
-  for (const name of ['abs', 'offsets']) fs.writeFileSync(path.join(out, name), Buffer.alloc(4096))
-  return { out }
-}
-const shims = build()
-const options = { skip: shims.skip ?? false }
+const options = { skip: shims().skip ?? false }
 
 /** Runs the child in `mode` under `shim`; what it printed, parsed. */
 function run(mode, shim) {
@@ -51,13 +21,7 @@ function run(mode, shim) {
     encoding: 'utf8',
     // Generous: a child that hangs (the bug) is killed, and fails here.
     timeout: 60_000,
-    env: {
-      ...process.env,
-      LD_PRELOAD: path.join(shims.out, `${shim}.so`),
-      FAKE_ABS_FILE: path.join(shims.out, 'abs'),
-      FAKE_OFFSET_FILE: path.join(shims.out, 'offsets'),
-      FAKE_SLOT: '0',
-    },
+    env: shimEnv(shim),
   })
   assert.deepEqual([status, signal], [0, null], `the child did not finish: ${stderr}`)
   return JSON.parse(stdout)

@@ -94,6 +94,22 @@ test('an epoch after the system clock is allowed with a custom clock', () => {
   assert.equal(decode(generator.next()).time, 1)
 })
 
+test('without a `clock`, ids are by the system clock, not by a Date.now replaced (fake timers)', () => {
+  const generator = new FlakeId({ id: 11, scope: 'process' })
+  const realNow = Date.now
+  const before = realNow()
+  // A year ahead, as fake timers set to a date may be: an id of that time would be a year early.
+  Date.now = () => realNow() + 365 * 24 * 3600 * 1000
+  let id
+  try {
+    id = generator.next()
+  } finally {
+    Date.now = realNow
+  }
+  const { time } = decode(id)
+  assert.ok(time >= before && time <= Date.now(), `an id of ${new Date(time).toISOString()}`)
+})
+
 test('instances with a custom clock keep private state', () => {
   const a = new FlakeId({ id: 3, clock: () => 5000 })
   const b = new FlakeId({ id: 3, clock: () => 5000 })

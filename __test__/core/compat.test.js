@@ -7,7 +7,7 @@ const assert = require('node:assert/strict')
 const fc = require('fast-check')
 const FlakeIdgen = require('flake-idgen')
 const FlakeId = require('../..')
-const { decode, scriptedClock, outcome, fcSeed } = require('../support/helpers')
+const { decode, scriptedClock, outcome, fcSeed, wasmBuild } = require('../support/helpers')
 
 test('README table: default generator', () => {
   const clock = scriptedClock(0x8c20543b0)
@@ -168,4 +168,82 @@ test('random clock walks: same bytes and same errors as flake-idgen', () => {
     }),
     { seed: fcSeed('random clock walks'), numRuns: 200 },
   )
+})
+
+test('random walks of the system clock: next() on a shared state gives the bytes and errors of flake-idgen', (t) => {
+  const { shims, shimEnv } = require('../support/clock-shims.js')
+  const { skip } = shims()
+  if (skip) return t.skip(skip)
+  const step = fc.oneof(
+    { weight: 4, arbitrary: fc.integer({ min: 1, max: 3 }).map((ms) => ['advance', ms]) },
+    { weight: 2, arbitrary: fc.integer({ min: 1, max: 20 }).map((ms) => ['back', ms]) },
+    { weight: 6, arbitrary: fc.integer({ min: 1, max: 40 }).map((n) => ['burst', n]) },
+  )
+  // Every scenario in one child (a process each would take minutes under WebAssembly), each on
+  // a node id of its own: the ids of a shared state are the process's for that node id.
+  const scenarios = fc
+    .sample(
+      fc.record({
+        epoch: fc.integer({ min: 0, max: 1_600_000_000_000 }),
+        seqMaskBits: fc.integer({ min: 1, max: 5 }),
+        start: fc.integer({ min: 1_700_000_000_000, max: 1_800_000_000_000 }),
+        steps: fc.array(step, { minLength: 1, maxLength: 60 }),
+      }),
+      { seed: fcSeed('system clock walks'), numRuns: 100 },
+    )
+    .map(({ epoch, seqMaskBits, start, steps }, id) => ({
+      settings: { id, epoch, seqMask: 2 ** seqMaskBits - 1 },
+      start,
+      steps,
+    }))
+  const { status, signal, stdout, stderr } = require('node:child_process').spawnSync(
+    process.execPath,
+    [require('node:path').join(__dirname, '..', 'support', 'system-clock-child.js'), JSON.stringify(scenarios)],
+    { encoding: 'utf8', timeout: 120_000, maxBuffer: 1 << 28, env: shimEnv('absclock') },
+  )
+  assert.deepEqual([status, signal], [0, null], `the child did not finish: ${stderr}`)
+  const { target, pairs } = JSON.parse(stdout)
+  assert.equal(target === 'wasm32-wasi', wasmBuild, `the child loaded ${target}`)
+  const met = new Set()
+  for (const [index, walked] of pairs.entries()) {
+    for (const [ours, theirs] of walked) {
+      assert.deepEqual(ours, theirs, `scenario ${index}: ${JSON.stringify(scenarios[index])}`)
+      met.add(ours[0] === 'ok' ? 'ok' : ours[1].split('.')[0])
+    }
+  }
+  // The walks met each path: ids, an overflow and a clock that stepped back.
+  assert.deepEqual([...met].sort(), ['Clock moved backwards', 'Sequence exceeded its maximum value', 'ok'])
+})
+
+test('next() by the system clock takes its build’s path: under WebAssembly the module’s plain export', () => {
+  // A child whose thread is set up before the package loads, its id function of next() replaced
+  // by one that throws: native.js takes its id functions from that setup. Natively next() calls
+  // it; under WebAssembly it must not (src/js/wasm_exports.rs), errors included.
+  const child = `
+    const binding = require('./lib/load-binding.js')
+    const thread = binding.setup(new Uint8Array(new SharedArrayBuffer(binding.SCRATCH_BYTES)))
+    thread.issue = () => { throw new Error('the id function') }
+    const FlakeId = require('.')
+    const generator = new FlakeId({ id: 9, seqMask: 1, scope: 'process' })
+    const outcomes = []
+    for (let i = 0; i < 3; i++) {
+      try {
+        outcomes.push(generator.next().length)
+      } catch (error) {
+        outcomes.push(error.code ?? error.message)
+      }
+    }
+    process.stdout.write(JSON.stringify({ target: binding.__napiBindingTarget, outcomes }))
+  `
+  const { status, stdout, stderr } = require('node:child_process').spawnSync(process.execPath, ['-e', child], {
+    cwd: require('node:path').join(__dirname, '..', '..'),
+    encoding: 'utf8',
+  })
+  assert.equal(status, 0, stderr)
+  const { target, outcomes } = JSON.parse(stdout)
+  assert.equal(target === 'wasm32-wasi', wasmBuild, `the child loaded ${target}`)
+  // Two ids a millisecond (seqMask 1), so the third call may overflow: by the id function's
+  // error when the plain export refuses, never through the id function.
+  if (wasmBuild) assert.match(outcomes.join(), /^8,8,(8|ERR_FLAKE_SEQUENCE_OVERFLOW)$/)
+  else assert.deepEqual(outcomes, ['the id function', 'the id function', 'the id function'])
 })

@@ -10,7 +10,7 @@ const { execFile, execFileSync, spawn } = require('node:child_process')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const { copyPackage } = require('../support/package-copy.js')
+const { copyPackage, linkPackage, root } = require('../support/package-copy.js')
 
 const { platform, arch } = process
 const exe = platform === 'win32' ? '.exe' : ''
@@ -148,6 +148,55 @@ for (const runtime of Object.keys(RUNTIMES)) {
     const [a, b] = ranges
     assert.ok(a.first < b.last && b.first < a.last, 'the two took ids at the same time')
     assert.equal(a.count + b.count - seen.size, 0, 'duplicates')
+  })
+}
+
+// The WebAssembly build under each runtime (issue 42), where `npm run build:wasm` left it beside
+// binding.js (the wasm step of .ci/platforms runs these in its build's tree): smoke.mjs's checks
+// for it, from a project that has the package with the build beside binding.js, as the main
+// package loads it, and the runtime's packages its loader requires.
+const WASM_FILES = JSON.parse(fs.readFileSync(path.join(root, 'npm', 'wasm32-wasi', 'package.json'), 'utf8')).files
+const wasmBuilt = fs.existsSync(path.join(root, WASM_FILES[0]))
+const WASM_RUNTIME = ['@napi-rs/wasm-runtime', '@emnapi/core', '@emnapi/runtime', '@emnapi/wasi-threads', 'tslib']
+// What Deno needs besides: napi-rs's loader gives WASI the file system's root, and Deno's WASI
+// asks leave to write there.
+const WASM_ARGS = { bun: [], deno: ['--allow-write'] }
+
+for (const runtime of Object.keys(RUNTIMES)) {
+  test(`${runtime}: the WebAssembly build (NAPI_RS_FORCE_WASI=error): next and its forms, next(cb), nextAsync, nextBatchAsync, decompose, uuidv7, its refusals`, {
+    skip: !wasmBuilt && `no WebAssembly build beside binding.js (\`npm run build:wasm\` makes one)`,
+  }, async (t) => {
+    const dir = project(t)
+    const into = path.join(dir, 'node_modules', 'flake-idgen-rs')
+    for (const file of WASM_FILES) fs.copyFileSync(path.join(root, file), path.join(into, file))
+    for (const name of WASM_RUNTIME) {
+      fs.mkdirSync(path.dirname(path.join(dir, 'node_modules', name)), { recursive: true })
+      linkPackage(dir, name, packageDir(name))
+    }
+    const [file, args] = smoke(runtime)
+    const printed = await new Promise((resolve, reject) => {
+      execFile(
+        file,
+        [...args.slice(0, -1), ...WASM_ARGS[runtime], args.at(-1), 'wasm'],
+        { cwd: dir, timeout: 300_000, env: { ...process.env, NAPI_RS_FORCE_WASI: 'error' } },
+        (error, stdout, stderr) =>
+          error ? reject(new Error(`${runtime} failed: ${error.message}\n${stdout}\n${stderr}`)) : resolve(stdout),
+      )
+    })
+    assert.deepEqual(JSON.parse(printed.trim().split('\n').pop()), [
+      'esm',
+      'next',
+      'nextBigInt',
+      'nextString',
+      'nextCallbacks',
+      'nextAsync',
+      'nextBatchAsync',
+      'decompose',
+      'wasmBuild',
+      'hostScopeRefused',
+      'workerRefused',
+      'uuidv7',
+    ])
   })
 }
 

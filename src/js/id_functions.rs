@@ -92,8 +92,8 @@ unsafe fn throw_error(env: sys::napi_env, err: FlakeError) -> sys::napi_value {
 
 /// Whether a call by the system clock waits out a time unit other generators used up (`issue`),
 /// or reports the wait (`tryIssue`, whose caller waits without blocking).
-type Waits = bool;
-const WAITS: Waits = true;
+pub(super) type Waits = bool;
+pub(super) const WAITS: Waits = true;
 const REPORTS_WAIT: Waits = false;
 
 /// The next id by the system clock: see `answer`.
@@ -113,19 +113,34 @@ unsafe fn by_system_clock(
   let Some(generator) = generator(&thread.scratch, &thread.slots.borrow()) else {
     return unsafe { throw_unusable(env) };
   };
+  let taken = take_by_system_clock(thread, &generator, waits, clock::system_now_ms);
+  unsafe { answer(env, thread, taken, refused) }
+}
+
+/// The next id of `generator`, the one the call fields in `thread`'s scratch describe, by the
+/// system clock, read by `read_clock` (the first reading, and any fresh one a refusal asks
+/// for), a unit other generators used up waited out if `waits`. The state machine of `issue`,
+/// for the N-API function and the WebAssembly build's plain export (`wasm_exports`) alike.
+#[inline(always)]
+pub(super) fn take_by_system_clock(
+  thread: &Thread,
+  generator: &Generator,
+  waits: Waits,
+  mut read_clock: impl FnMut() -> u64,
+) -> Result<Ids, FlakeError> {
   let mut now_ms = 0;
   let mut taken = generator.take_by(
     || {
-      now_ms = clock::system_now_ms();
+      now_ms = read_clock();
       Ok(now_ms)
     },
     1,
   );
   // Tested, not matched: a match moves the whole result (an error is large) on every id.
   if waits && matches!(taken, Err(FlakeError::SequenceOverflow { .. })) {
-    taken = wait_out(thread, &generator, now_ms, taken);
+    taken = wait_out(thread, generator, now_ms, taken);
   }
-  unsafe { answer(env, thread, taken, refused) }
+  taken
 }
 
 /// `taken`, an overflow met for a reading of `now_ms`, waited out if other generators used

@@ -18,4 +18,6 @@ mod setup;
 pub(crate) mod slots;
 pub(crate) mod state;
 mod thread;
+#[cfg(target_family = "wasm")]
+mod wasm_exports;
 mod wide_functions;

@@ -56,6 +56,10 @@
 //! millisecond's ids were used up by other generators, and `issue` waited for the next one:
 //! the report of one id then says so too). The constants are exported, so `native.js` reads
 //! them from here rather than repeating them.
+//!
+//! **The WebAssembly build's plain exports** (`wasm_exports`) answer in a number only: a
+//! report as above, but `PLAIN_ISSUED_ONE` for `undefined`, and `PLAIN_REFUSED` when nothing
+//! was issued, after which the thread's `refusal()` throws why.
 
 use std::ffi::c_void;
 use std::ptr;
@@ -87,6 +91,13 @@ pub const MET_CLOCK_BEHIND: u32 = 2;
 /// for the next (only a synchronous call by the system clock waits: see `sync_take`).
 #[napi]
 pub const MET_WAITED: u32 = 3;
+
+/// A plain export's answer (see above) for one id issued and nothing met.
+#[napi]
+pub const PLAIN_ISSUED_ONE: u32 = 0;
+/// A plain export's answer (see above) for a call that issued nothing.
+#[napi]
+pub const PLAIN_REFUSED: i32 = -1;
 
 /// Byte offset in the scratch of the first id issued: a `u64`, big-endian.
 #[napi]

@@ -40,7 +40,11 @@ pub fn setup(env: Env, scratch: Unknown) -> Result<Object<'static>> {
     Some(object) => object,
     None => {
       let thread = Thread::setup(&env, unsafe { Scratch::new(&env, scratch.raw()) }?)?;
-      let functions = [ID_FUNCTIONS.as_slice(), WIDE_FUNCTIONS.as_slice()].concat();
+      #[cfg_attr(not(target_family = "wasm"), allow(unused_mut))]
+      let mut functions = [ID_FUNCTIONS.as_slice(), WIDE_FUNCTIONS.as_slice()].concat();
+      // The WebAssembly build's: the one that throws why a plain export issued nothing.
+      #[cfg(target_family = "wasm")]
+      functions.push((c"refusal", super::wasm_exports::refusal));
       let mut object = calls::make(&env, &functions)?;
       object.set("scratch", unsafe {
         Unknown::from_raw_unchecked(env.raw(), thread.scratch.view(&env)?)

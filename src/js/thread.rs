@@ -105,6 +105,17 @@ impl Thread {
       .private_settings(self.scratch.settings_fields())
   }
 
+  /// The thread of the module's one env, for the WebAssembly build's plain exports, which are
+  /// called with no env: each JS thread loads a module of its own, and emnapi makes one env
+  /// per module.
+  #[cfg(target_family = "wasm")]
+  #[inline(always)]
+  pub fn only() -> Option<&'static Thread> {
+    let (_, thread) = CURRENT.get();
+    // As `current`: cleared when the env goes.
+    (!thread.is_null()).then(|| unsafe { &*thread })
+  }
+
   /// The thread of `env` if it is the one this OS thread last used (it almost always is).
   #[inline(always)]
   pub fn current(env: sys::napi_env) -> Option<&'static Thread> {

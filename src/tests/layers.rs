@@ -193,8 +193,20 @@ const OS_GATED: &[(&str, &str)] = &[
     "the SIGBUS guard: a truncated mapping survived, on Linux",
   ),
   (
+    "js/mod.rs",
+    "declares the WebAssembly build's plain exports (js/wasm_exports.rs), its module alone",
+  ),
+  (
     "js/protocol.rs",
     "the WebAssembly build's scratch, in the module's memory (its runtime copies JS buffers)",
+  ),
+  (
+    "js/setup.rs",
+    "the WebAssembly build's refusal(), which throws why a plain export issued nothing",
+  ),
+  (
+    "js/thread.rs",
+    "the WebAssembly build's one env, which its plain exports (called with none) serve",
   ),
   (
     "sequencer.rs",

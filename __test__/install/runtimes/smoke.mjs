@@ -5,9 +5,12 @@
 //                           those that passed, as JSON, or throws
 //   smoke.mjs host ID OUT   prints "ready", reads a start time (ms since 1970) on stdin, takes
 //                           ids of generator ID from then for 100 ms, and writes them to OUT
+//   smoke.mjs wasm          as api, for the WebAssembly build (NAPI_RS_FORCE_WASI=error): no host
+//                           scope, and in a worker thread no shared state, each refused, coded
 
 import { once } from 'node:events'
 import { writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
 import FlakeId, { FlakeId as Named } from 'flake-idgen-rs'
 
@@ -141,9 +144,43 @@ const checks = {
   },
 }
 
-async function api() {
+// The WebAssembly build's own rules, in place of the checks that need host scope and threads.
+const wasmChecks = {
+  wasmBuild() {
+    const require = createRequire(import.meta.resolve('flake-idgen-rs'))
+    const target = require('./binding.js').__napiBindingTarget
+    check(target === 'wasm32-wasi', `the WebAssembly build, not ${target}`)
+  },
+  hostScopeRefused() {
+    let code
+    try {
+      new FlakeId({ id: 10, scope: 'host' })
+    } catch (error) {
+      code = error.code
+    }
+    check(code === 'ERR_FLAKE_STATE_DIR', `scope 'host' refused: ${code}`)
+  },
+  async workerRefused() {
+    const url = new URL('./smoke-worker.mjs', import.meta.url)
+    const worker = new Worker(url, { workerData: { options: { id: 11, scope: 'process' }, count: 1 } })
+    const [error] = await once(worker, 'error')
+    check(
+      error.code === 'ERR_FLAKE_WASM_THREAD' ||
+        String(error.message).includes('issues from a shared state on the main thread only'),
+      `a shared state in a worker refused: ${error.code} ${error.message}`,
+    )
+  },
+  uuidv7() {
+    const { uuidv7 } = FlakeId
+    const [a, b] = [uuidv7(), uuidv7()]
+    check(/^[0-9a-f]{8}-[0-9a-f]{4}-7/.test(a) && b > a, `${a} then ${b}`)
+  },
+}
+
+async function api(wasm = false) {
   const passed = []
-  for (const [name, run] of Object.entries(checks)) {
+  const { workerThreads: _, ...portable } = checks
+  for (const [name, run] of Object.entries(wasm ? { ...portable, ...wasmChecks } : checks)) {
     await run()
     passed.push(name)
   }
@@ -170,4 +207,4 @@ async function host(id, out) {
 }
 
 const [mode, ...args] = process.argv.slice(2)
-await (mode === 'host' ? host(...args) : api())
+await (mode === 'host' ? host(...args) : api(mode === 'wasm'))
