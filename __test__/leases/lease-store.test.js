@@ -390,6 +390,22 @@ describe('Redis replicas', { skip: noServers }, () => {
   after(() => clients.replica.disconnect(), LIMIT)
 })
 
+/**
+ * `promise`, or a failure naming `what` once it has not settled in 20 s: a client that never
+ * reconnects fails the test saying which, not by the test's timeout (once, under load in CI).
+ */
+async function settles(what, promise) {
+  let timer
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not settle within 20 s`)), 20_000)
+  })
+  try {
+    return await Promise.race([promise, late])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
 describe('the store loses its data', { skip: noServers }, () => {
   it(
     'Redis restarted without persistence: holders lose, the next acquire starts at now + unknownMs',
@@ -403,13 +419,16 @@ describe('the store loses its data', { skip: noServers }, () => {
         assert.equal(a.status, 'acquired')
         held[name] = { namespace, store, a }
       }
-      await redisServer.restart()
+      await settles('the restart', redisServer.restart())
       for (const name of REDIS) {
         const { namespace, store, a } = held[name]
-        const lost = await store.renew({ namespace, id: a.id, owner: 'a', ttl: 10_000, ahead: 0, meta: META })
+        const lost = await settles(
+          `${name}'s renew`,
+          store.renew({ namespace, id: a.id, owner: 'a', ttl: 10_000, ahead: 0, meta: META }),
+        )
         assert.equal(lost.status, 'lost', name)
         // The scripts went with the data: EVALSHA falls back to EVAL.
-        const b = await store.acquire(args(namespace, { owner: 'b' }))
+        const b = await settles(`${name}'s acquire`, store.acquire(args(namespace, { owner: 'b' })))
         assert.equal(b.status, 'acquired', name)
         assert.ok(b.floor >= lost.now + UNKNOWN, `${name}: floor ${b.floor}, now ${lost.now}`)
         assert.equal(b.floor, b.now + UNKNOWN)
