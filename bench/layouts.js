@@ -11,6 +11,9 @@
 
 const FlakeId = require('..')
 const freshMillisecond = require('./millisecond.js')
+const timing = require('./timing.js')
+
+const { compileLoop } = timing
 
 const PRESETS = ['flake-idgen', 'twitter', 'discord', 'instagram', 'snowcast', 'hazelcast', 'sonyflake']
 // Calls per timed batch at most (as per-call.js), and the waiting one sample may take for
@@ -65,30 +68,11 @@ for (const name of PRESETS) {
 }
 const perCall = [...groups.values()].flat()
 
-for (const [index, candidate] of perCall.entries()) {
-  // One loop compiled per candidate, as in per-call.js: its call site sees one function.
-  candidate.loop = new Function(
-    'fn',
-    'n',
-    `'use strict' // layouts ${index} ${candidate.key}
-    let last
-    for (let i = 0; i < n; i++) last = fn()
-    return last`,
-  )
-}
-
-let _sink
+for (const [index, candidate] of perCall.entries()) candidate.loop = compileLoop(`layouts ${index} ${candidate.key}`)
 
 /** Nanoseconds per call over the candidate's batches, each on a fresh unit of its layout. */
 function sample(candidate) {
-  let ns = 0
-  for (let b = 0; b < candidate.batches; b++) {
-    freshMillisecond(candidate.unitMs)
-    const t0 = process.hrtime.bigint()
-    _sink = candidate.loop(candidate.fn, candidate.batch)
-    ns += Number(process.hrtime.bigint() - t0)
-  }
-  return ns / (candidate.batches * candidate.batch)
+  return timing.sample(candidate, candidate.batches, candidate.batch, candidate.unitMs)
 }
 
 // A fresh node id for every batch run, as in bursts.js: no run inherits a unit another used up.

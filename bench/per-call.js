@@ -15,7 +15,9 @@ const { Snowflake: WasmSnowflake } = require('nodejs-snowflake')
 const Snowflakify = require('snowflakify').default
 const hyperid = require('hyperid')
 const FlakeId = require('..')
-const freshMillisecond = require('./millisecond.js')
+const timing = require('./timing.js')
+
+const { compileLoop } = timing
 
 // 1,000 calls also stay under nodejs-snowflake's 1,024 ids per millisecond, past which it spins.
 const BATCH = 1000
@@ -156,35 +158,10 @@ if (Before) {
   )
 }
 
-for (const [index, candidate] of candidates.entries()) {
-  // A loop compiled for each candidate (the comment makes each source unique, so V8 caches
-  // none): its call site then sees one function and inlines it, as a user's code would. One
-  // shared loop would go megamorphic and add a real call to every candidate. The last result
-  // is returned, which keeps every result alive through the loop at no cost.
-  candidate.loop = new Function(
-    'fn',
-    'n',
-    `'use strict' // ${index} ${candidate.key}
-    let last
-    for (let i = 0; i < n; i++) last = fn()
-    return last`,
-  )
-}
-
-// Where each batch's last id goes, so that nothing of the loop is dead code.
-let _sink
+for (const [index, candidate] of candidates.entries()) candidate.loop = compileLoop(`${index} ${candidate.key}`)
 
 /** Nanoseconds per call over BATCHES batches of BATCH calls, each on a fresh millisecond. */
-function sample(candidate) {
-  let ns = 0
-  for (let b = 0; b < BATCHES; b++) {
-    freshMillisecond()
-    const t0 = process.hrtime.bigint()
-    _sink = candidate.loop(candidate.fn, BATCH)
-    ns += Number(process.hrtime.bigint() - t0)
-  }
-  return ns / (BATCHES * BATCH)
-}
+const sample = (candidate) => timing.sample(candidate, BATCHES, BATCH)
 
 const U64 = 2n ** 64n
 // What each kind of id must be, and how to read it as something to compare with the next one.

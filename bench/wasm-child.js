@@ -9,7 +9,9 @@
 const { Buffer } = require('node:buffer')
 const FlakeIdgen = require('flake-idgen')
 const FlakeId = require('..')
-const freshMillisecond = require('./millisecond.js')
+const timing = require('./timing.js')
+
+const { compileLoop } = timing
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 31)
 const BATCH = 1000
@@ -33,30 +35,8 @@ const candidates = [
     },
   },
 ]
-for (const [index, candidate] of candidates.entries()) {
-  // A loop compiled for each (see per-call.js): its call site sees one function.
-  candidate.loop = new Function(
-    'fn',
-    'n',
-    `'use strict' // ${index} ${candidate.key}
-    let last
-    for (let i = 0; i < n; i++) last = fn()
-    return last`,
-  )
-}
-
-let _sink
-
-function sample(candidate) {
-  let ns = 0
-  for (let b = 0; b < BATCHES; b++) {
-    freshMillisecond()
-    const t0 = process.hrtime.bigint()
-    _sink = candidate.loop(candidate.fn, BATCH)
-    ns += Number(process.hrtime.bigint() - t0)
-  }
-  return ns / (BATCHES * BATCH)
-}
+for (const [index, candidate] of candidates.entries()) candidate.loop = compileLoop(`${index} ${candidate.key}`)
+const sample = (candidate) => timing.sample(candidate, BATCHES, BATCH)
 
 /** Why the candidate's ids are garbage, or null (as per-call.js checks them). */
 function check(candidate) {

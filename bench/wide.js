@@ -17,6 +17,9 @@ const { monotonicFactory } = require('ulid')
 const FlakeId = require('..')
 const binding = require('../lib/load-binding.js')
 const freshMillisecond = require('./millisecond.js')
+const timing = require('./timing.js')
+
+const { compileLoop } = timing
 
 const { uuidv7, Flake128 } = FlakeId
 
@@ -138,32 +141,11 @@ const candidates = [
 ]
 for (const candidate of candidates) candidate.of ??= 'randomUUID'
 
-for (const [index, candidate] of candidates.entries()) {
-  // One loop compiled per candidate, as in per-call.js: its call site sees one function and
-  // inlines it, as a user's would. The comment makes each source unique, so V8 caches none.
-  const body = candidate.kept
-    ? `const ids = new Array(n)
-    for (let i = 0; i < n; i++) ids[i] = fn()
-    return ids`
-    : `let last
-    for (let i = 0; i < n; i++) last = fn()
-    return last`
-  candidate.loop = new Function('fn', 'n', `'use strict' // wide ${index} ${candidate.key}\n${body}`)
-}
-
-let _sink
+for (const [index, candidate] of candidates.entries())
+  candidate.loop = compileLoop(`wide ${index} ${candidate.key}`, candidate.kept)
 
 /** Nanoseconds per call over BATCHES batches of BATCH calls, each on a fresh millisecond. */
-function sample(candidate) {
-  let ns = 0
-  for (let b = 0; b < BATCHES; b++) {
-    freshMillisecond()
-    const t0 = process.hrtime.bigint()
-    _sink = candidate.loop(candidate.fn, BATCH)
-    ns += Number(process.hrtime.bigint() - t0)
-  }
-  return ns / (BATCHES * BATCH)
-}
+const sample = (candidate) => timing.sample(candidate, BATCHES, BATCH)
 
 const U128 = 2n ** 128n
 const BASE62 = /^[0-9A-Za-z]{22}$/
