@@ -17,6 +17,17 @@ const FAULTS = path.join(__dirname, 'faults')
 function build() {
   if (process.platform !== 'linux') return { skip: 'the clock shims are LD_PRELOAD ones (Linux)' }
   if (!fs.existsSync(path.join(FAULTS, 'absclock.c'))) return { skip: `no clock shims at ${FAULTS}` }
+  // gcc builds them for its own machine: a Node of another one (under qemu) would not load them,
+  // and its children would read the real clock.
+  let machine
+  try {
+    machine = execFileSync('gcc', ['-dumpmachine'], { encoding: 'utf8' }).trim()
+  } catch (err) {
+    return { skip: `no gcc to build the clock shims: ${err.message.split('\n')[0]}` }
+  }
+  const arch = { x64: 'x86_64', arm64: 'aarch64', arm: 'arm', ia32: 'i686' }[process.arch] ?? process.arch
+  if (!machine.startsWith(arch))
+    return { skip: `gcc builds the clock shims for ${machine}, and this Node is ${process.arch} (emulated)` }
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'flake-idgen-shims-'))
   removeAtExit(out)
   try {
