@@ -153,6 +153,27 @@ describe('FlakeId.client', { timeout: 60_000 }, () => {
     await assert.rejects(c.nextAsync(), { code: 'ERR_FLAKE_CLIENT_CLOSED' })
   })
 
+  it('close() ends the request in flight at once, not at timeoutMs, and its caller rejects', async () => {
+    // A member that never answers.
+    let inFlight = 0
+    const silent = http.createServer((_req, res) => {
+      inFlight++
+      res.on('close', () => inFlight--)
+    })
+    await new Promise((resolve) => silent.listen(0, '127.0.0.1', resolve))
+    try {
+      const c = client({ members: [`http://127.0.0.1:${silent.address().port}/`], token: TOKEN, timeoutMs: 120_000 })
+      const pending = c.nextAsync()
+      await until(() => inFlight === 1, 'the request at the member')
+      c.close()
+      await assert.rejects(pending, { code: 'ERR_FLAKE_CLIENT_CLOSED' })
+      await until(() => inFlight === 0, 'the request ended by close()')
+    } finally {
+      silent.close()
+      silent.closeAllConnections()
+    }
+  })
+
   it('keeps one request in flight, answers waiting callers in order, and never issues an id twice', async () => {
     const slow = await member(new FlakeId({ id: 42 }), { delayMs: 20 })
     try {
