@@ -3,7 +3,8 @@
 /**
  * `flake-idgen-rs/client`: ids for a process that holds no generator id, from batches served by
  * members (`generator.batchHandler()`, `flake-idgen serve`), as Hazelcast's clients take theirs.
- * Pure JS on the global `fetch`: it loads no native binary (Node, Deno, Bun, edge runtimes).
+ * Pure JS: `node:http` in Node, the global `fetch` elsewhere. It loads no native binary (Node,
+ * Deno, Bun, edge runtimes).
  *
  * @throws {TypeError | RangeError} code `ERR_FLAKE_INVALID_OPTION`, naming the option and the value.
  */

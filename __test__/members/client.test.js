@@ -8,6 +8,7 @@
 const { describe, it, before, after } = require('node:test')
 const assert = require('node:assert/strict')
 const http = require('node:http')
+const https = require('node:https')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
@@ -16,6 +17,7 @@ const { promisify } = require('node:util')
 const { setTimeout: sleep } = require('node:timers/promises')
 const FlakeId = require('../..')
 const client = require('../../client.js')
+const { VIA } = require('../../lib/client/transport.js')
 
 const ROOT = path.join(__dirname, '..', '..')
 
@@ -74,213 +76,322 @@ async function until(check, what, ms = 20_000) {
   }
 }
 
-describe('FlakeId.client', { timeout: 60_000 }, () => {
-  let generator, one, two
-  before(async () => {
-    generator = new FlakeId({ id: 40 })
-    one = await member(generator)
-    two = await member(new FlakeId({ id: 41 }))
-  })
-  after(() => {
-    one.close()
-    two.close()
-  })
-
-  it('checks its options, naming the option and the value', () => {
-    const cases = [
-      [undefined, TypeError, /options must be an object, got undefined/],
-      [{}, TypeError, /option `members` must be a non-empty array of member URLs, got undefined/],
-      [{ members: [] }, RangeError, /option `members` must be a non-empty array/],
-      [
-        { members: ['ftp://x/'] },
-        RangeError,
-        /option `members\[0\]` must be an http: or https: URL .*, got "ftp:\/\/x\/"/,
-      ],
-      [{ members: [5] }, TypeError, /option `members\[0\]` must be an http: or https: URL .*, got 5/],
-      [
-        { members: ['http://u:s3cret@127.0.0.1/'] },
-        RangeError,
-        /option `members\[0\]` must be .* with no user or password .*, got "http:\/\/\*\*\*:\*\*\*@127\.0\.0\.1\/"$/,
-      ],
-      [{ members: [one.url], token: 5 }, TypeError, /option `token` must be a non-empty string, or left out, got 5/],
-      [
-        { members: [one.url], prefetchCount: 0 },
-        RangeError,
-        /option `prefetchCount` must be an integer from 1 to 100000, got 0/,
-      ],
-      [{ members: [one.url], prefetchCount: '5' }, TypeError, /option `prefetchCount` must be an integer .*, got "5"/],
-      [
-        { members: [one.url], prefetchValidityMs: -1 },
-        RangeError,
-        /option `prefetchValidityMs` must be an integer from 0/,
-      ],
-      [{ members: [one.url], prefetchCont: 5 }, TypeError, /option `prefetchCont` must be left out/],
-    ]
-    for (const [options, Kind, message] of cases) {
-      assert.throws(
-        () => FlakeId.client(options),
-        (error) => {
-          assert.ok(error instanceof Kind, `${error.name}: ${error.message}`)
-          assert.equal(error.code, 'ERR_FLAKE_INVALID_OPTION')
-          assert.match(error.message, message)
-          return true
-        },
-      )
-    }
-    const c = client({ members: [one.url], token: TOKEN })
-    assert.rejects(c.nextBatchAsync(0), { name: 'RangeError', code: 'ERR_OUT_OF_RANGE' })
-    assert.throws(() => c.next('cb'), { name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE' })
-    c.close()
-  })
-
-  it('sync calls throw ERR_FLAKE_NO_PREFETCHED_ID until a batch is at hand, then issue from it', async () => {
-    const c = client({ members: [one.url], token: TOKEN, prefetchCount: 50 })
-    assert.throws(() => c.next(), { code: 'ERR_FLAKE_NO_PREFETCHED_ID' })
-    assert.throws(() => c.nextBigInt(), { code: 'ERR_FLAKE_NO_PREFETCHED_ID' })
-    // The failed sync call started the fetch.
-    await until(() => c.stats().prefetched > 0, 'a batch')
-    const id = c.next()
-    assert.equal(id.length, 8)
-    assert.equal(FlakeId.decompose(id).id, 40)
-    assert.equal(typeof c.nextBigInt(), 'bigint')
-    assert.match(c.nextString(), /^\d+$/)
-    const viaCallback = await new Promise((resolve, reject) =>
-      c.next((error, got) => (error ? reject(error) : resolve(got))),
-    )
-    assert.equal(viaCallback.length, 8)
-    c.close()
-    assert.throws(() => c.next(), { code: 'ERR_FLAKE_CLIENT_CLOSED' })
-    await assert.rejects(c.nextAsync(), { code: 'ERR_FLAKE_CLIENT_CLOSED' })
-  })
-
-  it('close() ends the request in flight at once, not at timeoutMs, and its caller rejects', async () => {
-    // A member that never answers.
-    let inFlight = 0
-    const silent = http.createServer((_req, res) => {
-      inFlight++
-      res.on('close', () => inFlight--)
+// Every behaviour through each transport: node:http, which Node uses, and fetch, which Deno, Bun
+// and edge runtimes use (lib/client/transport.js).
+for (const via of ['http', 'fetch'])
+  describe(`FlakeId.client over ${via}`, { timeout: 60_000 }, () => {
+    /** A client over `via`. */
+    const make = (options) => client({ ...options, [VIA]: via })
+    let generator, one, two
+    before(async () => {
+      generator = new FlakeId({ id: 40 })
+      one = await member(generator)
+      two = await member(new FlakeId({ id: 41 }))
     })
-    await new Promise((resolve) => silent.listen(0, '127.0.0.1', resolve))
-    try {
-      const c = client({ members: [`http://127.0.0.1:${silent.address().port}/`], token: TOKEN, timeoutMs: 120_000 })
-      const pending = c.nextAsync()
-      await until(() => inFlight === 1, 'the request at the member')
-      c.close()
-      await assert.rejects(pending, { code: 'ERR_FLAKE_CLIENT_CLOSED' })
-      await until(() => inFlight === 0, 'the request ended by close()')
-    } finally {
-      silent.close()
-      silent.closeAllConnections()
-    }
-  })
+    after(() => {
+      one.close()
+      two.close()
+    })
 
-  it('keeps one request in flight, answers waiting callers in order, and never issues an id twice', async () => {
-    const slow = await member(new FlakeId({ id: 42 }), { delayMs: 20 })
-    try {
-      const c = client({ members: [slow.url], token: TOKEN, prefetchCount: 30 })
-      const order = []
-      const calls = []
-      for (let k = 0; k < 200; k++) {
-        const n = 1 + (k % 7)
-        const call = k % 2 === 0 ? c.nextAsync() : c.nextBatchAsync(n)
-        calls.push(
-          call.then((ids) => {
-            order.push(k)
-            return ids
-          }),
+    it('checks its options, naming the option and the value', () => {
+      const cases = [
+        [undefined, TypeError, /options must be an object, got undefined/],
+        [{}, TypeError, /option `members` must be a non-empty array of member URLs, got undefined/],
+        [{ members: [] }, RangeError, /option `members` must be a non-empty array/],
+        [
+          { members: ['ftp://x/'] },
+          RangeError,
+          /option `members\[0\]` must be an http: or https: URL .*, got "ftp:\/\/x\/"/,
+        ],
+        [{ members: [5] }, TypeError, /option `members\[0\]` must be an http: or https: URL .*, got 5/],
+        [
+          { members: ['http://u:s3cret@127.0.0.1/'] },
+          RangeError,
+          /option `members\[0\]` must be .* with no user or password .*, got "http:\/\/\*\*\*:\*\*\*@127\.0\.0\.1\/"$/,
+        ],
+        [{ members: [one.url], token: 5 }, TypeError, /option `token` must be a non-empty string, or left out, got 5/],
+        [
+          { members: [one.url], prefetchCount: 0 },
+          RangeError,
+          /option `prefetchCount` must be an integer from 1 to 100000, got 0/,
+        ],
+        [
+          { members: [one.url], prefetchCount: '5' },
+          TypeError,
+          /option `prefetchCount` must be an integer .*, got "5"/,
+        ],
+        [
+          { members: [one.url], prefetchValidityMs: -1 },
+          RangeError,
+          /option `prefetchValidityMs` must be an integer from 0/,
+        ],
+        [{ members: [one.url], prefetchCont: 5 }, TypeError, /option `prefetchCont` must be left out/],
+      ]
+      for (const [options, Kind, message] of cases) {
+        assert.throws(
+          () => FlakeId.client(options),
+          (error) => {
+            assert.ok(error instanceof Kind, `${error.name}: ${error.message}`)
+            assert.equal(error.code, 'ERR_FLAKE_INVALID_OPTION')
+            assert.match(error.message, message)
+            return true
+          },
         )
       }
-      const all = await Promise.all(calls)
-      assert.deepEqual(
-        order,
-        Array.from({ length: 200 }, (_, k) => k),
-        'answered in the order asked',
-      )
-      assert.equal(slow.seen.most, 1, 'one request in flight')
-      const hex = all.flatMap((ids) =>
-        Array.from({ length: ids.length / 8 }, (_, k) => ids.toString('hex', k * 8, k * 8 + 8)),
-      )
-      assert.equal(new Set(hex).size, hex.length)
+      const c = make({ members: [one.url], token: TOKEN })
+      assert.rejects(c.nextBatchAsync(0), { name: 'RangeError', code: 'ERR_OUT_OF_RANGE' })
+      assert.throws(() => c.next('cb'), { name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE' })
       c.close()
-    } finally {
-      slow.close()
-    }
-  })
-
-  it('a caller resumed by a batch that takes it all synchronously, then waits, is answered', {
-    timeout: 15_000,
-  }, async () => {
-    const c = client({ members: [one.url], token: TOKEN, prefetchCount: 20 })
-    let taken = 0
-    while (taken < 500) {
-      try {
-        c.next()
-        taken++
-      } catch (error) {
-        assert.equal(error.code, 'ERR_FLAKE_NO_PREFETCHED_ID')
-        taken += (await c.nextBatchAsync(3)).length / 8
-      }
-    }
-    c.close()
-  })
-
-  it('refills before the batch runs out: a steady caller finds its ids at hand', async () => {
-    const c = client({ members: [one.url], token: TOKEN, prefetchCount: 100 })
-    await c.nextAsync()
-    const requests = one.seen.requests
-    // Past half the batch, the next one is asked for while 49 ids are left.
-    for (let k = 0; k < 51; k++) c.next()
-    await until(() => one.seen.requests > requests && c.stats().prefetched > 100, 'a refill')
-    assert.ok(c.stats().prefetched >= 149, `${c.stats().prefetched} left`)
-    c.close()
-  })
-
-  it('drops a batch older than prefetchValidityMs; a fresh one is fetched', async () => {
-    const c = client({ members: [one.url], token: TOKEN, prefetchCount: 1000, prefetchValidityMs: 100 })
-    const first = await c.nextAsync()
-    await sleep(200)
-    assert.throws(() => c.next(), { code: 'ERR_FLAKE_NO_PREFETCHED_ID' })
-    const fresh = await c.nextAsync()
-    const at = (id) => Number(FlakeId.decompose(id).timestamp)
-    assert.ok(at(fresh) - at(first) >= 100, 'the next id is from a batch taken after the old one expired')
-    assert.ok(c.stats().dropped >= 998)
-    c.close()
-  })
-
-  it('goes to another member when one fails; when all fail, names each', async () => {
-    const dead = await deadUrl()
-    const c = client({ members: [dead, two.url], token: TOKEN, prefetchCount: 1 })
-    for (let k = 0; k < 30; k++) assert.equal(FlakeId.decompose(await c.nextAsync()).id, 41)
-    assert.ok(c.stats().failovers > 0, 'the dead member was asked first at least once in 30')
-    c.close()
-
-    const wrongToken = client({ members: [dead, one.url], token: 'not-the-token' })
-    await assert.rejects(wrongToken.nextAsync(), (error) => {
-      assert.equal(error.code, 'ERR_FLAKE_MEMBERS_UNAVAILABLE')
-      assert.ok(error.message.includes(dead) && error.message.includes(one.url), error.message)
-      assert.match(error.message, /ERR_FLAKE_UNAUTHORIZED/)
-      return true
     })
-    wrongToken.close()
+
+    it('sync calls throw ERR_FLAKE_NO_PREFETCHED_ID until a batch is at hand, then issue from it', async () => {
+      const c = make({ members: [one.url], token: TOKEN, prefetchCount: 50 })
+      assert.throws(() => c.next(), { code: 'ERR_FLAKE_NO_PREFETCHED_ID' })
+      assert.throws(() => c.nextBigInt(), { code: 'ERR_FLAKE_NO_PREFETCHED_ID' })
+      // The failed sync call started the fetch.
+      await until(() => c.stats().prefetched > 0, 'a batch')
+      const id = c.next()
+      assert.equal(id.length, 8)
+      assert.equal(FlakeId.decompose(id).id, 40)
+      assert.equal(typeof c.nextBigInt(), 'bigint')
+      assert.match(c.nextString(), /^\d+$/)
+      const viaCallback = await new Promise((resolve, reject) =>
+        c.next((error, got) => (error ? reject(error) : resolve(got))),
+      )
+      assert.equal(viaCallback.length, 8)
+      c.close()
+      assert.throws(() => c.next(), { code: 'ERR_FLAKE_CLIENT_CLOSED' })
+      await assert.rejects(c.nextAsync(), { code: 'ERR_FLAKE_CLIENT_CLOSED' })
+    })
+
+    it('close() ends the request in flight at once, not at timeoutMs, and its caller rejects', async () => {
+      // A member that never answers.
+      let inFlight = 0
+      const silent = http.createServer((_req, res) => {
+        inFlight++
+        res.on('close', () => inFlight--)
+      })
+      await new Promise((resolve) => silent.listen(0, '127.0.0.1', resolve))
+      try {
+        const c = make({ members: [`http://127.0.0.1:${silent.address().port}/`], token: TOKEN, timeoutMs: 120_000 })
+        const pending = c.nextAsync()
+        await until(() => inFlight === 1, 'the request at the member')
+        c.close()
+        await assert.rejects(pending, { code: 'ERR_FLAKE_CLIENT_CLOSED' })
+        await until(() => inFlight === 0, 'the request ended by close()')
+      } finally {
+        silent.close()
+        silent.closeAllConnections()
+      }
+    })
+
+    it('keeps one request in flight, answers waiting callers in order, and never issues an id twice', async () => {
+      const slow = await member(new FlakeId({ id: 42 }), { delayMs: 20 })
+      try {
+        const c = make({ members: [slow.url], token: TOKEN, prefetchCount: 30 })
+        const order = []
+        const calls = []
+        for (let k = 0; k < 200; k++) {
+          const n = 1 + (k % 7)
+          const call = k % 2 === 0 ? c.nextAsync() : c.nextBatchAsync(n)
+          calls.push(
+            call.then((ids) => {
+              order.push(k)
+              return ids
+            }),
+          )
+        }
+        const all = await Promise.all(calls)
+        assert.deepEqual(
+          order,
+          Array.from({ length: 200 }, (_, k) => k),
+          'answered in the order asked',
+        )
+        assert.equal(slow.seen.most, 1, 'one request in flight')
+        const hex = all.flatMap((ids) =>
+          Array.from({ length: ids.length / 8 }, (_, k) => ids.toString('hex', k * 8, k * 8 + 8)),
+        )
+        assert.equal(new Set(hex).size, hex.length)
+        c.close()
+      } finally {
+        slow.close()
+      }
+    })
+
+    it('a caller resumed by a batch that takes it all synchronously, then waits, is answered', {
+      timeout: 15_000,
+    }, async () => {
+      const c = make({ members: [one.url], token: TOKEN, prefetchCount: 20 })
+      let taken = 0
+      while (taken < 500) {
+        try {
+          c.next()
+          taken++
+        } catch (error) {
+          assert.equal(error.code, 'ERR_FLAKE_NO_PREFETCHED_ID')
+          taken += (await c.nextBatchAsync(3)).length / 8
+        }
+      }
+      c.close()
+    })
+
+    it('refills before the batch runs out: a steady caller finds its ids at hand', async () => {
+      const c = make({ members: [one.url], token: TOKEN, prefetchCount: 100 })
+      await c.nextAsync()
+      const requests = one.seen.requests
+      // Past half the batch, the next one is asked for while 49 ids are left.
+      for (let k = 0; k < 51; k++) c.next()
+      await until(() => one.seen.requests > requests && c.stats().prefetched > 100, 'a refill')
+      assert.ok(c.stats().prefetched >= 149, `${c.stats().prefetched} left`)
+      c.close()
+    })
+
+    it('drops a batch older than prefetchValidityMs; a fresh one is fetched', async () => {
+      const c = make({ members: [one.url], token: TOKEN, prefetchCount: 1000, prefetchValidityMs: 100 })
+      const first = await c.nextAsync()
+      await sleep(200)
+      assert.throws(() => c.next(), { code: 'ERR_FLAKE_NO_PREFETCHED_ID' })
+      const fresh = await c.nextAsync()
+      const at = (id) => Number(FlakeId.decompose(id).timestamp)
+      assert.ok(at(fresh) - at(first) >= 100, 'the next id is from a batch taken after the old one expired')
+      assert.ok(c.stats().dropped >= 998)
+      c.close()
+    })
+
+    it('goes to another member when one fails; when all fail, names each', async () => {
+      const dead = await deadUrl()
+      const c = make({ members: [dead, two.url], token: TOKEN, prefetchCount: 1 })
+      for (let k = 0; k < 30; k++) assert.equal(FlakeId.decompose(await c.nextAsync()).id, 41)
+      assert.ok(c.stats().failovers > 0, 'the dead member was asked first at least once in 30')
+      c.close()
+
+      const wrongToken = make({ members: [dead, one.url], token: 'not-the-token' })
+      await assert.rejects(wrongToken.nextAsync(), (error) => {
+        assert.equal(error.code, 'ERR_FLAKE_MEMBERS_UNAVAILABLE')
+        assert.ok(error.message.includes(dead) && error.message.includes(one.url), error.message)
+        assert.match(error.message, /ERR_FLAKE_UNAUTHORIZED/)
+        return true
+      })
+      wrongToken.close()
+    })
+
+    it('passes over a member of another layout than the first one served', async () => {
+      const other = await member(new FlakeId({ id: 3, layout: 'hazelcast' }))
+      try {
+        const c = make({ members: [one.url, other.url], token: TOKEN, prefetchCount: 1 })
+        const ids = []
+        for (let k = 0; k < 30; k++) ids.push(await c.nextAsync())
+        // Whichever member served first, every id is of its layout: the other is passed over.
+        const nodes = (layout) => new Set(ids.map((id) => FlakeId.decompose(id, { layout }).id))
+        const [flake, hazelcast] = [nodes('flake-idgen'), nodes('hazelcast')]
+        assert.ok(
+          (flake.size === 1 && flake.has(40)) || (hazelcast.size === 1 && hazelcast.has(3)),
+          `one layout's ids: ${[...flake]} / ${[...hazelcast]}`,
+        )
+        assert.ok(c.stats().failovers > 0, 'the other member was asked first at least once in 30')
+        c.close()
+      } finally {
+        other.close()
+      }
+    })
+
+    it('passes over a member whose answer is cut off mid-body, at once, not at timeoutMs', async () => {
+      // Headers that promise 64 bytes, 8 of them, then the connection reset: a member killed mid-answer.
+      const cut = http.createServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/vnd.flake-idgen.batch', 'content-length': 64 })
+        res.write(Buffer.alloc(8, 1))
+        setImmediate(() => res.socket.destroy())
+      })
+      await new Promise((resolve) => cut.listen(0, '127.0.0.1', resolve))
+      const cutUrl = `http://127.0.0.1:${cut.address().port}/`
+      try {
+        const c = make({ members: [cutUrl, two.url], token: TOKEN, prefetchCount: 1, timeoutMs: 120_000 })
+        for (let k = 0; k < 30; k++) assert.equal(FlakeId.decompose(await c.nextAsync()).id, 41)
+        assert.ok(c.stats().failovers > 0, 'the cut-off member was asked first at least once in 30')
+        c.close()
+
+        const alone = make({ members: [cutUrl], token: TOKEN, timeoutMs: 120_000 })
+        await assert.rejects(alone.nextAsync(), (error) => {
+          assert.equal(error.code, 'ERR_FLAKE_MEMBERS_UNAVAILABLE')
+          assert.ok(error.message.includes(cutUrl), error.message)
+          assert.doesNotMatch(error.message, /timeout/i)
+          return true
+        })
+        alone.close()
+      } finally {
+        cut.close()
+        cut.closeAllConnections()
+      }
+    })
+
+    it('passes over a member that does not answer within timeoutMs; alone, says so', async () => {
+      const silent = http.createServer(() => {})
+      await new Promise((resolve) => silent.listen(0, '127.0.0.1', resolve))
+      const silentUrl = `http://127.0.0.1:${silent.address().port}/`
+      try {
+        const c = make({ members: [silentUrl, two.url], token: TOKEN, prefetchCount: 1, timeoutMs: 200 })
+        for (let k = 0; k < 10; k++) assert.equal(FlakeId.decompose(await c.nextAsync()).id, 41)
+        c.close()
+
+        const alone = make({ members: [silentUrl], token: TOKEN, timeoutMs: 200 })
+        await assert.rejects(alone.nextAsync(), (error) => {
+          assert.equal(error.code, 'ERR_FLAKE_MEMBERS_UNAVAILABLE')
+          assert.match(error.message, /no answer within the timeout/)
+          return true
+        })
+        alone.close()
+      } finally {
+        silent.close()
+        silent.closeAllConnections()
+      }
+    })
+
+    it('takes its batches from an https member whose certificate it trusts', async () => {
+      const tls = path.join(__dirname, '..', 'support', 'tls')
+      const handler = new FlakeId({ id: 45 }).batchHandler({ token: TOKEN })
+      const secure = https.createServer(
+        {
+          key: fs.readFileSync(path.join(tls, 'loopback-key.pem')),
+          cert: fs.readFileSync(path.join(tls, 'loopback-cert.pem')),
+        },
+        handler,
+      )
+      await new Promise((resolve) => secure.listen(0, '127.0.0.1', resolve))
+      // A child trusting the test's certificate (NODE_EXTRA_CA_CERTS is read at start-up only).
+      const script = `const client = require(${JSON.stringify(path.join(ROOT, 'client.js'))});
+      const { VIA } = require(${JSON.stringify(path.join(ROOT, 'lib', 'client', 'transport.js'))});
+      const c = client({ members: ['https://127.0.0.1:${secure.address().port}/'], token: ${JSON.stringify(TOKEN)}, [VIA]: ${JSON.stringify(via)} });
+      c.nextBatchAsync(5).then((ids) => { console.log(ids.toString('hex')); c.close() }, (error) => { console.error(error.message); process.exit(1) });`
+      try {
+        const { stdout } = await promisify(execFile)(process.execPath, ['-e', script], {
+          timeout: 30_000,
+          env: { ...process.env, NODE_EXTRA_CA_CERTS: path.join(tls, 'loopback-cert.pem') },
+        })
+        const ids = Buffer.from(stdout.trim(), 'hex')
+        assert.equal(ids.length, 40)
+        for (let k = 0; k < 5; k++) assert.equal(FlakeId.decompose(ids.subarray(k * 8, k * 8 + 8)).id, 45)
+      } finally {
+        secure.close()
+        secure.closeAllConnections()
+      }
+    })
   })
 
-  it('passes over a member of another layout than the first one served', async () => {
-    const other = await member(new FlakeId({ id: 3, layout: 'hazelcast' }))
+describe('the client in Node asks members through node:http', { timeout: 60_000 }, () => {
+  it('never calls fetch (a request through it cost more than the member spent serving it)', async () => {
+    const m = await member(new FlakeId({ id: 46 }))
+    const { fetch } = globalThis
+    globalThis.fetch = () => {
+      throw new Error('fetch was called')
+    }
     try {
-      const c = client({ members: [one.url, other.url], token: TOKEN, prefetchCount: 1 })
-      const ids = []
-      for (let k = 0; k < 30; k++) ids.push(await c.nextAsync())
-      // Whichever member served first, every id is of its layout: the other is passed over.
-      const nodes = (layout) => new Set(ids.map((id) => FlakeId.decompose(id, { layout }).id))
-      const [flake, hazelcast] = [nodes('flake-idgen'), nodes('hazelcast')]
-      assert.ok(
-        (flake.size === 1 && flake.has(40)) || (hazelcast.size === 1 && hazelcast.has(3)),
-        `one layout's ids: ${[...flake]} / ${[...hazelcast]}`,
-      )
-      assert.ok(c.stats().failovers > 0, 'the other member was asked first at least once in 30')
+      const c = client({ members: [m.url], token: TOKEN, prefetchCount: 10 })
+      const ids = await c.nextBatchAsync(25)
+      assert.equal(ids.length, 200)
       c.close()
     } finally {
-      other.close()
+      globalThis.fetch = fetch
+      m.close()
     }
   })
 })

@@ -2,7 +2,8 @@
 
 // FlakeId.client() and `flake-idgen-rs/client`: ids for a process that holds no generator id, from
 // batches that members serve (generator.batchHandler), as Hazelcast's clients take theirs. Pure
-// JS on the global fetch: it loads no native binary, and runs wherever fetch does.
+// JS, on node:http in Node and the global fetch elsewhere (transport.js): it loads no native
+// binary, and runs wherever fetch does.
 //
 // A batch is used for prefetchValidityMs at most, measured on the monotonic clock AND the wall
 // clock from before its request: a process frozen (a Lambda between calls, a SIGSTOP, a laptop
@@ -16,6 +17,7 @@ const wire = require('../batch-wire.js')
 const codedError = require('../coded-error.js')
 const { readOptions, checkCount, describe, MAX_PREFETCH } = require('./options.js')
 const { Members, closed } = require('./members.js')
+const { VIA } = require('./transport.js')
 
 const noPrefetched = () =>
   codedError(
@@ -59,7 +61,7 @@ class FlakeIdClient {
   #needed = 0
   #fetching = false
   #retryAt = 0
-  // The monotonic clock and the wall clock as #fresh() last read them.
+  // The monotonic clock and the wall clock as #readClocks() last read them.
   #now = 0
   #wall = 0
   #closed = false
@@ -67,7 +69,7 @@ class FlakeIdClient {
 
   constructor(options) {
     this.#config = readOptions(options)
-    this.#members = new Members(this.#config)
+    this.#members = new Members(this.#config, options[VIA])
   }
 
   /** The next id, an 8-byte Buffer; with `cb`, `cb(error, id)` once one is had. */
@@ -95,9 +97,9 @@ class FlakeIdClient {
   /** The next id, an 8-byte Buffer, from a prefetched batch or the next one fetched. */
   nextAsync() {
     // An id at hand resolves at once, copied as next() copies it: no batch of one is made.
-    if (!this.#closed && this.#waiters.length === 0 && this.#fresh() > 0) {
-      const ids = this.#take()
-      return Promise.resolve(idAt(ids, this.#at))
+    if (!this.#closed && this.#waiters.length === 0) {
+      const ids = this.#takeFresh() ?? (this.#fresh() > 0 ? this.#take() : undefined)
+      if (ids !== undefined) return Promise.resolve(idAt(ids, this.#at))
     }
     return this.nextBatchAsync(1)
   }
@@ -148,9 +150,41 @@ class FlakeIdClient {
    */
   #takeOne() {
     if (this.#closed) throw closed()
-    if (this.#waiters.length === 0 && this.#fresh() > 0) return this.#take()
+    if (this.#waiters.length === 0) {
+      const ids = this.#takeFresh()
+      if (ids !== undefined) return ids
+      // The first batch is stale: #fresh() drops it, and any after it that are.
+      if (this.#fresh() > 0) return this.#take()
+    }
     this.#refill(false)
     throw noPrefetched()
+  }
+
+  /**
+   * The per-id path of a sync call: the Buffer of the next id, taken from the first batch if it
+   * is fresh, its offset in #at; or undefined. One batch looked at, the wall clock read once.
+   */
+  #takeFresh() {
+    const batch = this.#batches[0]
+    if (batch === undefined) return undefined
+    // Both clocks: a wall clock set back reads as no time passed, and the monotonic one stops
+    // while the machine sleeps. The monotonic one is read again only once the wall clock moved
+    // (each millisecond, or stepped either way): reading both on every id made a sync next()
+    // twice a local generator's; ids are unique whatever their age, and the validity is
+    // checked again within a millisecond. A batch of prefetchValidityMs 0 ends at Infinity.
+    const wall = this.#readClocks()
+    if (this.#now < batch.monoEnd && wall < batch.wallEnd) return this.#take()
+    return undefined
+  }
+
+  /** The wall clock's reading; the monotonic clock's into #now, once the wall clock moved. */
+  #readClocks() {
+    const wall = Date.now()
+    if (wall !== this.#wall) {
+      this.#wall = wall
+      this.#now = performance.now()
+    }
+    return wall
   }
 
   /** As #takeOne, once #fresh() said there is an id, and no caller waits. */
@@ -172,16 +206,8 @@ class FlakeIdClient {
     const batches = this.#batches
     while (batches.length > 0) {
       const { monoEnd, wallEnd } = batches[0]
-      // Both clocks: a wall clock set back reads as no time passed, and the monotonic one stops
-      // while the machine sleeps. The monotonic one is read again only once the wall clock
-      // moved (each millisecond, or stepped either way): reading both on every id made a sync
-      // next() twice a local generator's; ids are unique whatever their age, and the
-      // validity is checked again within a millisecond.
-      const wall = Date.now()
-      if (wall !== this.#wall) {
-        this.#wall = wall
-        this.#now = performance.now()
-      }
+      // Both clocks, read as #takeFresh() reads them.
+      const wall = this.#readClocks()
       if (this.#now < monoEnd && wall < wallEnd) break
       const batch = batches.shift()
       const dropped = (batch.ids.length - batch.at) / 8
@@ -219,10 +245,14 @@ class FlakeIdClient {
       if (!this.#low() || performance.now() < this.#retryAt) return
     }
     this.#fetching = true
-    this.#fill().catch((error) => {
-      this.#fetching = false
-      this.#rejectWaiters(error)
-    })
+    // Begun in a microtask: a sync next() that starts a refill returns before the request is
+    // built and written, so a caller's run of sync ids pays nothing for it.
+    queueMicrotask(() =>
+      this.#fill().catch((error) => {
+        this.#fetching = false
+        this.#rejectWaiters(error)
+      }),
+    )
   }
 
   /** Whether the ids left call for another batch now. */

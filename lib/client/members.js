@@ -7,12 +7,13 @@
 
 const wire = require('../batch-wire.js')
 const codedError = require('../coded-error.js')
+const { transport } = require('./transport.js')
 
 /** Why `response` (not a 200) was refused: the member's coded JSON error, or its status. */
-async function refusalOf(response) {
+function refusalOf(response) {
   let error
   try {
-    error = (await response.json())?.error
+    error = JSON.parse(new TextDecoder().decode(response.body))?.error
   } catch {}
   const code = typeof error?.code === 'string' ? error.code : `HTTP ${response.status}`
   const message = typeof error?.message === 'string' ? error.message : response.statusText
@@ -25,10 +26,13 @@ class Members {
   // ids would be read by another rule and could equal this one's.
   #layout
   #controller = new AbortController()
+  #transport
   failovers = 0
 
-  constructor(config) {
+  /** `via` names a transport (see transport.js), for tests; left out, this runtime's. */
+  constructor(config, via) {
     this.#config = config
+    this.#transport = transport(via)
   }
 
   /** A batch of at most `count` ids ({ layout, node, ranges, count }) from the first member that serves one. */
@@ -67,12 +71,12 @@ class Members {
       timeoutMs,
     )
     try {
-      const response = await fetch(url, { method: 'POST', headers, signal: request.signal })
-      if (response.status !== 200) throw await refusalOf(response)
-      const type = response.headers.get('content-type') ?? ''
+      const response = await this.#transport.post(url, headers, request.signal)
+      if (response.status !== 200) throw refusalOf(response)
+      const { type } = response
       if (!type.startsWith(wire.MEDIA_TYPE))
         throw codedError(Error, 'ERR_FLAKE_BAD_BATCH', `a member's answer is ${type || 'untyped'}, not a batch`)
-      return this.#checked(wire.decode(new Uint8Array(await response.arrayBuffer())), count)
+      return this.#checked(wire.decode(response.body), count)
     } finally {
       clearTimeout(timer)
       closing.removeEventListener('abort', onClose)
@@ -97,10 +101,11 @@ class Members {
   /** Ends the request in flight: the client is closed. */
   close() {
     this.#controller.abort()
+    this.#transport.close()
   }
 }
 
-/** Why a request failed, in one line: fetch's own errors say it in their cause (ECONNREFUSED…). */
+/** Why a request failed, in one line: node:http's errors say it in their code, fetch's in their cause (ECONNREFUSED…). */
 function reasonOf(error) {
   const cause = error?.cause
   const why = cause?.code ?? cause?.message
