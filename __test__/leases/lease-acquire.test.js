@@ -76,6 +76,7 @@ describe('a fleet of 500 leasing at once from one client', { skip: noServers }, 
   for (const name of STORES) {
     it(`${name}: all 500 lease an id of their own on a fresh pool of 65,536 ids at ttl 2 s`, LIMIT, async () => {
       const ns = namespace(`fleet-${name}`)
+      let closes
       const generators = await Promise.all(
         Array.from({ length: 500 }, () =>
           // Generous for a loaded 2-core machine: 500 acquires go through 4 at a time.
@@ -108,8 +109,12 @@ describe('a fleet of 500 leasing at once from one client', { skip: noServers }, 
         assert.ok(issued.length > 0, 'no lease issued an id')
         assert.equal(new Set(issued).size, issued.length)
       } finally {
-        await Promise.all(generators.map((g) => g.close()))
+        closes = await Promise.allSettled(generators.map((g) => g.close()))
       }
+      // 500 releases at once: on a loaded machine some take longer than a store call may (ttl / 3),
+      // and close() says so; those leases end at their ttl instead. Nothing else may fail.
+      for (const { reason } of closes.filter((o) => o.status === 'rejected'))
+        assert.equal(reason?.code, 'ERR_FLAKE_LEASE_STORE', String(reason))
     })
   }
 })
