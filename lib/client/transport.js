@@ -6,9 +6,10 @@
 //
 // In Node, through node:http with a keep-alive agent of the client's own: on loopback a request
 // through the global fetch cost the client more CPU than the member spent serving it, and one
-// member serving 8 clients in one process reached 61-84 % of its layout's 4.096 M ids/s where
-// node:http reached 93-98 % (bench/clients.js). Everywhere else (Deno, Bun, edge runtimes), the
-// global fetch: node:http is never required there, so the client runs wherever fetch does.
+// member serving 8 clients in one process reached 61-84 % of its layout's 4.096 M ids/s, where
+// through node:http it reaches 96-97 % (bench/clients.js). Everywhere else (Deno, Bun, edge
+// runtimes), the global fetch: node:http is never required there, so the client runs wherever
+// fetch does.
 
 /** Whether this runtime is Node itself: Bun and Deno say they are Node too. */
 const isNode =
@@ -76,4 +77,4 @@ function transport(via = isNode ? 'http' : 'fetch') {
 // run the client over each transport in Node.
 const VIA = Symbol('flake-idgen-rs client transport')
 
-module.exports = { transport, VIA, isNode }
+module.exports = { transport, VIA }
