@@ -3,8 +3,8 @@
 
 const { test, after } = require('node:test')
 const assert = require('node:assert/strict')
-const { assertUsageErrors } = require('../support/helpers.js')
-const { spawn, spawnSync } = require('node:child_process')
+const { assertUsageErrors, spawnCommand } = require('../support/helpers.js')
+const { spawn } = require('node:child_process')
 const { once } = require('node:events')
 const fs = require('node:fs')
 const os = require('node:os')
@@ -16,7 +16,7 @@ const BIN = path.join(__dirname, '..', '..', 'bin', 'flake-idgen.js')
 
 /** Runs the command (in the state directory isolate.js set), with `options` for spawnSync. */
 function run(args, input, options = {}) {
-  const { status, stdout, stderr } = spawnSync(process.execPath, [...(options.node ?? []), BIN, ...args], {
+  const { status, stdout, stderr } = spawnCommand(process.execPath, [...(options.node ?? []), BIN, ...args], {
     input,
     encoding: 'utf8',
     maxBuffer: 256 * 2 ** 20,

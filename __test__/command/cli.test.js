@@ -6,12 +6,12 @@ const assert = require('node:assert/strict')
 const { spawnSync } = require('node:child_process')
 const path = require('node:path')
 const FlakeId = require('../..')
-const { assertUsageErrors, NO_HOST_SCOPE_IN_WASM } = require('../support/helpers.js')
+const { assertUsageErrors, NO_HOST_SCOPE_IN_WASM, spawnCommand } = require('../support/helpers.js')
 
 const BIN = path.join(__dirname, '..', '..', 'bin', 'flake-idgen.js')
 
 function run(args, input) {
-  const { status, stdout, stderr } = spawnSync(process.execPath, [BIN, ...args], { input, encoding: 'utf8' })
+  const { status, stdout, stderr } = spawnCommand(process.execPath, [BIN, ...args], { input, encoding: 'utf8' })
   return { status, stdout, stderr, lines: stdout.split('\n').filter(Boolean) }
 }
 

@@ -1,6 +1,7 @@
 'use strict'
 
 const assert = require('node:assert/strict')
+const { spawnSync } = require('node:child_process')
 
 /** Splits an id into its fields (time is ms after the epoch). */
 function decode(id) {
@@ -75,7 +76,25 @@ const SEPARATE_MODULES_IN_WASM =
   wasmBuild &&
   'the WebAssembly build loads a module per worker thread, which shares no state (threads.test.js checks the refusal)'
 
+/**
+ * spawnSync(command, args, options), started once more if on Windows the process never started
+ * (no status, no signal, only spawnSync's `error`): under Wine, a Node process's child is now
+ * and then not started under load (twice in CI, each time a different command test). A child
+ * that started is never run again, whatever it did; one that cannot be started twice fails
+ * with the error.
+ */
+function spawnCommand(command, args, options) {
+  let result = spawnSync(command, args, options)
+  if (process.platform === 'win32' && result.error !== undefined && result.status === null && result.signal === null) {
+    console.log(`${args.join(' ')} was not started (${result.error.message}): started again`)
+    result = spawnSync(command, args, options)
+  }
+  if (result.error !== undefined && result.status === null) throw result.error
+  return result
+}
+
 module.exports = {
+  spawnCommand,
   decode,
   scriptedClock,
   outcome,
