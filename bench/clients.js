@@ -107,9 +107,10 @@ async function run() {
 
     // Requests of 1,000 ids one after the other, as a client makes them: their latency, timed
     // twice. While both processes warm up (their first few thousand requests: the member's
-    // code is compiled by these requests, on the same 2 cores), p99 is 1.6-2.4 ms; after, it
-    // is the steady state a long-running service sees. Timed before the 8 clients: right after
-    // them, both heaps are large and their collectors' threads share the 2 cores for seconds.
+    // code is compiled by these requests, on the same 2 cores), p99 is over 2 ms; after, it is
+    // the steady state a long-running service sees (bench/README.md has both). Timed before the
+    // 8 clients: right after them, both heaps are large and their collectors' threads share the
+    // 2 cores for seconds.
     const members = new Members({ members: [member.url], token: TOKEN, timeoutMs: 5000 })
     const timeRequests = async () => {
       const latencies = []
