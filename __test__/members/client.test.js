@@ -50,12 +50,17 @@ async function member(generator, { delayMs = 0 } = {}) {
     if (delayMs > 0) setTimeout(() => handler(req, res), delayMs)
     else handler(req, res)
   })
+  return { ...(await listening(server)), seen, handler }
+}
+
+/** `server` listening on a free loopback port: its URL, and close(), which ends its connections too. */
+async function listening(server, scheme = 'http') {
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
   const close = () => {
     server.close()
     server.closeAllConnections()
   }
-  return { url: `http://127.0.0.1:${server.address().port}/`, seen, handler, close }
+  return { url: `${scheme}://127.0.0.1:${server.address().port}/`, close }
 }
 
 /** A loopback URL where nothing listens: a port a server had, and gave back. */
@@ -167,13 +172,14 @@ for (const via of ['http', 'fetch'])
     it('close() ends the request in flight at once, not at timeoutMs, and its caller rejects', async () => {
       // A member that never answers.
       let inFlight = 0
-      const silent = http.createServer((_req, res) => {
-        inFlight++
-        res.on('close', () => inFlight--)
-      })
-      await new Promise((resolve) => silent.listen(0, '127.0.0.1', resolve))
+      const silent = await listening(
+        http.createServer((_req, res) => {
+          inFlight++
+          res.on('close', () => inFlight--)
+        }),
+      )
       try {
-        const c = make({ members: [`http://127.0.0.1:${silent.address().port}/`], token: TOKEN, timeoutMs: 120_000 })
+        const c = make({ members: [silent.url], token: TOKEN, timeoutMs: 120_000 })
         const pending = c.nextAsync()
         await until(() => inFlight === 1, 'the request at the member')
         c.close()
@@ -181,7 +187,6 @@ for (const via of ['http', 'fetch'])
         await until(() => inFlight === 0, 'the request ended by close()')
       } finally {
         silent.close()
-        silent.closeAllConnections()
       }
     })
 
@@ -297,43 +302,40 @@ for (const via of ['http', 'fetch'])
 
     it('passes over a member whose answer is cut off mid-body, at once, not at timeoutMs', async () => {
       // Headers that promise 64 bytes, 8 of them, then the connection reset: a member killed mid-answer.
-      const cut = http.createServer((_req, res) => {
-        res.writeHead(200, { 'content-type': 'application/vnd.flake-idgen.batch', 'content-length': 64 })
-        res.write(Buffer.alloc(8, 1))
-        setImmediate(() => res.socket.destroy())
-      })
-      await new Promise((resolve) => cut.listen(0, '127.0.0.1', resolve))
-      const cutUrl = `http://127.0.0.1:${cut.address().port}/`
+      const cut = await listening(
+        http.createServer((_req, res) => {
+          res.writeHead(200, { 'content-type': 'application/vnd.flake-idgen.batch', 'content-length': 64 })
+          res.write(Buffer.alloc(8, 1))
+          setImmediate(() => res.socket.destroy())
+        }),
+      )
       try {
-        const c = make({ members: [cutUrl, two.url], token: TOKEN, prefetchCount: 1, timeoutMs: 120_000 })
+        const c = make({ members: [cut.url, two.url], token: TOKEN, prefetchCount: 1, timeoutMs: 120_000 })
         for (let k = 0; k < 30; k++) assert.equal(FlakeId.decompose(await c.nextAsync()).id, 41)
         assert.ok(c.stats().failovers > 0, 'the cut-off member was asked first at least once in 30')
         c.close()
 
-        const alone = make({ members: [cutUrl], token: TOKEN, timeoutMs: 120_000 })
+        const alone = make({ members: [cut.url], token: TOKEN, timeoutMs: 120_000 })
         await assert.rejects(alone.nextAsync(), (error) => {
           assert.equal(error.code, 'ERR_FLAKE_MEMBERS_UNAVAILABLE')
-          assert.ok(error.message.includes(cutUrl), error.message)
+          assert.ok(error.message.includes(cut.url), error.message)
           assert.doesNotMatch(error.message, /timeout/i)
           return true
         })
         alone.close()
       } finally {
         cut.close()
-        cut.closeAllConnections()
       }
     })
 
     it('passes over a member that does not answer within timeoutMs; alone, says so', async () => {
-      const silent = http.createServer(() => {})
-      await new Promise((resolve) => silent.listen(0, '127.0.0.1', resolve))
-      const silentUrl = `http://127.0.0.1:${silent.address().port}/`
+      const silent = await listening(http.createServer(() => {}))
       try {
-        const c = make({ members: [silentUrl, two.url], token: TOKEN, prefetchCount: 1, timeoutMs: 200 })
+        const c = make({ members: [silent.url, two.url], token: TOKEN, prefetchCount: 1, timeoutMs: 200 })
         for (let k = 0; k < 10; k++) assert.equal(FlakeId.decompose(await c.nextAsync()).id, 41)
         c.close()
 
-        const alone = make({ members: [silentUrl], token: TOKEN, timeoutMs: 200 })
+        const alone = make({ members: [silent.url], token: TOKEN, timeoutMs: 200 })
         await assert.rejects(alone.nextAsync(), (error) => {
           assert.equal(error.code, 'ERR_FLAKE_MEMBERS_UNAVAILABLE')
           assert.match(error.message, /no answer within the timeout/)
@@ -342,25 +344,26 @@ for (const via of ['http', 'fetch'])
         alone.close()
       } finally {
         silent.close()
-        silent.closeAllConnections()
       }
     })
 
     it('takes its batches from an https member whose certificate it trusts', async () => {
       const tls = path.join(__dirname, '..', 'support', 'tls')
       const handler = new FlakeId({ id: 45 }).batchHandler({ token: TOKEN })
-      const secure = https.createServer(
-        {
-          key: fs.readFileSync(path.join(tls, 'loopback-key.pem')),
-          cert: fs.readFileSync(path.join(tls, 'loopback-cert.pem')),
-        },
-        handler,
+      const secure = await listening(
+        https.createServer(
+          {
+            key: fs.readFileSync(path.join(tls, 'loopback-key.pem')),
+            cert: fs.readFileSync(path.join(tls, 'loopback-cert.pem')),
+          },
+          handler,
+        ),
+        'https',
       )
-      await new Promise((resolve) => secure.listen(0, '127.0.0.1', resolve))
       // A child trusting the test's certificate (NODE_EXTRA_CA_CERTS is read at start-up only).
       const script = `const client = require(${JSON.stringify(path.join(ROOT, 'client.js'))});
       const { VIA } = require(${JSON.stringify(path.join(ROOT, 'lib', 'client', 'transport.js'))});
-      const c = client({ members: ['https://127.0.0.1:${secure.address().port}/'], token: ${JSON.stringify(TOKEN)}, [VIA]: ${JSON.stringify(via)} });
+      const c = client({ members: [${JSON.stringify(secure.url)}], token: ${JSON.stringify(TOKEN)}, [VIA]: ${JSON.stringify(via)} });
       c.nextBatchAsync(5).then((ids) => { console.log(ids.toString('hex')); c.close() }, (error) => { console.error(error.message); process.exit(1) });`
       try {
         const { stdout } = await promisify(execFile)(process.execPath, ['-e', script], {
@@ -372,7 +375,6 @@ for (const via of ['http', 'fetch'])
         for (let k = 0; k < 5; k++) assert.equal(FlakeId.decompose(ids.subarray(k * 8, k * 8 + 8)).id, 45)
       } finally {
         secure.close()
-        secure.closeAllConnections()
       }
     })
   })

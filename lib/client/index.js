@@ -98,7 +98,7 @@ class FlakeIdClient {
   nextAsync() {
     // An id at hand resolves at once, copied as next() copies it: no batch of one is made.
     if (!this.#closed && this.#waiters.length === 0) {
-      const ids = this.#takeFresh() ?? (this.#fresh() > 0 ? this.#take() : undefined)
+      const ids = this.#takeAtHand()
       if (ids !== undefined) return Promise.resolve(idAt(ids, this.#at))
     }
     return this.nextBatchAsync(1)
@@ -151,13 +151,17 @@ class FlakeIdClient {
   #takeOne() {
     if (this.#closed) throw closed()
     if (this.#waiters.length === 0) {
-      const ids = this.#takeFresh()
+      const ids = this.#takeAtHand()
       if (ids !== undefined) return ids
-      // The first batch is stale: #fresh() drops it, and any after it that are.
-      if (this.#fresh() > 0) return this.#take()
     }
     this.#refill(false)
     throw noPrefetched()
+  }
+
+  /** The Buffer of a fresh id taken now, its offset in #at, or undefined; for a caller none waits before. */
+  #takeAtHand() {
+    // A stale first batch: #fresh() drops it, and any after it that are.
+    return this.#takeFresh() ?? (this.#fresh() > 0 ? this.#take() : undefined)
   }
 
   /**

@@ -27,12 +27,16 @@ class Members {
   #layout
   #controller = new AbortController()
   #transport
+  // Every request's headers: neither transport changes them.
+  #headers
   failovers = 0
 
   /** `via` names a transport (see transport.js), for tests; left out, this runtime's. */
   constructor(config, via) {
     this.#config = config
     this.#transport = transport(via)
+    this.#headers = { accept: wire.MEDIA_TYPE }
+    if (config.token !== undefined) this.#headers.authorization = `Bearer ${config.token}`
   }
 
   /** A batch of at most `count` ids ({ layout, node, ranges, count }) from the first member that serves one. */
@@ -55,10 +59,8 @@ class Members {
   }
 
   async #ask(member, count) {
-    const { token, timeoutMs } = this.#config
+    const { timeoutMs } = this.#config
     const url = `${member}${member.includes('?') ? '&' : '?'}count=${count}`
-    const headers = { accept: wire.MEDIA_TYPE }
-    if (token !== undefined) headers.authorization = `Bearer ${token}`
     // A controller of the request's own, aborted by close() or the timeout, both let go once it
     // is answered: AbortSignal.any over the client's lifelong signal, with AbortSignal.timeout,
     // cost more than the request itself on loopback.
@@ -71,7 +73,7 @@ class Members {
       timeoutMs,
     )
     try {
-      const response = await this.#transport.post(url, headers, request.signal)
+      const response = await this.#transport.post(url, this.#headers, request.signal)
       if (response.status !== 200) throw refusalOf(response)
       const { type } = response
       if (!type.startsWith(wire.MEDIA_TYPE))
