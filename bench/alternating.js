@@ -1,0 +1,59 @@
+'use strict'
+// Issue 40's shape against the build before, in processes of their own that alternate: this
+// build's, the build before's, and so on, the order flipped each pair. In one process the two
+// builds are not timed alike: their ratio followed the order they were loaded in, 1.08–1.29
+// one way and 0.82–0.92 the other (2026-11-27), more than the change it was to show. Each
+// process gives its median ratio to its own floor (alternating-child.js), and the pairs' ratios
+// are taken, then their median.
+
+const { spawnSync } = require('node:child_process')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+
+const CHILD = path.join(__dirname, 'alternating-child.js')
+const CHILD_ROUNDS = 400
+
+/** One process of `checkout`'s: its 64 generators' `next()` × its floor (the median). */
+function oneProcess(checkout) {
+  // A state directory of its own: neither build reads what the other left.
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'flake-idgen-bench-'))
+  try {
+    const child = spawnSync(process.execPath, [CHILD, checkout, String(CHILD_ROUNDS)], {
+      env: { ...process.env, FLAKE_IDGEN_STATE_DIR: stateDir },
+      encoding: 'utf8',
+    })
+    if (child.status !== 0)
+      throw new Error(`bench/alternating-child.js ${checkout} failed: ${child.stderr || child.error}`)
+    return JSON.parse(child.stdout).ratio
+  } finally {
+    fs.rmSync(stateDir, { recursive: true, force: true })
+  }
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
+const quartiles = (xs) => {
+  const sorted = [...xs].sort((a, b) => a - b)
+  return [sorted[Math.floor((sorted.length - 1) / 4)], sorted[Math.ceil(((sorted.length - 1) * 3) / 4)]]
+}
+
+/**
+ * `pairs` pairs of processes, this build's and `before`'s (a checkout): each build's median
+ * × its floor, and the median and quartiles of this build's over the build before's, pair by pair.
+ */
+function run(before, pairs, progress = () => {}) {
+  const here = path.join(__dirname, '..')
+  const mine = []
+  const theirs = []
+  for (let pair = 0; pair < pairs; pair++) {
+    const order = pair % 2 === 0 ? [here, before] : [before, here]
+    const [first, second] = order.map(oneProcess)
+    mine.push(order[0] === here ? first : second)
+    theirs.push(order[0] === here ? second : first)
+    progress()
+  }
+  const ratios = mine.map((x, pair) => x / theirs[pair])
+  return { pairs, mine: median(mine), before: median(theirs), ratio: median(ratios), quartiles: quartiles(ratios) }
+}
+
+module.exports = { run }
