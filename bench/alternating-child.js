@@ -6,6 +6,7 @@
 const path = require('node:path')
 const { Buffer } = require('node:buffer')
 const timing = require('./timing.js')
+const { median } = require('./stats.js')
 
 const [checkout, rounds] = process.argv.slice(2)
 const FlakeId = require(path.resolve(checkout))
@@ -30,5 +31,4 @@ for (let round = 0; round < WARM_ROUNDS + Number(rounds); round++) {
   }
   if (round >= WARM_ROUNDS) ratios.push(next64.ns / floor.ns)
 }
-ratios.sort((a, b) => a - b)
-console.log(JSON.stringify({ ratio: ratios[ratios.length >> 1] }))
+console.log(JSON.stringify({ ratio: median(ratios) }))

@@ -10,6 +10,7 @@ const { spawnSync } = require('node:child_process')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
+const { median, quantile } = require('./stats.js')
 
 const CHILD = path.join(__dirname, 'alternating-child.js')
 const CHILD_ROUNDS = 400
@@ -31,12 +32,6 @@ function oneProcess(checkout) {
   }
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
-const quartiles = (xs) => {
-  const sorted = [...xs].sort((a, b) => a - b)
-  return [sorted[Math.floor((sorted.length - 1) / 4)], sorted[Math.ceil(((sorted.length - 1) * 3) / 4)]]
-}
-
 /**
  * `pairs` pairs of processes, this build's and `before`'s (a checkout): each build's median
  * × its floor, and the median and quartiles of this build's over the build before's, pair by pair.
@@ -53,7 +48,13 @@ function run(before, pairs, progress = () => {}) {
     progress()
   }
   const ratios = mine.map((x, pair) => x / theirs[pair])
-  return { pairs, mine: median(mine), before: median(theirs), ratio: median(ratios), quartiles: quartiles(ratios) }
+  return {
+    pairs,
+    mine: median(mine),
+    before: median(theirs),
+    ratio: median(ratios),
+    quartiles: [quantile(ratios, 0.25), quantile(ratios, 0.75)],
+  }
 }
 
 module.exports = { run }

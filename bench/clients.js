@@ -22,6 +22,7 @@ const FlakeId = require('..')
 const client = require('../client.js')
 const { Members } = require('../lib/client/members.js')
 const freshMillisecond = require('./millisecond.js')
+const { median, quantile } = require('./stats.js')
 
 const ROUNDS = Number(process.env.BENCH_CLIENT_ROUNDS || 21)
 const THROUGHPUT_MS = Number(process.env.BENCH_CLIENTS_MS || 3000)
@@ -32,8 +33,6 @@ const RUNS = 20
 const CALLS = 1000
 const LIMIT_PER_MS = 4096
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
-const quantile = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]
 const progress = () => process.stderr.isTTY && process.stderr.write('.')
 let _sink
 

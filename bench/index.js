@@ -25,6 +25,7 @@ const bursts = require('./bursts.js')
 const layouts = require('./layouts.js')
 const coldStart = require('./cold-start.js')
 const alternating = require('./alternating.js')
+const { median } = require('./stats.js')
 
 const ROUNDS = setting('BENCH_ROUNDS', 31)
 const BURST_ROUNDS = setting('BENCH_BURST_ROUNDS', 7)
@@ -66,7 +67,6 @@ function versionOf(name) {
 }
 
 const label = (candidate) => (candidate.pkg ? `${candidate.pkg} ${versionOf(candidate.pkg)} ` : '') + candidate.call
-const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
 const format = (n) => n.toLocaleString('en')
 const plural = (n, what) => `${format(n)} ${what}${n === 1 ? '' : 's'}`
 const progress = () => process.stderr.isTTY && process.stderr.write('.')

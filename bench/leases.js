@@ -19,6 +19,7 @@ const FlakeId = require('..')
 const { storeFor } = require('../lib/lease/store.js')
 const { statements } = require('../lib/lease/postgres.js')
 const { startRedis, startPostgres, startMariadb } = require('../__test__/support/servers.js')
+const { quantile } = require('./stats.js')
 
 const SAMPLES = Number(process.env.BENCH_LEASE_SAMPLES || 1000)
 if (!Number.isInteger(SAMPLES) || SAMPLES < 10) throw new RangeError('BENCH_LEASE_SAMPLES must be an integer from 10')
@@ -39,10 +40,6 @@ const ONLY_STORES = process.env.BENCH_LEASE_STORES?.split(',')
 // Live holders and samples outlast the part: nothing expires while it runs.
 const HELD_MS = 3_600_000
 
-const quantile = (xs, q) => {
-  const sorted = [...xs].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]
-}
 const progress = () => process.stderr.isTTY && process.stderr.write('.')
 
 /** A past ceiling for id `id`: every id was held and released within the last minute. */

@@ -9,9 +9,9 @@
 const { spawn } = require('node:child_process')
 const fs = require('node:fs')
 const path = require('node:path')
+const { median } = require('./stats.js')
 
 const CHILD = path.join(__dirname, 'wasm-child.js')
-const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
 
 /** Whether the WebAssembly build is where binding.js looks for it. */
 function built() {
