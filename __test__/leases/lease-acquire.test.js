@@ -54,9 +54,16 @@ async function held(client, ns) {
 
 const STORES = ['redis', 'postgres', 'mariadb']
 
+/** The fields of /proc/`path`/stat after the command's closing parenthesis: state, then the parent's pid. */
+function stat(path) {
+  const text = fs.readFileSync(`/proc/${path}/stat`, 'utf8')
+  return text.slice(text.lastIndexOf(')') + 2).split(' ')
+}
+
 /**
  * Sends `signal` to the server `name` and its children: PostgreSQL's backends, which run the
  * statements, are each in a session of their own, outside the postmaster's process group.
+ * Returns their pids.
  */
 function signalServer(name, signal) {
   const root = servers[name].pid
@@ -64,12 +71,28 @@ function signalServer(name, signal) {
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue
     try {
-      // The fields after the command's closing parenthesis: state, then the parent's pid.
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8')
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === root) pids.push(Number(entry))
+      if (Number(stat(entry)[1]) === root) pids.push(Number(entry))
     } catch {}
   }
   for (const pid of pids) process.kill(pid, signal)
+  return pids
+}
+
+/**
+ * Resolves once every thread of `pids` is stopped (state T): a signal is delivered to each
+ * thread when it next runs, which on a loaded machine is not at once. Rejects, naming the
+ * states, if that takes 10 s.
+ */
+async function untilStopped(pids) {
+  let states
+  for (let waited = 0; waited < 10_000; waited += 10) {
+    states = pids.flatMap((pid) =>
+      fs.readdirSync(`/proc/${pid}/task`).map((tid) => `${tid}:${stat(`${pid}/task/${tid}`)[0]}`),
+    )
+    if (states.every((s) => /:[Tt]$/.test(s))) return states
+    await sleep(10)
+  }
+  throw new Error(`the server did not stop within 10 s: threads ${states.join(' ')}`)
 }
 
 describe('a fleet of 500 leasing at once from one client', { skip: noServers }, () => {
@@ -129,19 +152,29 @@ describe('a store stopped (SIGSTOP) longer than a store call during acquire', { 
       const before = first.nextBigInt()
       await first.close()
       const waits = []
-      signalServer(name, 'SIGSTOP')
-      let leasing
+      // What the message of a failure says: when the lease was had, and the server continued.
+      let leasing, states, leasedAt, continuedAt
+      const started = performance.now()
       try {
+        states = await untilStopped(signalServer(name, 'SIGSTOP'))
         leasing = FlakeId.lease({ ...options, acquireTimeout: 60_000, onWait: (_ms, why) => waits.push(why) })
         // Stopped until an attempt timed out with its statement sent (a call's 667 ms): not for
         // a fixed time, which a loaded machine spends before the first attempt is even sent.
+        leasing.then(
+          () => (leasedAt = Math.round(performance.now() - started)),
+          () => {},
+        )
         for (let waited = 0; !waits.includes('store') && waited < 30_000; waited += 50) await sleep(50)
       } finally {
         signalServer(name, 'SIGCONT')
+        continuedAt = Math.round(performance.now() - started)
       }
       const generator = await leasing
       try {
-        assert.ok(waits.includes('store'), `waits: ${waits}`)
+        assert.ok(
+          waits.includes('store'),
+          `waits: [${waits}]; leased ${leasedAt} ms after the stop, continued at ${continuedAt} ms; threads stopped: ${states}`,
+        )
         assert.ok(generator.nextBigInt() > before)
         // An id taken by the attempt that timed out is released (owner none), not left to
         // expire (its owner kept): waited for, since a loaded machine may answer late.
