@@ -78,18 +78,29 @@ function signalServer(name, signal) {
   return pids
 }
 
+/** `pid`'s threads, each as "tid:state"; none once it has exited. */
+function threadStates(pid) {
+  const states = []
+  try {
+    for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+      try {
+        states.push(`${tid}:${stat(`${pid}/task/${tid}`)[0]}`)
+      } catch {}
+    }
+  } catch {}
+  return states
+}
+
 /**
- * Resolves once every thread of `pids` is stopped (state T): a signal is delivered to each
- * thread when it next runs, which on a loaded machine is not at once. Rejects, naming the
- * states, if that takes 10 s.
+ * Resolves once every thread of `pids` is stopped (state T) or has exited: a signal is
+ * delivered to each thread when it next runs, which on a loaded machine is not at once. Rejects, naming the states, if that takes 10 s.
  */
 async function untilStopped(pids) {
   let states
   for (let waited = 0; waited < 10_000; waited += 10) {
-    states = pids.flatMap((pid) =>
-      fs.readdirSync(`/proc/${pid}/task`).map((tid) => `${tid}:${stat(`${pid}/task/${tid}`)[0]}`),
-    )
-    if (states.every((s) => /:[Tt]$/.test(s))) return states
+    states = pids.flatMap(threadStates)
+    // Z and X: exited, and not reaped by a parent that is stopped itself.
+    if (states.every((s) => /:[TtZX]$/.test(s))) return states
     await sleep(10)
   }
   throw new Error(`the server did not stop within 10 s: threads ${states.join(' ')}`)
