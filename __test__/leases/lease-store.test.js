@@ -406,11 +406,34 @@ async function settles(what, promise) {
   }
 }
 
+const NODE_REDIS = { redis5, redis4 }
+
+/**
+ * The client `name` once it is ready again after its server restarted. node-redis can stop
+ * reconnecting after a restart under load: open, never ready again, and no event that says so
+ * (redis/node-redis#3346; a call hung past 20 s here, in CI). Such a client is the client's
+ * problem, not the store's, and an app replaces it: so does this, saying so, and the store is
+ * made anew on the new client. ioredis reconnects on its own and is returned as it is.
+ */
+async function readyAfterRestart(t, name) {
+  const client = clients[name]
+  if (typeof client.isReady !== 'boolean') return client
+  for (let waited = 0; !client.isReady && waited < 15_000; waited += 50) await sleep(50)
+  if (client.isReady) return client
+  t.diagnostic(`${name} was not ready 15 s after the restart (isOpen ${client.isOpen}): replaced by a new client`)
+  // v5's destroy() returns nothing, v4's disconnect() a promise: neither may fail the test.
+  Promise.resolve()
+    .then(() => (client.destroy ?? client.disconnect).call(client))
+    .catch(() => {})
+  clients[name] = await nodeRedis(NODE_REDIS[name], redisServer.url)
+  return clients[name]
+}
+
 describe('the store loses its data', { skip: noServers }, () => {
   it(
     'Redis restarted without persistence: holders lose, the next acquire starts at now + unknownMs',
     LIMIT,
-    async () => {
+    async (t) => {
       const held = {}
       for (const name of REDIS) {
         const namespace = ns(`restart-${name}`)
@@ -421,7 +444,9 @@ describe('the store loses its data', { skip: noServers }, () => {
       }
       await settles('the restart', redisServer.restart())
       for (const name of REDIS) {
-        const { namespace, store, a } = held[name]
+        const { namespace, a } = held[name]
+        const client = clients[name]
+        const store = (await readyAfterRestart(t, name)) === client ? held[name].store : storeFor(clients[name])
         const lost = await settles(
           `${name}'s renew`,
           store.renew({ namespace, id: a.id, owner: 'a', ttl: 10_000, ahead: 0, meta: META }),
