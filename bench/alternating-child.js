@@ -4,22 +4,16 @@
 // interleaved rounds of one batch each, and prints {"ratio": the median ratio of the rounds}.
 
 const path = require('node:path')
-const { Buffer } = require('node:buffer')
 const timing = require('./timing.js')
 const { median } = require('./stats.js')
+const { floor: floorFn } = require('./floor.js')
 
 const [checkout, rounds] = process.argv.slice(2)
 const FlakeId = require(path.resolve(checkout))
 const sixtyFour = Array.from({ length: 64 }, (_, id) => new FlakeId({ id }))
 let turn = 0
 const next64 = { fn: () => sixtyFour[turn++ & 63].next(), loop: timing.compileLoop('alternating next64') }
-const floor = {
-  fn: () => {
-    Date.now()
-    return Buffer.alloc(8)
-  },
-  loop: timing.compileLoop('alternating floor'),
-}
+const floor = { fn: floorFn, loop: timing.compileLoop('alternating floor') }
 const BATCH = 1000
 const WARM_ROUNDS = 200
 

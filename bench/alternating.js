@@ -41,10 +41,13 @@ function run(before, pairs, progress = () => {}) {
   const mine = []
   const theirs = []
   for (let pair = 0; pair < pairs; pair++) {
-    const order = pair % 2 === 0 ? [here, before] : [before, here]
-    const [first, second] = order.map(oneProcess)
-    mine.push(order[0] === here ? first : second)
-    theirs.push(order[0] === here ? second : first)
+    if (pair % 2 === 0) {
+      mine.push(oneProcess(here))
+      theirs.push(oneProcess(before))
+    } else {
+      theirs.push(oneProcess(before))
+      mine.push(oneProcess(here))
+    }
     progress()
   }
   const ratios = mine.map((x, pair) => x / theirs[pair])

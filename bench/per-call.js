@@ -5,8 +5,6 @@
 // millisecond (the wait is not timed) and stays well under that; every candidate gets the same
 // batches.
 
-// The floor takes Buffer from the module, as lib/native.js does: the global `Buffer` is an accessor
-// in Node 20 that costs a few ns on each use.
 const { Buffer } = require('node:buffer')
 const { loadBefore } = require('./before.js')
 const FlakeIdgen = require('flake-idgen')
@@ -16,6 +14,7 @@ const Snowflakify = require('snowflakify').default
 const hyperid = require('hyperid')
 const FlakeId = require('..')
 const timing = require('./timing.js')
+const { floor } = require('./floor.js')
 
 const { compileLoop } = timing
 
@@ -102,10 +101,7 @@ const candidates = [
   {
     key: 'floor',
     call: 'floor: `Date.now()` + `Buffer.alloc(8)`',
-    fn: () => {
-      Date.now()
-      return Buffer.alloc(8)
-    },
+    fn: floor,
     kind: 'buffer',
   },
 ]

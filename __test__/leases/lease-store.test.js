@@ -440,13 +440,13 @@ describe('the store loses its data', { skip: noServers }, () => {
         const store = storeFor(clients[name])
         const a = await store.acquire(args(namespace, { ahead: 600_000 }))
         assert.equal(a.status, 'acquired')
-        held[name] = { namespace, store, a }
+        held[name] = { namespace, client: clients[name], store, a }
       }
       await settles('the restart', redisServer.restart())
       for (const name of REDIS) {
-        const { namespace, a } = held[name]
-        const client = clients[name]
-        const store = (await readyAfterRestart(t, name)) === client ? held[name].store : storeFor(clients[name])
+        const { namespace, client, a } = held[name]
+        const ready = await readyAfterRestart(t, name)
+        const store = ready === client ? held[name].store : storeFor(ready)
         const lost = await settles(
           `${name}'s renew`,
           store.renew({ namespace, id: a.id, owner: 'a', ttl: 10_000, ahead: 0, meta: META }),
