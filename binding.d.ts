@@ -51,6 +51,11 @@ export interface Configured {
   preset: number
   /** The node id. */
   id: number
+  /**
+   * A number of the instance's own in the thread, which its calls write into the scratch
+   * (`SCRATCH_INSTANCE`): whose tally a slot keeps (see `instance_tally`).
+   */
+  instance: number
   /** The node id's two parts (high first), for a layout that names them (`layoutOf`'s `parts`). */
   parts?: Array<number>
   epoch: number
@@ -189,8 +194,9 @@ export declare function kinds(): Array<KindDescription>
 /**
  * The time (ms since 1970) of the last id the instance of the call in the scratch issued
  * (where its time unit starts), or `undefined` if it issued none: on a shared state, the
- * instance's own (its tally's), not the state's, which others move on; a private state's ids
- * are all the instance's.
+ * instance's own (its tally's), not the state's, which others move on, unless another leased
+ * generator of its configuration took ids since (see `CallTally::last_taken_ms`); a private
+ * state's ids are all the instance's.
  */
 export declare function lastIssuedAt(): number | null
 
@@ -242,10 +248,10 @@ export declare function rawArgument(fromEnd: number, expected: string): Buffer |
 
 /**
  * What the native side reads from the thread's scratch now, each field as it is stored (see
- * `SCRATCH_SLOT` and the other offsets): for the test that JS and Rust agree on the layout;
- * not on the per-id path.
+ * `SCRATCH_SLOT` and the other offsets), and the tally its slot keeps for its instance, if it
+ * keeps one: for the test that JS and Rust agree on the layout; not on the per-id path.
  */
-export declare function readScratch(): { slot: number; settings: number; shape: number; epoch: number; privateState: bigint; ceiling: number; worker?: number; tally: bigint }
+export declare function readScratch(): { slot: number; settings: number; shape: number; epoch: number; privateState: bigint; ceiling: number; instance: number; worker?: number; tally?: bigint }
 
 /** A report's `count` (or `wait_ms`) is scaled by this; the remainder is `met`. */
 export declare const REPORT_UNIT: number
@@ -317,6 +323,9 @@ export declare const SCRATCH_ID_BE: number
 /** Byte offset in the scratch of the first id issued again: a `u64` in the platform's order. */
 export declare const SCRATCH_ID_NE: number
 
+/** Byte offset in the scratch of the call's instance (see `instance_tally`): a `u32`. */
+export declare const SCRATCH_INSTANCE: number
+
 /** Byte offset in the scratch of a private generator's state word: a `u64`. */
 export declare const SCRATCH_PRIVATE_STATE: number
 
@@ -328,9 +337,6 @@ export declare const SCRATCH_SHAPE: number
 
 /** Byte offset in the scratch of the call's slot: a `u32`. */
 export declare const SCRATCH_SLOT: number
-
-/** Byte offset in the scratch of the instance's `Tally`: a `u64`. */
-export declare const SCRATCH_TALLY: number
 
 /** Byte offset in the scratch of a 128-bit id issued: 16 bytes, big-endian. */
 export declare const SCRATCH_WIDE_ID: number

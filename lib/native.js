@@ -47,8 +47,8 @@ const STATE_LOW = binding.SCRATCH_PRIVATE_STATE / 4
 const STATE_HIGH = STATE_LOW + 1
 const CEILING = binding.SCRATCH_CEILING / 8
 const WIDE_ID = binding.SCRATCH_WIDE_ID
+const INSTANCE = binding.SCRATCH_INSTANCE / 4
 const WORKER = binding.SCRATCH_WORKER / 8
-const TALLY = binding.SCRATCH_TALLY / 8
 
 // The id functions (see src/js/id_functions.rs). A generator's fields go through the scratch,
 // not as arguments: reading an argument costs the native side a `napi_get_value_*` each, a
@@ -97,12 +97,11 @@ class GeneratorFields {
     this.stateLow = NOTHING_ISSUED
     this.stateHigh = NOTHING_ISSUED
     this.ceiling = Infinity
-    // The ids this instance took in its last time unit, a word the native side reads, carried
-    // as the double of the same bits (never a NaN: see src/js/protocol.rs): in the scratch
-    // while the instance is `current`, here while it is not. So a sync call throws the overflow
-    // only for a unit it used up itself, not one its neighbours (threads, processes) did, as
-    // flake-idgen's instance counter does (see src/sync_take.rs).
-    this.tally = 0
+    // Its number in the thread, written with its fields: a slot keeps the tally of the instance
+    // that last took ids through it (src/js/instance_tally.rs), so a sync call throws the
+    // overflow only for a unit the instance used up itself, not one its neighbours (threads,
+    // processes) did, as flake-idgen's instance counter does (see src/sync_take.rs).
+    this.instance = configured.instance
   }
 }
 
@@ -126,7 +125,6 @@ let current
 // tells the last writer (its `forget`, kept on the thread's shared setup) to drop its own. So a
 // switch between copies costs a call, and a call that switches nothing checks nothing more.
 function forget() {
-  if (current !== undefined) keepTally(current)
   current = undefined
 }
 
@@ -136,17 +134,11 @@ function claim() {
   if (last !== undefined && last !== forget) last()
 }
 
-/** Copies the tally of `fields`, the current instance, out of the scratch before another's goes in. */
-function keepTally(fields) {
-  fields.tally = doubles[TALLY]
-}
-
-/** Makes `fields` (not `current`) the current instance, with its tally in the scratch. */
+/** Makes `fields` (not `current`) the current instance. */
 function become(fields) {
   if (current === undefined) claim()
-  else keepTally(current)
   current = fields
-  doubles[TALLY] = fields.tally
+  halves[INSTANCE] = fields.instance
 }
 
 function enter(fields) {
@@ -468,10 +460,8 @@ function installLease(fields, configured, floor, ceiling) {
   fields.shape = configured.shape
   fields.scope = configured.scope
   fields.ceiling = ceiling
-  // Its ids under this lease are counted from none: lastIssuedAt() says the last of them.
-  fields.tally = 0
   enter(fields)
-  doubles[TALLY] = 0
+  // Its ids under this lease are counted from none: lastIssuedAt() says the last of them.
   binding.startAbove(floor)
   leave(fields)
 }
@@ -500,8 +490,10 @@ const layoutOf = (fields) => binding.layoutOf(fields.shape, fields.epoch, fields
 
 /**
  * The time (ms since 1970) of the last id a leased generator issued, or undefined: its own,
- * counted by the instance (never a neighbour's on its shared state), so a ceiling written from
- * it is above every id it issued, and no higher.
+ * counted by the instance (not a neighbour's on its shared state), so a ceiling written from it
+ * is above every id it issued, and no higher; the state's last if another leased generator of
+ * its configuration in the thread took ids since (see src/js/instance_tally.rs), higher but
+ * still above every id it issued.
  */
 function lastIssuedAt(fields) {
   enter(fields)

@@ -1,19 +1,16 @@
 //! Clock readings: the system clock, and values returned by a user's `clock` function; and the
 //! one bounded way this crate waits for the system clock (`wait_for`).
 
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::Instant;
 
 use crate::error::FlakeError;
 use crate::input::Input;
 use crate::number::whole_part;
 
 /// Milliseconds since 1970 by the system clock, the same clock as `Date.now()`.
+#[inline(always)]
 pub fn system_now_ms() -> u64 {
-  SystemTime::now()
-    .duration_since(UNIX_EPOCH)
-    .map_or(0, |since| {
-      since.as_secs() * 1000 + u64::from(since.subsec_millis())
-    })
+  crate::os::now_ms()
 }
 
 /// Validates what a `clock` function returned; a fraction is dropped (see `whole_part`).

@@ -148,7 +148,7 @@ pub enum FlakeError {
   StateBusy { path: String, reason: String },
 
   /// The OS was short of something for a moment (descriptors, memory, disk space: see
-  /// `host::os::transient`) while the state directory or file was opened. Never a reason to
+  /// `os::transient`) while the state directory or file was opened. Never a reason to
   /// fall back to another directory or to process scope, where the generator id would issue
   /// from a second state, and never remembered: the next generator made tries again.
   #[error("{what} {} cannot be opened now: {reason} ({errno}); this is transient: no other state is used instead, and the next generator made tries again", QuotedPath(path))]

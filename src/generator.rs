@@ -48,7 +48,9 @@ pub struct Settings {
   pub node: u16,
   pub epoch: u64,
   pub seq_mask: u16,
-  pub allowed_future_ms: u64,
+  /// At most 15 s (`Shape::max_allowed_future_ms`): 32 bits, so that a thread's configuration
+  /// (`js::slots`) is one cache line.
+  pub allowed_future_ms: u32,
   /// The layout's bits; its epoch is `epoch`.
   pub shape: Shape,
 }
@@ -70,7 +72,8 @@ impl From<&Config> for Settings {
       node: config.id,
       epoch: config.epoch,
       seq_mask: config.seq_mask,
-      allowed_future_ms: config.allowed_future_ms,
+      // At most 15 s: `options` checked it.
+      allowed_future_ms: config.allowed_future_ms as u32,
       shape: config.layout.shape,
     }
   }
@@ -194,7 +197,7 @@ impl<'s> Generator<'s> {
       node: settings.node,
       epoch: settings.epoch,
       seq_mask: settings.seq_mask,
-      allowed_future_ms: settings.allowed_future_ms,
+      allowed_future_ms: u64::from(settings.allowed_future_ms),
       shape: settings.shape,
       state,
       file: None,
@@ -238,6 +241,16 @@ impl<'s> Generator<'s> {
       Clock::System => tally
         .time()
         .map(|time| time.saturating_mul(self.shape.unit())),
+      Clock::Own => None,
+    }
+  }
+
+  /// The time (ms since 1970) of the last ids any generator took from its shared state (where
+  /// their time unit starts), if one took any: never before the last of any one instance.
+  pub fn last_issued_ms(&self) -> Option<u64> {
+    match self.clock {
+      Clock::System => last_issued(self.shape.word(), self.state.word())
+        .map(|(time, _)| time.saturating_mul(self.shape.unit())),
       Clock::Own => None,
     }
   }

@@ -22,6 +22,7 @@ mod js;
 mod kinds;
 mod number;
 mod options;
+mod os;
 mod random;
 mod registry;
 mod sequencer;

@@ -11,7 +11,7 @@ use chacha20::ChaCha12Rng;
 use rand_core::{Rng, SeedableRng};
 
 use crate::error::FlakeError;
-use crate::host::os;
+use crate::os;
 
 /// Bytes generated at a time: 512 ids' worth.
 const BLOCK_BYTES: usize = 4096;

@@ -104,10 +104,8 @@ test('the scratch layout: each field JS writes is the field the native side read
   fields.stateHigh = 0x01234567
   fields.ceiling = 1_700_000_000_123
   fields.worker = 0x02fc_0000_0001
-  // The tally travels as the double of its bits (see native.js).
-  const tally = (0x1234_5678n << 20n) | 4095n
-  fields.tally = new Float64Array(new BigUint64Array([tally]).buffer)[0]
   native.lastIssuedAt(fields)
+  // A private state keeps no tally: no other instance takes from it.
   assert.deepEqual(binding.readScratch(), {
     slot: native.PRIVATE_SLOT,
     settings: fields.settings,
@@ -115,21 +113,33 @@ test('the scratch layout: each field JS writes is the field the native side read
     epoch: 1_234_567,
     privateState: 0x01234567_89abcdefn,
     ceiling: 1_700_000_000_123,
+    instance: fields.instance,
     worker: 0x02fc_0000_0001,
-    tally,
   })
-  // A shared generator's slot, the id the native side wrote, read as both forms, and its
-  // tally: one id of the id's millisecond (units since 1970, as its state counts them).
+  // A shared generator's slot and instance, the id the native side wrote, read as both forms,
+  // and the tally its slot keeps for it: one id of the id's millisecond (units since 1970, as
+  // its state counts them).
   const shared = native.configure({ id: 1007 }).fields
   native.issue(shared)
   assert.equal(binding.readScratch().slot, shared.slot)
+  assert.equal(binding.readScratch().instance, shared.instance)
   assert.equal(native.takeId().readBigUInt64BE(0), native.takeBigInt())
   assert.equal(decode(native.takeId()).id, 1007)
   assert.equal(binding.readScratch().tally, (BigInt(decode(native.takeId()).time) << 20n) | 1n)
-  // Carried out of the scratch and back in when another instance's call comes between.
+  // Kept by its slot while another slot's instance takes ids.
   native.issue(native.configure({ id: 1008 }).fields)
   native.issue(shared)
   assert.equal(binding.readScratch().tally & 0xfffffn, decode(native.takeId()).sequence === 0 ? 1n : 2n)
+  // Another instance of its configuration (its slot) takes ids: its tally is that one's, and
+  // its own counts afresh from its next id. Each instance has a number of its own, never 0.
+  const twin = native.configure({ id: 1007 }).fields
+  assert.equal(twin.slot, shared.slot)
+  assert.ok(twin.instance !== shared.instance && twin.instance > 0 && shared.instance > 0)
+  native.issue(twin)
+  assert.equal(binding.readScratch().tally & 0xfffffn, 1n)
+  native.issue(shared)
+  assert.equal(binding.readScratch().instance, shared.instance)
+  assert.equal(binding.readScratch().tally, (BigInt(decode(native.takeId()).time) << 20n) | 1n)
   // Every offset in bounds and aligned to its type, as the typed arrays over it need.
   const sizes = {
     SCRATCH_ID_BE: 8,
@@ -140,9 +150,9 @@ test('the scratch layout: each field JS writes is the field the native side read
     SCRATCH_PRIVATE_STATE: 8,
     SCRATCH_CEILING: 8,
     SCRATCH_SHAPE: 4,
+    SCRATCH_INSTANCE: 4,
     SCRATCH_WORKER: 8,
     SCRATCH_WIDE_ID: 16,
-    SCRATCH_TALLY: 8,
   }
   for (const [name, size] of Object.entries(sizes)) {
     const offset = binding[name]

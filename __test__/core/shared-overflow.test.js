@@ -115,6 +115,24 @@ test('instances of one configuration count their own ids: a millisecond two of t
   assert.equal(a.stats().ids + b.stats().ids, 4000)
 })
 
+test('an instance that took a millisecond itself throws, after another of its configuration took ids', () => {
+  // seqMask 1: two ids a millisecond. The twin's id comes first; mine's first shares its
+  // millisecond, and the next waits for one of mine alone (its slot counts them for it afresh):
+  // the millisecond after that is sooner or later used up by mine, and its fourth call throws.
+  const [twin, mine] = [0, 1].map(() => new FlakeId({ id: 8, scope: 'process', seqMask: 1 }))
+  let error
+  for (let round = 0; error === undefined && round < 1000; round++) {
+    try {
+      twin.next()
+      for (let i = 0; i < 4; i++) mine.next()
+    } catch (thrown) {
+      error = thrown
+    }
+  }
+  assert.equal(error?.code, 'ERR_FLAKE_SEQUENCE_OVERFLOW')
+  assert.ok(mine.stats().overflows > 0, 'the overflow is mine')
+})
+
 test("an instance's own count survives other instances' calls, from another copy of the package too", () => {
   const entry = require.resolve('../..')
   const other = () => {

@@ -14,7 +14,7 @@ const { LENGTH, stateFile, stateDir, plant } = require('../support/state-files.j
 // Owners and mode bits are Unix's: host scope reads no ACL on Windows.
 const modes = process.platform === 'win32' && "sets POSIX mode bits, which Windows's ACLs replace"
 // Making a symlink on Windows needs a privilege (or Developer Mode), Wine 8 reports one made and
-// makes none, and host scope there opens a state file through one (src/host/os/windows.rs: no
+// makes none, and host scope there opens a state file through one (src/os/windows.rs: no
 // open there refuses a link).
 const symlinks =
   process.platform === 'win32' &&

@@ -10,12 +10,12 @@ use std::path::{Path, PathBuf};
 use super::dir;
 use super::file::{error, open_checked, OpenFailure};
 use super::format::{word_offset, Format, FILE_NAME, HEADER_LEN, LINE, START_OFFSET};
-use super::os::{read_at, write_at};
 use crate::clock::system_now_ms;
 use crate::error::FlakeError;
 use crate::input::Input;
 use crate::kinds::layout::{Order, Preset, Shape};
 use crate::kinds::KINDS;
+use crate::os::{read_at, write_at};
 use crate::sequencer::{last_issued, NOTHING_ISSUED};
 
 /// The last id a node id issued, as a state file records it.

@@ -3,8 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::os;
-pub use super::os::{check, not_ours};
+use crate::os;
+pub use crate::os::{check, not_ours};
 
 /// The environment variable naming the state directory.
 pub const ENV: &str = "FLAKE_IDGEN_STATE_DIR";

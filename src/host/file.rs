@@ -33,10 +33,10 @@ use memmap2::{MmapOptions, MmapRaw};
 
 use super::dir;
 use super::format::{word_offset, Format, HEADER_CHECKED, START_OFFSET};
-use super::os::{self, read_at, Identity};
 use crate::clock::{self, Time, STALL_GRACE_MS};
 use crate::error::FlakeError;
 use crate::kinds::layout::Shape;
+use crate::os::{self, read_at, Identity};
 use crate::sequencer::{Floor, Sequencer};
 
 /// How long (ms of the clock) a process issues from a mapped state file after it last saw the

@@ -6,7 +6,6 @@ pub mod admin;
 pub mod dir;
 pub mod file;
 pub mod format;
-pub(crate) mod os;
 #[cfg(any(target_os = "linux", target_os = "android"))]
 mod sigbus;
 

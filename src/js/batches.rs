@@ -13,6 +13,7 @@ use napi_derive::napi;
 use super::calls::{generator, with_generator};
 use super::error::{error_value, thrown, unusable, CallError};
 use super::input::{clock_reading, describe, typed_array};
+use super::instance_tally::CallTally;
 use super::protocol::{self, PRIVATE_SLOT};
 use super::thread::Thread;
 use crate::batch;
@@ -92,8 +93,10 @@ fn fill(
     let settings = thread.private_settings().ok_or_else(unusable)?;
     Generator::private(&settings, &copy, scratch.ceiling())
   } else {
-    generator(scratch, &thread.slots.borrow()).ok_or_else(unusable)?
+    let slots = thread.slots.borrow();
+    generator(scratch, &slots).ok_or_else(unusable)?.0
   };
+  let instance = scratch.instance();
   let wide = match width {
     Width::Narrow => None,
     Width::Wide => Some(Kind::wide_of(generator.shape()).ok_or_else(unusable)?),
@@ -117,11 +120,9 @@ fn fill(
     write_run(wide, &mut out[index * width_bytes..], run)?;
     let run_bytes = run.count as usize * width_bytes;
     unsafe { protocol::written(&env, ids.raw(), index * width_bytes, run_bytes) }?;
-    // A private state needs no tally (its ids are all its own), and the user's clock, called
-    // between runs, may have made another instance's the scratch's.
-    if slot != PRIVATE_SLOT {
-      thread.scratch.count(run);
-    }
+    // The instance and slot of the call, read before the user's clock (called between runs)
+    // could write another's into the scratch; a private state has no tally (see CallTally).
+    CallTally::new(thread.slots.borrow().tally(slot), instance).count(run);
     Ok(())
   };
   let mut counts = Counts::default();
@@ -184,7 +185,7 @@ pub fn issue_slice(
     None => None,
   };
   // No JS runs in here: the Buffer and the scratch stay as they are until it returns.
-  let taken = with_generator(thread, |generator| {
+  let taken = with_generator(thread, |generator, tally| {
     let (mut issued, mut met) = (0, None);
     let mut spun = false;
     loop {
@@ -197,7 +198,7 @@ pub fn issue_slice(
         },
         |index, run| {
           run.write_be(&mut out[(start + issued + index) * 8..]);
-          thread.scratch.count(run);
+          tally.count(run);
         },
       );
       issued += count;

@@ -10,6 +10,7 @@ use napi::sys;
 use napi::{check_status, Env, Result};
 
 use super::error::{throw, throw_unusable};
+use super::instance_tally::CallTally;
 use super::protocol::{Scratch, PRIVATE_SLOT, SLOT_FENCED, SLOT_READS_FIELDS};
 use super::slots::Slots;
 use super::thread::Thread;
@@ -90,29 +91,35 @@ pub(super) unsafe fn arguments(
 }
 
 /// The generator the call fields in the scratch describe, its shared state from `slots` (the
-/// thread's, borrowed by the caller for as long as it uses the generator, which calls no JS);
-/// `None` if they describe none.
+/// thread's, borrowed by the caller for as long as it uses the generator, which calls no JS),
+/// with the call instance's tally; `None` if they describe none.
 #[inline(always)]
-pub(crate) fn generator<'a>(scratch: &'a Scratch, slots: &Slots) -> Option<Generator<'a>> {
+pub(crate) fn generator<'a, 's>(
+  scratch: &'a Scratch,
+  slots: &'s Slots,
+) -> Option<(Generator<'a>, CallTally<'s>)> {
   let slot = scratch.slot();
+  let instance = scratch.instance();
   // One test for the usual slot, as before leases had slots of their own: a plain generator
   // pays nothing for the ceiling it does not have.
   if slot & (SLOT_READS_FIELDS | SLOT_FENCED) == 0 {
-    let (state, settings) = slots.configuration(slot)?;
-    return Some(Generator::shared(settings, *state));
+    let configuration = slots.configuration(slot)?;
+    return Some((
+      Generator::shared(&configuration.settings, configuration.state),
+      CallTally::new(Some(&configuration.tally), instance),
+    ));
   }
   if slot == PRIVATE_SLOT {
     let settings = slots.private_settings(scratch.settings_fields())?;
-    return Some(Generator::private(
-      &settings,
-      scratch.private_state(),
-      scratch.ceiling(),
+    return Some((
+      Generator::private(&settings, scratch.private_state(), scratch.ceiling()),
+      CallTally::new(None, instance),
     ));
   }
   let generator = match slot & !SLOT_FENCED {
     slot if slot & SLOT_READS_FIELDS == 0 => {
-      let (state, settings) = slots.configuration(slot)?;
-      Generator::shared(settings, *state)
+      let configuration = slots.configuration(slot)?;
+      Generator::shared(&configuration.settings, configuration.state)
     }
     slot => {
       let shared = slots.state(slot)?;
@@ -121,16 +128,21 @@ pub(crate) fn generator<'a>(scratch: &'a Scratch, slots: &Slots) -> Option<Gener
     }
   };
   // A leased generator on its id's shared state: fenced by its own lease's ceiling.
-  Some(match slot & SLOT_FENCED {
+  let generator = match slot & SLOT_FENCED {
     0 => generator,
     _ => generator.fenced(scratch.ceiling()),
-  })
+  };
+  Some((generator, CallTally::new(slots.tally(slot), instance)))
 }
 
-/// Runs `take` on the generator the call fields in the scratch describe (see `generator`).
-pub(crate) fn with_generator<T>(thread: &Thread, take: impl FnOnce(&Generator) -> T) -> Option<T> {
+/// Runs `take` on the generator the call fields in the scratch describe (see `generator`), with
+/// the call instance's tally.
+pub(crate) fn with_generator<T>(
+  thread: &Thread,
+  take: impl FnOnce(&Generator, CallTally) -> T,
+) -> Option<T> {
   let slots = thread.slots.borrow();
-  generator(&thread.scratch, &slots).map(|generator| take(&generator))
+  generator(&thread.scratch, &slots).map(|(generator, tally)| take(&generator, tally))
 }
 
 /// Throws `err`.

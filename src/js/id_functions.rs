@@ -18,6 +18,7 @@ use napi::sys;
 use super::calls::{arguments, generator, number, thread_of, thrown, with_generator, Callback};
 use super::error::throw_unusable;
 use super::input::clock_reading;
+use super::instance_tally::CallTally;
 use super::protocol;
 use super::thread::Thread;
 use crate::clock::{self, SystemClock};
@@ -110,21 +111,25 @@ unsafe fn by_system_clock(
   let Some(thread) = (unsafe { thread_of(env, info) }) else {
     return unsafe { throw_unusable(env) };
   };
-  let Some(generator) = generator(&thread.scratch, &thread.slots.borrow()) else {
-    return unsafe { throw_unusable(env) };
+  let taken = {
+    let slots = thread.slots.borrow();
+    let Some((generator, tally)) = generator(&thread.scratch, &slots) else {
+      return unsafe { throw_unusable(env) };
+    };
+    take_by_system_clock(&generator, tally, waits, clock::system_now_ms)
   };
-  let taken = take_by_system_clock(thread, &generator, waits, clock::system_now_ms);
   unsafe { answer(env, thread, taken, refused) }
 }
 
-/// The next id of `generator`, the one the call fields in `thread`'s scratch describe, by the
-/// system clock, read by `read_clock` (the first reading, and any fresh one a refusal asks
-/// for), a unit other generators used up waited out if `waits`. The state machine of `issue`,
-/// for the N-API function and the WebAssembly build's plain export (`wasm_exports`) alike.
+/// The next id of `generator`, the one the call fields in the scratch describe, by the system
+/// clock, read by `read_clock` (the first reading, and any fresh one a refusal asks for), a
+/// unit other generators used up waited out if `waits`, and counted in the instance's `tally`.
+/// The state machine of `issue`, for the N-API function and the WebAssembly build's plain
+/// export (`wasm_exports`) alike.
 #[inline(always)]
 pub(super) fn take_by_system_clock(
-  thread: &Thread,
   generator: &Generator,
+  tally: CallTally,
   waits: Waits,
   mut read_clock: impl FnMut() -> u64,
 ) -> Result<Ids, FlakeError> {
@@ -138,8 +143,9 @@ pub(super) fn take_by_system_clock(
   );
   // Tested, not matched: a match moves the whole result (an error is large) on every id.
   if waits && matches!(taken, Err(FlakeError::SequenceOverflow { .. })) {
-    taken = wait_out(thread, generator, now_ms, taken);
+    taken = wait_out(generator, tally, now_ms, taken);
   }
+  tally.count_taken(&taken);
   taken
 }
 
@@ -148,18 +154,17 @@ pub(super) fn take_by_system_clock(
 #[cold]
 #[inline(never)]
 fn wait_out(
-  thread: &Thread,
   generator: &Generator,
+  tally: CallTally,
   now_ms: u64,
   taken: Result<Ids, FlakeError>,
 ) -> Result<Ids, FlakeError> {
   let Err(refusal) = taken else {
     return taken;
   };
-  let tally = thread.scratch.tally();
   sync_take::wait_out(
     generator,
-    tally,
+    tally.get(),
     1,
     &mut SystemClock::new(),
     now_ms,
@@ -181,7 +186,11 @@ unsafe fn by_reading(
   };
   // A user's clock is read exactly once per id, by JS: a scripted clock loses no reading.
   let issued = match unsafe { clock_reading(env, now) } {
-    Ok(now_ms) => with_generator(thread, |generator| generator.take(now_ms, 1)),
+    Ok(now_ms) => with_generator(thread, |generator, tally| {
+      let taken = generator.take(now_ms, 1);
+      tally.count_taken(&taken);
+      taken
+    }),
     Err(err) => Some(Err(err)),
   };
   match issued {
@@ -190,8 +199,8 @@ unsafe fn by_reading(
   }
 }
 
-/// Writes the id `issued` into the scratch, counts it in the instance's tally and returns its
-/// report; or hands the error to `refused`.
+/// Writes the id `issued` into the scratch and returns its report; or hands the error to
+/// `refused`.
 ///
 /// # Safety
 /// `env` must be the env of the current call, and `thread` its thread.
@@ -205,7 +214,6 @@ unsafe fn answer(
   match issued {
     Ok(ids) => {
       thread.scratch.write(&ids);
-      thread.scratch.count(&ids);
       match protocol::issued(&ids) {
         None => ptr::null_mut(),
         Some(report) => unsafe { number(env, report) },
@@ -230,9 +238,11 @@ unsafe extern "C" fn issue_run(
         == sys::Status::napi_ok
         && max > 0 =>
     {
-      with_generator(thread, |generator| {
+      with_generator(thread, |generator, tally| {
         let max = max.min(generator.ids_per_unit());
-        generator.take_by(|| Ok(clock::system_now_ms()), max)
+        let taken = generator.take_by(|| Ok(clock::system_now_ms()), max);
+        tally.count_taken(&taken);
+        taken
       })
       .map(|taken| (thread, taken))
     }
@@ -241,7 +251,6 @@ unsafe extern "C" fn issue_run(
   match called {
     Some((thread, Ok(ids))) => {
       thread.scratch.write(&ids);
-      thread.scratch.count(&ids);
       unsafe { number(env, protocol::issued_run(&ids)) }
     }
     Some((_, Err(err))) => unsafe { wait_or_throw(env, err) },

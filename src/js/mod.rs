@@ -9,6 +9,7 @@ mod decompose;
 mod error;
 mod id_functions;
 mod input;
+pub(crate) mod instance_tally;
 mod kinds;
 pub(crate) mod layout;
 mod messages;

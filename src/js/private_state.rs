@@ -23,9 +23,13 @@ pub fn start_above(env: Env, time: f64) -> Result<()> {
   let thread = Thread::of(&env)?;
   if thread.scratch.slot() != PRIVATE_SLOT {
     let time = whole(time).ok_or_else(unusable)?;
-    return with_generator(thread, |generator| generator.raise_above(time))
-      .flatten()
-      .ok_or_else(unusable);
+    // Its ids under the lease are counted from none: `last_issued_at` says the last of them.
+    return with_generator(thread, |generator, tally| {
+      tally.restart();
+      generator.raise_above(time)
+    })
+    .flatten()
+    .ok_or_else(unusable);
   }
   let settings = thread.private_settings().ok_or_else(unusable)?;
   let layout = settings.layout();
@@ -42,14 +46,14 @@ pub fn start_above(env: Env, time: f64) -> Result<()> {
 
 /// The time (ms since 1970) of the last id the instance of the call in the scratch issued
 /// (where its time unit starts), or `undefined` if it issued none: on a shared state, the
-/// instance's own (its tally's), not the state's, which others move on; a private state's ids
-/// are all the instance's.
+/// instance's own (its tally's), not the state's, which others move on, unless another leased
+/// generator of its configuration took ids since (see `CallTally::last_taken_ms`); a private
+/// state's ids are all the instance's.
 #[napi]
 pub fn last_issued_at(env: Env) -> Result<Option<f64>> {
   let thread = Thread::of(&env)?;
   if thread.scratch.slot() != PRIVATE_SLOT {
-    let tally = thread.scratch.tally();
-    return with_generator(thread, |generator| generator.last_taken_ms(tally))
+    return with_generator(thread, |generator, tally| tally.last_taken_ms(generator))
       .ok_or_else(unusable)
       .map(|last| last.map(|ms| ms as f64));
   }

@@ -27,17 +27,15 @@
 //!   generator, ms since 1970 (`Infinity`: none; below 1, or `NaN`: a closed lease), read for
 //!   those slots only: a plain generator's call neither writes nor checks one.
 //!
+//! - `SCRATCH_INSTANCE` (52, `u32`) the generator instance whose fields the scratch holds: a
+//!   number of its own in the thread (from `configure`; never 0). The `Tally` that a
+//!   synchronous call needs, so as to throw the overflow only for a unit the instance used up
+//!   itself (see `sync_take`), is kept by the slot, for the instance that last took ids through
+//!   it (see `instance_tally`): one store when JS switches instances, where carrying the tally
+//!   itself in and out of the scratch cost a switch two loads and two stores.
 //! - `SCRATCH_WORKER` (56, `f64`) a flake generator's 48-bit worker id, written with the call's
 //!   fields (0 for every other generator); `SCRATCH_WIDE_ID` (64, 16 bytes) a 128-bit id (a
 //!   UUIDv7 or a flake) issued, big-endian, for JS to copy into a Buffer.
-//! - `SCRATCH_TALLY` (80, `u64`) the `Tally` of the generator instance whose fields the scratch
-//!   holds: the ids it took in its last time unit, which every call that takes 64-bit ids adds
-//!   to, so that a synchronous call throws the overflow only for a unit the instance used up
-//!   itself (see `sync_take`). JS keeps it with the instance while another instance's calls use
-//!   the scratch (copied out when it switches instances, back in when it switches back; 0 for
-//!   a new instance), as the `f64` of the same bits: one load and one store each way. Its top
-//!   two bits are clear (`Tally`), so those bits are never a NaN, and a double that is not a
-//!   NaN keeps its bits through JS.
 //!
 //! JS writes the call's fields before a call, unless they are in the scratch already (the
 //! same generator as the call before). `readScratch` reads them back as the id functions do,
@@ -70,7 +68,7 @@ use napi_derive::napi;
 
 use super::input::typed_array;
 use crate::error::FlakeError;
-use crate::generator::{Ids, Settings, Tally, CLOSED};
+use crate::generator::{Ids, Settings, CLOSED};
 use crate::kinds::layout::Shape;
 use crate::number::{whole, MAX_SAFE_INTEGER};
 use crate::sequencer::{Met, Sequencer};
@@ -124,18 +122,18 @@ pub const SCRATCH_CEILING: u32 = 40;
 /// Byte offset in the scratch of the call's packed layout bits and `seqMask`: a `u32`.
 #[napi]
 pub const SCRATCH_SHAPE: u32 = 48;
+/// Byte offset in the scratch of the call's instance (see `instance_tally`): a `u32`.
+#[napi]
+pub const SCRATCH_INSTANCE: u32 = 52;
 /// Byte offset in the scratch of the call's flake worker id: an `f64`.
 #[napi]
 pub const SCRATCH_WORKER: u32 = 56;
 /// Byte offset in the scratch of a 128-bit id issued: 16 bytes, big-endian.
 #[napi]
 pub const SCRATCH_WIDE_ID: u32 = 64;
-/// Byte offset in the scratch of the instance's `Tally`: a `u64`.
-#[napi]
-pub const SCRATCH_TALLY: u32 = SCRATCH_WIDE_ID + 16;
 /// Bytes in the scratch.
 #[napi]
-pub const SCRATCH_BYTES: u32 = SCRATCH_TALLY + 8;
+pub const SCRATCH_BYTES: u32 = SCRATCH_WIDE_ID + 16;
 
 // The fields in order, each aligned to its size (`Scratch::new` checks the block is 8-aligned)
 // as the atomics that read it require, none overlapping the next, the last in bounds.
@@ -149,9 +147,9 @@ const _: () = {
     (SCRATCH_PRIVATE_STATE, 8),
     (SCRATCH_CEILING, 8),
     (SCRATCH_SHAPE, 4),
+    (SCRATCH_INSTANCE, 4),
     (SCRATCH_WORKER, 8),
     (SCRATCH_WIDE_ID, 16),
-    (SCRATCH_TALLY, 8),
   ];
   let mut end = 0;
   let mut i = 0;
@@ -273,17 +271,10 @@ impl Scratch {
     self.word(SCRATCH_ID_NE).store(ids.first, Relaxed);
   }
 
-  /// The `Tally` of the instance whose fields the scratch holds.
+  /// The instance JS wrote for this call.
   #[inline(always)]
-  pub fn tally(&self) -> Tally {
-    Tally(self.word(SCRATCH_TALLY).load(Relaxed))
-  }
-
-  /// Adds `ids`, just taken for the instance whose fields the scratch holds, to its `Tally`.
-  #[inline(always)]
-  pub fn count(&self, ids: &Ids) {
-    let tally = self.word(SCRATCH_TALLY);
-    tally.store(Tally(tally.load(Relaxed)).add(ids).0, Relaxed);
+  pub fn instance(&self) -> u32 {
+    self.half(SCRATCH_INSTANCE).load(Relaxed)
   }
 
   /// Writes a 128-bit id, big-endian.
@@ -367,7 +358,7 @@ pub(crate) struct SettingsFields {
 pub(crate) fn encode_settings(settings: &Settings) -> (u32, u32, f64) {
   let seq_bits = 16 - settings.seq_mask.leading_zeros();
   (
-    u32::from(settings.node) | (settings.allowed_future_ms as u32) << ALLOWED_SHIFT,
+    u32::from(settings.node) | settings.allowed_future_ms << ALLOWED_SHIFT,
     settings.shape.pack() | seq_bits << SEQ_BITS_SHIFT,
     settings.epoch as f64,
   )
@@ -380,10 +371,10 @@ pub(crate) fn decode_settings(fields: SettingsFields) -> Option<Settings> {
   let shape = Shape::unpack(fields.shape)?;
   let seq_bits = fields.shape >> SEQ_BITS_SHIFT;
   let node = fields.packed & 0xffff;
-  let allowed = u64::from(fields.packed >> ALLOWED_SHIFT);
+  let allowed = fields.packed >> ALLOWED_SHIFT;
   let valid = (1..=u32::from(shape.sequence_bits)).contains(&seq_bits)
     && node <= u32::from(shape.max_node())
-    && allowed <= shape.max_allowed_future_ms();
+    && u64::from(allowed) <= shape.max_allowed_future_ms();
   let epoch = whole(f64::from_bits(fields.epoch)).filter(|_| valid)?;
   Some(Settings {
     node: node as u16,

@@ -74,6 +74,9 @@ pub struct Configured<'env> {
   pub preset: u32,
   /// The node id.
   pub id: u32,
+  /// A number of the instance's own in the thread, which its calls write into the scratch
+  /// (`SCRATCH_INSTANCE`): whose tally a slot keeps (see `instance_tally`).
+  pub instance: u32,
   /// The node id's two parts (high first), for a layout that names them (`layoutOf`'s `parts`).
   pub parts: Option<Vec<u32>>,
   pub epoch: f64,
@@ -134,6 +137,7 @@ pub fn configure<'env>(
       .preset
       .map_or(Preset::ALL.len(), Preset::index) as u32,
     id: u32::from(config.id),
+    instance: thread.new_instance(),
     parts: config.parts.map(|parts| parts.map(u32::from).to_vec()),
     epoch,
     seq_mask: u32::from(config.seq_mask),
@@ -147,14 +151,15 @@ pub fn configure<'env>(
 }
 
 /// What the native side reads from the thread's scratch now, each field as it is stored (see
-/// `SCRATCH_SLOT` and the other offsets): for the test that JS and Rust agree on the layout;
-/// not on the per-id path.
+/// `SCRATCH_SLOT` and the other offsets), and the tally its slot keeps for its instance, if it
+/// keeps one: for the test that JS and Rust agree on the layout; not on the per-id path.
 #[napi(
-  ts_return_type = "{ slot: number; settings: number; shape: number; epoch: number; privateState: bigint; ceiling: number; worker?: number; tally: bigint }"
+  ts_return_type = "{ slot: number; settings: number; shape: number; epoch: number; privateState: bigint; ceiling: number; instance: number; worker?: number; tally?: bigint }"
 )]
 pub fn read_scratch(env: &Env) -> Result<Object<'_>> {
   // Through the accessors the id functions use, so the test checks what they read.
-  let scratch = &Thread::of(env)?.scratch;
+  let thread = Thread::of(env)?;
+  let scratch = &thread.scratch;
   let settings = scratch.settings_fields();
   let mut fields = Object::new(env)?;
   fields.set("slot", scratch.slot())?;
@@ -166,6 +171,13 @@ pub fn read_scratch(env: &Env) -> Result<Object<'_>> {
   if let Some(worker) = scratch.worker() {
     fields.set("worker", worker as f64)?;
   }
-  fields.set("tally", BigInt::from(scratch.tally().0))?;
+  fields.set("instance", scratch.instance())?;
+  let slots = thread.slots.borrow();
+  if let Some(tally) = slots
+    .tally(scratch.slot())
+    .and_then(|kept| kept.of(scratch.instance()))
+  {
+    fields.set("tally", BigInt::from(tally.0))?;
+  }
   Ok(fields)
 }

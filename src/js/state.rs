@@ -9,9 +9,10 @@ use napi_derive::napi;
 
 use super::error::thrown;
 use crate::error::FlakeError;
-use crate::host::{admin, dir, os};
+use crate::host::{admin, dir};
 use crate::input::Input;
 use crate::number::whole;
+use crate::os;
 
 /// A node id's last id, as a state file records it.
 #[napi(object)]

@@ -19,6 +19,8 @@ pub(crate) struct Thread {
   pub scratch: Scratch,
   /// The random bits of its UUIDv7s. Borrowed as `slots` is.
   pub random: RefCell<Random>,
+  /// The last number `new_instance` gave.
+  instances: Cell<u32>,
   /// What `setup` returned the first time, held for the env's life: every later copy of
   /// native.js in the thread gets it too, and so shares the scratch and the slots.
   set_up: OnceCell<sys::napi_ref>,
@@ -58,6 +60,7 @@ impl Thread {
       slots: RefCell::default(),
       scratch,
       random: RefCell::default(),
+      instances: Cell::new(0),
       set_up: OnceCell::new(),
     };
     // The scratch's reference is released with the env itself.
@@ -68,6 +71,15 @@ impl Thread {
       }
     })?;
     Self::of(env)
+  }
+
+  /// A number for a new generator instance (see `instance_tally`), never 0, which no tally
+  /// counts for. After 2^32 - 1 instances the numbers start again: a tally then kept for an
+  /// instance long gone counts a time unit long past, which no call of a new one is in.
+  pub fn new_instance(&self) -> u32 {
+    let instance = self.instances.get().checked_add(1).unwrap_or(1);
+    self.instances.set(instance);
+    instance
   }
 
   /// Keeps `object`, what `setup` returns, for the thread's later `setup` calls.

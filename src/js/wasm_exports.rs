@@ -41,17 +41,17 @@ pub extern "C" fn flake_idgen_rs_issue(now_ms: f64) -> f64 {
   let Some(thread) = Thread::only() else {
     return refused(None);
   };
-  let Some(generator) = generator(&thread.scratch, &thread.slots.borrow()) else {
+  let slots = thread.slots.borrow();
+  let Some((generator, tally)) = generator(&thread.scratch, &slots) else {
     return refused(None);
   };
   // The first reading JS's; any fresh one a refusal asks for (see `Generator::take_by`) read
   // here, from the same clock.
   let mut first = whole_part(now_ms);
   let read_clock = || first.take().unwrap_or_else(clock::system_now_ms);
-  match take_by_system_clock(thread, &generator, WAITS, read_clock) {
+  match take_by_system_clock(&generator, tally, WAITS, read_clock) {
     Ok(ids) => {
       thread.scratch.write(&ids);
-      thread.scratch.count(&ids);
       protocol::issued(&ids).unwrap_or(ISSUED_ONE)
     }
     Err(err) => refused(Some(err)),

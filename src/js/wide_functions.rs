@@ -55,7 +55,7 @@ unsafe extern "C" fn by_system_clock<const FORM: Form>(
   let Some(thread) = (unsafe { thread_of(env, info) }) else {
     return unsafe { throw_unusable(env) };
   };
-  let issued = with_generator(thread, |generator| {
+  let issued = with_generator(thread, |generator, _| {
     of_its_kind(&generator.counting_on(), Waiting)
   });
   unsafe { answer::<FORM>(env, thread, issued.flatten(), false) }
@@ -76,7 +76,7 @@ unsafe extern "C" fn by_reading<const FORM: Form>(
     Ok(now_ms) => now_ms,
     Err(err) => return unsafe { thrown(env, &err) },
   };
-  let issued = with_generator(thread, |generator| of_its_kind(generator, At(now_ms)));
+  let issued = with_generator(thread, |generator, _| of_its_kind(generator, At(now_ms)));
   unsafe { answer::<FORM>(env, thread, issued.flatten(), true) }
 }
 

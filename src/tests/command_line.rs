@@ -3,7 +3,7 @@
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;
 
-use crate::host::os::command_line;
+use crate::os::command_line;
 
 fn args(list: &[&[u8]]) -> Vec<OsString> {
   list

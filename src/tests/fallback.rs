@@ -101,7 +101,7 @@ fn each_warning_names_every_directory_tried_and_why() {
 fn the_default_directories_do_not_depend_on_the_environment() {
   // Whatever XDG_RUNTIME_DIR and TMPDIR say (a test must not change the process's environment:
   // the candidates are computed from constants and the effective uid alone).
-  let uid = crate::host::os::euid();
+  let uid = crate::os::euid();
   let expected: Vec<PathBuf> = if cfg!(target_os = "linux") {
     vec!["/tmp", "/var/tmp", "/dev/shm"]
   } else if cfg!(target_os = "macos") {

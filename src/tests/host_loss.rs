@@ -239,7 +239,7 @@ fn a_directory_swapped_for_a_symlink_while_opened_is_never_followed() {
       }
     });
     for _ in 0..3_000 {
-      match crate::host::os::open_dir(&dir) {
+      match crate::os::open_dir(&dir) {
         Ok(opened_dir) => {
           opened += 1;
           assert_ne!(

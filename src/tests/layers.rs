@@ -1,7 +1,7 @@
 //! The rules of docs/ARCHITECTURE.md that the layout keeps. The core stands apart from N-API:
 //! only `js` (and these tests) may know it, so that every rule of the ids can be tested here on
 //! a fake clock, without Node. No two files (or folders) import each other, but for the SIGBUS
-//! guard's pair. Code for one system lives in `host/os/`, but for the SIGBUS guard.
+//! guard's pair. Code for one system lives in `os/`, but for the SIGBUS guard.
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -184,7 +184,7 @@ fn no_two_folders_of_src_import_each_other() {
   );
 }
 
-/// The files outside `host/os/` that may hold code for one system (`#[cfg(unix)]`,
+/// The files outside `os/` that may hold code for one system (`#[cfg(unix)]`,
 /// `cfg!(target_os = …)`, …), and why.
 const OS_GATED: &[(&str, &str)] = &[
   ("host/mod.rs", "declares the SIGBUS guard, Linux's alone"),
@@ -219,7 +219,7 @@ fn code_for_one_system_lives_in_host_os() {
   let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
   let mut gated = Vec::new();
   for source in module_tree(&src) {
-    if source.file.starts_with("host/os/") {
+    if source.file.starts_with("os/") {
       continue;
     }
     let words = tokens(&source.code);
@@ -269,7 +269,7 @@ fn code_for_one_system_lives_in_host_os() {
   }
   assert!(
     gated.is_empty(),
-    "code for one system outside src/host/os/ (gates per file):\n  {}",
+    "code for one system outside src/os/ (gates per file):\n  {}",
     gated.join("\n  ")
   );
 }

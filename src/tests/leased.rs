@@ -11,7 +11,7 @@ use crate::registry::SharedState;
 use crate::sequencer::Sequencer;
 
 /// Two ids a millisecond, epoch 0, borrowing up to `allowed` ms ahead.
-fn settings(allowed: u64) -> Settings {
+fn settings(allowed: u32) -> Settings {
   Settings {
     node: 5,
     epoch: 0,
@@ -22,7 +22,7 @@ fn settings(allowed: u64) -> Settings {
 }
 
 /// A plain generator on a fresh shared state of the process's kind (no file).
-fn plain(allowed: u64) -> Generator<'static> {
+fn plain(allowed: u32) -> Generator<'static> {
   let state = SharedState {
     sequencer: Box::leak(Box::new(Sequencer::new())),
     file: None,

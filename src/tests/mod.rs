@@ -18,6 +18,7 @@ mod host_loss;
 #[cfg(unix)]
 mod host_restore;
 mod input;
+mod instance_tally;
 mod layers;
 mod leased;
 mod modules;

@@ -55,7 +55,7 @@ impl Time for FakeWait<'_> {
   }
 }
 
-fn settings(shape: Shape, seq_mask: u16, allowed_future_ms: u64) -> Settings {
+fn settings(shape: Shape, seq_mask: u16, allowed_future_ms: u32) -> Settings {
   Settings {
     node: 7,
     epoch: 0,

@@ -9,9 +9,10 @@ use std::process::Command;
 
 use super::{config, temp_dir};
 use crate::error::FlakeError;
-use crate::host::{file, os};
+use crate::host::file;
 use crate::input::Input;
 use crate::options::{RawOptions, Scope};
+use crate::os;
 use crate::registry::shared_state;
 
 #[test]

@@ -4,8 +4,8 @@
 //! path, reading and writing at an offset, turning the first mapping's exclusive lock into a
 //! shared one, which directories and files are the user's own, where a state directory goes by
 //! default, and the paths and arguments the `state` command is given; for `random`, a handler
-//! for forks. Both sides have the same names and types, so `dir`, `file`, `admin`, `random` and
-//! `js::state` read the same on every system. No other file of the crate holds code for one
+//! for forks; for `clock`, the system clock. Both sides have the same names and types, so
+//! `dir`, `file`, `admin`, `random`, `clock` and `js::state` read the same on every system. No other file of the crate holds code for one
 //! system (`tests::layers` checks), but for the SIGBUS guard (Linux). WebAssembly (WASI) has
 //! no host scope: its side refuses every state directory.
 
@@ -20,6 +20,8 @@ mod refusal;
 
 #[cfg(all(test, target_os = "linux"))]
 pub use imp::command_line;
+#[cfg(all(unix, target_pointer_width = "64"))]
+pub use imp::now_ms;
 pub use imp::{
   arguments, changed_at, check, downgrade, identity, identity_at, not_ours, on_fork, open,
   path_from_bytes, read_at, refused_symlink, shared_temp_dirs, transient, user_temp_dir, write_at,
@@ -27,3 +29,14 @@ pub use imp::{
 };
 #[cfg(all(test, unix))]
 pub use imp::{euid, io_error, open_dir};
+
+/// Milliseconds since 1970 by the system clock, as `Date.now()` reads it; 0 before 1970. By
+/// `clock_gettime` on a 64-bit Unix (see `unix.rs`), by std elsewhere.
+#[cfg(not(all(unix, target_pointer_width = "64")))]
+pub fn now_ms() -> u64 {
+  std::time::SystemTime::now()
+    .duration_since(std::time::UNIX_EPOCH)
+    .map_or(0, |since| {
+      since.as_secs() * 1000 + u64::from(since.subsec_millis())
+    })
+}
