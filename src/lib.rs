@@ -3,8 +3,9 @@
 //! Two layers. The core, every module but `js`, is plain Rust that takes its clock as a
 //! parameter: what an id is (`layout`, `decompose`), the state behind ids (`sequencer`,
 //! `registry`, `host`), generators and batches (`generator`, `batch`, `stats`), clock readings
-//! (`clock`), 128-bit ids made from 64-bit ones (`uuid`, `flake128`, with `random` bits), the options and the values they come as (`options`, `input`, `number`) and the
-//! errors (`error`). `js` is the N-API layer on top of it, the only one that knows N-API: the
+//! (`clock`), 128-bit ids made from 64-bit ones (`uuid`, `flake128`, with `random` bits), the
+//! options and the values they come as (`options`, `input`, `number`), what it needs of the
+//! OS (`os`) and the errors (`error`). `js` is the N-API layer on top of it, the only one that knows N-API: the
 //! exported functions, the protocol with `lib/native.js` and the per-thread tables it serves.
 //! The core never uses `js` (`tests::layers` checks), so it can be tested without Node.
 #![deny(clippy::all)]

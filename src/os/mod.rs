@@ -5,9 +5,10 @@
 //! shared one, which directories and files are the user's own, where a state directory goes by
 //! default, and the paths and arguments the `state` command is given; for `random`, a handler
 //! for forks; for `clock`, the system clock. Both sides have the same names and types, so
-//! `dir`, `file`, `admin`, `random`, `clock` and `js::state` read the same on every system. No other file of the crate holds code for one
-//! system (`tests::layers` checks), but for the SIGBUS guard (Linux). WebAssembly (WASI) has
-//! no host scope: its side refuses every state directory.
+//! `dir`, `file`, `admin`, `random`, `clock` and `js::state` read the same on every system. No
+//! other file of the crate holds code for one system (`tests::layers` checks), but for the
+//! SIGBUS guard (Linux). WebAssembly (WASI) has no host scope: its side refuses every state
+//! directory.
 
 #[cfg_attr(unix, path = "unix.rs")]
 #[cfg_attr(windows, path = "windows.rs")]
