@@ -91,10 +91,9 @@ impl<'a> CallTally<'a> {
   /// anyone's, and so never before its own: a ceiling written from it stays above every id the
   /// instance issued.
   pub fn last_taken_ms(&self, generator: &Generator) -> Option<u64> {
-    match self.kept.and_then(|kept| kept.of(self.instance)) {
+    match self.kept?.of(self.instance) {
       Some(tally) => generator.last_taken_ms(tally),
-      None if self.kept.is_some() => generator.last_issued_ms(),
-      None => generator.last_taken_ms(Tally::default()),
+      None => generator.last_issued_ms(),
     }
   }
 }
