@@ -68,14 +68,16 @@ test('a copy put over a file two processes issue from (cp: truncate, write): no 
   for (const timeUnitMs of [1, 1000]) {
     const dir = stateDir(`copied-over-${timeUnitMs}`)
     const layout = { timeBits: 41, timeUnitMs, nodeBits: 10, sequenceBits: 12 }
+    // The children issue until the parent, done with the file, puts `stop` in place: a fixed
+    // time of theirs ran out before a parent slowed by a busy machine had put the copy back.
+    const stop = path.join(dir, '..stop')
     const child = `
       const F = require(${JSON.stringify(ROOT)})
       const fs = require('node:fs')
       const options = { id: 2, stateDir: ${JSON.stringify(dir)}, layout: ${JSON.stringify(layout)} }
       let g = new F(options), lost = 0
       const ids = []
-      const until = Date.now() + ${1200 + timeUnitMs * 1.1}
-      while (Date.now() < until) {
+      for (let i = 0; (i & 1023) !== 0 || !fs.existsSync(${JSON.stringify(stop)}); i++) {
         try { ids.push((g ??= new F(options)).next().toString('hex')) } catch (error) {
           // Made while the copy was half written: refused, tried again.
           if (error.code === 'ERR_FLAKE_STATE_FILE') continue
@@ -85,35 +87,45 @@ test('a copy put over a file two processes issue from (cp: truncate, write): no 
       }
       fs.writeFileSync(process.argv[1], JSON.stringify({ ids, lost }))`
     const outs = [0, 1].map((i) => path.join(dir, `..${path.basename(dir)}-out-${i}.json`))
-    const procs = outs.map((out) =>
-      spawn(process.execPath, ['-e', child, out], { stdio: ['ignore', 'ignore', 'pipe'] }),
-    )
-    // The state file, once both issue from it (a busy machine may take seconds to start them);
-    // a backup of it, then (later) the backup put back.
-    let file
-    for (const deadline = Date.now() + 30_000; file === undefined && Date.now() < deadline; ) {
-      await new Promise((resolve) => setTimeout(resolve, 50))
-      file = fs.readdirSync(dir).find((entry) => entry.endsWith('.state'))
+    // Each child's end is listened for from its spawn: one that ended while the parent waited
+    // below has emitted 'close' already, and a later once() would wait for ever. The spawn's
+    // timeout ends a child that never sees `stop` (a parent that failed first).
+    const results = outs.map((out) => {
+      const proc = spawn(process.execPath, ['-e', child, out], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+        timeout: 120_000,
+      })
+      let stderr = ''
+      proc.stderr.on('data', (chunk) => (stderr += chunk))
+      return once(proc, 'close').then(([code, signal]) => {
+        assert.equal(code, 0, `signal ${signal}: ${stderr}`)
+        return JSON.parse(fs.readFileSync(out, 'utf8'))
+      })
+    })
+    try {
+      // The state file, once both issue from it (a busy machine may take seconds to start
+      // them); a backup of it, then (later) the backup put back.
+      let file
+      for (const deadline = Date.now() + 30_000; file === undefined && Date.now() < deadline; ) {
+        await new Promise((resolve) => setTimeout(resolve, 50))
+        file = fs.readdirSync(dir).find((entry) => entry.endsWith('.state'))
+      }
+      assert.ok(file, `no state file in ${dir}`)
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      const backup = fs.readFileSync(path.join(dir, file))
+      // Put back a unit later at least: a counter used up within one unit would be the same word.
+      await new Promise((resolve) => setTimeout(resolve, 300 + timeUnitMs * 1.1))
+      fs.writeFileSync(path.join(dir, file), backup)
+      // Issuing on over the copy for a unit and more, as before the backup.
+      await new Promise((resolve) => setTimeout(resolve, 300 + timeUnitMs * 1.1))
+    } finally {
+      fs.writeFileSync(stop, '')
     }
-    assert.ok(file, `no state file in ${dir}`)
-    await new Promise((resolve) => setTimeout(resolve, 300))
-    const backup = fs.readFileSync(path.join(dir, file))
-    // Put back a unit later at least: a counter used up within one unit would be the same word.
-    await new Promise((resolve) => setTimeout(resolve, 300 + timeUnitMs * 1.1))
-    fs.writeFileSync(path.join(dir, file), backup)
-    const results = await Promise.all(
-      procs.map(async (proc, i) => {
-        let stderr = ''
-        proc.stderr.on('data', (chunk) => (stderr += chunk))
-        const [code] = await once(proc, 'close')
-        assert.equal(code, 0, stderr)
-        return JSON.parse(fs.readFileSync(outs[i], 'utf8'))
-      }),
-    )
-    const ids = results.flatMap((result) => result.ids)
+    const done = await Promise.all(results)
+    const ids = done.flatMap((result) => result.ids)
     assert.ok(ids.length > 1000, `${ids.length} ids`)
     assert.ok(
-      results.some((result) => result.lost > 0),
+      done.some((result) => result.lost > 0),
       'neither process noticed',
     )
     assert.equal(new Set(ids).size, ids.length, `unit ${timeUnitMs} ms: ${ids.length - new Set(ids).size} duplicates`)
