@@ -7,7 +7,7 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { fork } = require('node:child_process')
+const { execFileSync, fork, spawn } = require('node:child_process')
 const fs = require('node:fs')
 const path = require('node:path')
 const { once } = require('node:events')
@@ -38,8 +38,11 @@ const RESTORES = {
   },
 }
 
-function child(dir, options, out) {
-  const proc = fork(CHILD, [dir, JSON.stringify(options), out], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+function child(dir, options, out, forkOptions = {}) {
+  const proc = fork(CHILD, [dir, JSON.stringify(options), out], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    ...forkOptions,
+  })
   const ask = async (id, count) => {
     proc.send({ id, count })
     const [reply] = await once(proc, 'message')
@@ -137,6 +140,81 @@ for (const [how, restore] of Object.entries(RESTORES)) {
       assert.equal(duplicates(ids), 0, `${duplicates(ids)} duplicates among ${ids.length} ids`)
     } finally {
       b.proc.kill()
+    }
+  })
+}
+
+// A copy put over the live file by a means that changes no time the kernel keeps (issue 51,
+// item 1): a bind mount of an older copy of the file, or of its directory, while A maps the file
+// and idles, and B started at once. In a mount namespace of the test's own, so that the mounts
+// go with it; A and B are started in it.
+const bindMounts =
+  (process.platform !== 'linux' && 'a mount namespace of its own is Linux-only') ||
+  (process.getuid() !== 0 && 'a bind mount needs root') ||
+  false
+
+const BIND_MOUNTS = {
+  'an older copy of the file': (stateFile, root) => [path.join(root, 'copy'), stateFile],
+  'an older copy of its directory': (stateFile, root) => [path.join(root, 'copy'), path.dirname(stateFile)],
+}
+
+/** A mount namespace of its own, kept by a process that sleeps in it until killed. */
+async function mountNamespace() {
+  const keeper = spawn('unshare', ['--mount', '--propagation', 'private', 'sleep', '600'], { stdio: 'ignore' })
+  const ours = fs.readlinkSync('/proc/self/ns/mnt')
+  // unshare execs sleep once the namespace is made: the same pid, another namespace.
+  for (let tries = 0; ; tries++) {
+    try {
+      if (fs.readlinkSync(`/proc/${keeper.pid}/ns/mnt`) !== ours) break
+    } catch (error) {
+      if (tries > 1000) throw error
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+  const enter = ['-t', String(keeper.pid), '-m']
+  return {
+    fork: { execPath: 'nsenter', execArgv: [...enter, process.execPath] },
+    run: (...command) => execFileSync('nsenter', [...enter, ...command]),
+    close: () => keeper.kill(),
+  }
+}
+
+// On a 1000 ms unit, as reported: B's ids share A's second. (On 1 ms, B's start is later than
+// A's last ms for as long as a process takes to start.)
+for (const [what, mounted] of Object.entries(BIND_MOUNTS)) {
+  test(`1000 ms: ${what} bind-mounted while A idles; B started at once repeats none of A's ids`, {
+    skip: bindMounts,
+  }, async () => {
+    const options = LAYOUTS['1000 ms']
+    const root = stateDir('bind-mount')
+    const dir = path.join(root, 'state')
+    const [outA, outB] = [path.join(root, 'a'), path.join(root, 'b')]
+    const namespace = await mountNamespace()
+    const a = child(dir, options, outA, namespace.fork)
+    let b
+    try {
+      assert.deepEqual(await a.ask(1, 1), { taken: 1, code: 'done', message: '' })
+      const [file] = fs.readdirSync(dir).filter((name) => name.endsWith('.state'))
+      const stateFile = path.join(dir, file)
+      const [from, over] = mounted(stateFile, root)
+      execFileSync('cp', ['-a', over, from])
+      // Older than the horizon and than A's second: no time of the copy's says it is recent.
+      await new Promise((resolve) => setTimeout(resolve, 1100))
+      await earlyInASecond()
+      assert.equal((await a.ask(1, 1000)).taken, 1000)
+      namespace.run('mount', '--bind', from, over)
+      b = child(dir, options, outB, namespace.fork)
+      assert.deepEqual(await b.ask(1, 1000), { taken: 1000, code: 'done', message: '' })
+      // A wakes past its horizon (B's start waited at least that long).
+      const woken = await a.ask(1, 1000)
+      const ids = [...idsOf(outA), ...idsOf(outB)]
+      assert.equal(duplicates(ids), 0, `${duplicates(ids)} duplicates among ${ids.length} ids`)
+      assert.equal(woken.code, 'ERR_FLAKE_STATE_LOST', woken.message)
+      assert.match(woken.message, /put in its place/)
+    } finally {
+      a.proc.kill()
+      b?.proc.kill()
+      namespace.close()
     }
   })
 }

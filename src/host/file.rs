@@ -13,6 +13,9 @@
 //!   or one whose processes all ended) sets its start `HORIZON_MS` ahead of the clock, and every
 //!   process waits for the clock to pass the start before it issues. The file's ids all come
 //!   after its first mapping plus the horizon, so after every id of any file it replaced.
+//! - A first mapping trusts the kernel's change times only for the file its words were written
+//!   in (its identity, recorded in the header): a copy put in place by a means that changes no
+//!   time (a bind mount, a restored volume) starts the horizon after the clock.
 //! - A process that maps a file others hold trusts none of its words, which may have been put
 //!   back (an older copy written over the file in place): it starts the horizon after its own
 //!   clock, so after every id a process that saw the file before it can issue. Each renewal
@@ -32,7 +35,7 @@ use std::time::Duration;
 use memmap2::{MmapOptions, MmapRaw};
 
 use super::dir;
-use super::format::{word_offset, Format, HEADER_CHECKED, START_OFFSET};
+use super::format::{word_offset, Format, HEADER_CHECKED, HOME_OFFSET, START_OFFSET};
 use crate::clock::{self, Time, STALL_GRACE_MS};
 use crate::error::FlakeError;
 use crate::kinds::layout::Shape;
@@ -206,8 +209,9 @@ impl HostFile {
   /// it last saw that file in place, so before the change that put this one in its place plus
   /// the horizon. So:
   /// - a first mapping (nobody else holds the file) starts the horizon after the file and its
-  ///   directory last changed, or after `now` when that is not known. Most starts are then
-  ///   already past: no wait. The start is raised in the file for later ones.
+  ///   directory last changed, or after `now` when that is not known or when the file is not at
+  ///   its home (a copy: see `claim_home`). Most starts are then already past: no wait. The
+  ///   start is raised in the file for later ones.
   /// - a later mapping (another process holds the file) trusts nothing the file says, since its
   ///   content may have been put back (an older copy written over it, truncated and grown
   ///   back) below ids a live process issued: it starts the horizon after `now`, as after a
@@ -221,7 +225,9 @@ impl HostFile {
     let unit_end = |ms: u64| ms / unit * unit + unit - 1;
     let fresh = unit_end(now + HORIZON_MS + TICK_MS);
     let word = self.start_word();
-    if after_loss {
+    // Only a first mapping (the exclusive lock) writes the header's home.
+    let at_home = first && self.claim_home();
+    if after_loss || (first && !at_home) {
       word.fetch_max(fresh, Ordering::AcqRel);
       return fresh;
     }
@@ -244,6 +250,30 @@ impl HostFile {
     };
     word.fetch_max(start, Ordering::AcqRel);
     start
+  }
+
+  /// Whether the header's home is this file's identity, that is whether the words were written
+  /// in this very file; if not, it is made so. Another identity (or none, in a fresh file) means
+  /// the words were copied from another file: a restored backup, a copied directory, a copy
+  /// bind-mounted over the live file or a tmpfs mounted again. None of these changes a time the
+  /// kernel keeps (a bind mount changes neither the file's nor its directory's), and the file
+  /// they hid may still be issuing, or did up to a moment ago, from words past the copy's: so
+  /// its words and times are not trusted. A live file's identity is its own while it exists (no
+  /// other has its device and inode), and a copy carries the home of the file it was copied from.
+  fn claim_home(&self) -> bool {
+    let Some(identity) = os::identity_words(self.identity) else {
+      return false;
+    };
+    // SAFETY: as `sequencer`: two 8-aligned words of the header page.
+    let home = unsafe { &*self.map.as_ptr().add(HOME_OFFSET).cast::<[AtomicU64; 2]>() };
+    let recorded = home.each_ref().map(|word| word.load(Ordering::Acquire));
+    if recorded == identity {
+      return true;
+    }
+    for (word, value) in home.iter().zip(identity) {
+      word.store(value, Ordering::Release);
+    }
+    false
   }
 
   /// Node id `id`'s state (`id` ≤ the shape's largest): a word of the mapping, shared with every

@@ -13,6 +13,9 @@
 //! 32    u64, native byte order: the start, ms since 1970 (0 in a fresh file): no id is issued at
 //!       or before it (see `host::file`); files without it read 0, and mean the same
 //! 40    u32 LE   the shape, `Shape::pack() + 1`; 0 for flake-idgen's (and every older file)
+//! 48    2 × u64, native byte order: the home, the identity (device, inode) of the file as its
+//!       last first mapping found it; 0, 0 in a fresh file: a copy's differs from its own, so
+//!       its words are not trusted (see `host::file`)
 //! 4096 + 64 × id  u64, native byte order: the sequencer's state word (all ones: nothing issued)
 //! ```
 
@@ -40,6 +43,9 @@ pub const START_OFFSET: usize = 32;
 /// Where a file of a shape other than flake-idgen's records it: `Shape::pack() + 1`, a `u32` LE
 /// (0 in flake-idgen's file, as in every file from before layouts).
 const SHAPE_OFFSET: usize = 40;
+/// Where the home is: two atomic words of the header, written by a first mapping that finds
+/// another file's identity there (or none).
+pub const HOME_OFFSET: usize = 48;
 /// The header bytes `check_header` reads.
 pub const HEADER_CHECKED: usize = 44;
 

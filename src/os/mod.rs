@@ -24,9 +24,9 @@ pub use imp::command_line;
 #[cfg(all(unix, target_pointer_width = "64"))]
 pub use imp::now_ms;
 pub use imp::{
-  arguments, changed_at, check, downgrade, identity, identity_at, not_ours, on_fork, open,
-  path_from_bytes, read_at, refused_symlink, shared_temp_dirs, transient, user_temp_dir, write_at,
-  Dir, Identity,
+  arguments, changed_at, check, downgrade, identity, identity_at, identity_words, not_ours,
+  on_fork, open, path_from_bytes, read_at, refused_symlink, shared_temp_dirs, transient,
+  user_temp_dir, write_at, Dir, Identity,
 };
 #[cfg(all(test, unix))]
 pub use imp::{euid, io_error, open_dir};

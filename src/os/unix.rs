@@ -127,6 +127,11 @@ pub fn identity(file: &File) -> io::Result<Identity> {
   Ok((meta.dev(), meta.ino()))
 }
 
+/// `identity` as the two words a state file's header records it in (see `host::format`).
+pub fn identity_words(identity: Identity) -> Option<[u64; 2]> {
+  Some([identity.0, identity.1])
+}
+
 /// The identity of what `path` names (a symlink's own, not followed).
 pub fn identity_at(path: &Path) -> io::Result<Identity> {
   let path = at::c_string(path)?;

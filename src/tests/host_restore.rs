@@ -148,3 +148,69 @@ fn a_state_file_written_on_a_full_disk_fails_with_the_systems_error_wherever_it_
   .unwrap();
   assert_eq!(whole.written, fresh());
 }
+
+/// A clock an hour past the kernel's: every change a test makes to a file is an hour old to it,
+/// as a copy restored from yesterday's backup is.
+fn an_hour_ahead() -> FakeTime {
+  FakeTime(crate::os::now_ms() + 3_600_000)
+}
+
+#[test]
+fn a_copy_put_in_place_with_old_change_times_repeats_no_id_of_the_live_file_it_hid() {
+  for shape in [Shape::FLAKE_IDGEN, SECONDS] {
+    let what = format!("unit {} ms", shape.unit_ms);
+    let dir = temp_dir("copied-in");
+    let path = dir.join(Format { shape }.file_name());
+    let mut time = an_hour_ahead();
+    // A: the file's first mapping, a backup of it, then 1,000 ids, then idle with it mapped.
+    let a = HostFile::open(&dir, shape, &mut time, false).unwrap();
+    let now = time.0;
+    let backup = fs::read(&path).unwrap();
+    let a1 = on(a, shape, 1);
+    let ids_a: Vec<u64> = (0..1000).map(|_| a1.take(now, 1).unwrap().first).collect();
+    // The backup put where the file was. Renamed here (a bind mount needs root), which changes
+    // the directory's time, but an hour before this clock: as old as a bind mount's, which
+    // changes none.
+    let copy = dir.join("copy");
+    fs::write(&copy, &backup).unwrap();
+    fs::rename(&copy, &path).unwrap();
+    // B: the copy's first mapping (A holds the file it hid), on the same clock.
+    let mut later = FakeTime(now);
+    let b = HostFile::open(&dir, shape, &mut later, false).unwrap();
+    let b1 = on(b, shape, 1);
+    let ids_b: Vec<u64> = (0..1000)
+      .map(|_| b1.take(later.0, 1).unwrap().first)
+      .collect();
+    let last_a = *ids_a.iter().max().unwrap();
+    assert!(ids_b.iter().all(|&id| id > last_a), "{what}: B below A");
+    // A, past its horizon, finds another file at its path.
+    let err = a1.take(later.0.max(now + HORIZON_MS + 1), 1).unwrap_err();
+    assert_eq!(err.code(), "ERR_FLAKE_STATE_LOST", "{what}");
+    assert!(
+      err.to_string().contains("put in its place"),
+      "{what}: {err}"
+    );
+  }
+}
+
+#[test]
+fn a_first_mapping_of_the_file_its_words_were_written_in_trusts_its_old_change_times() {
+  for shape in [Shape::FLAKE_IDGEN, SECONDS] {
+    let what = format!("unit {} ms", shape.unit_ms);
+    let dir = temp_dir("at-home");
+    let mut time = an_hour_ahead();
+    let a = HostFile::open(&dir, shape, &mut time, false).unwrap();
+    let last_a = on(a, shape, 1).take(time.0, 1).unwrap().first;
+    // Every process of it ended: the next is a first mapping again, of the same file.
+    a.release();
+    let now = time.0;
+    let mut later = FakeTime(now);
+    let b = HostFile::open(&dir, shape, &mut later, false).unwrap();
+    assert_eq!(
+      later.0, now,
+      "{what}: waited for a file that is where it was written"
+    );
+    let first_b = on(b, shape, 1).take(later.0, 1).unwrap().first;
+    assert!(first_b > last_a, "{what}: B below A");
+  }
+}
