@@ -372,6 +372,12 @@ export declare const SLOT_FENCED: number
 export declare const SLOT_READS_FIELDS: number
 
 /**
+ * Real ms a promise's wait for the system clock goes on past the time the clock needed, before
+ * it is given up on (lib/wait.js): the sync calls' grace, `clock::STALL_GRACE_MS`.
+ */
+export declare const STALL_GRACE_MS: number
+
+/**
  * Starts the state of the call in the scratch above `time` (ms since 1970): its next id is in
  * a later time unit, whatever its clock reads. For a lease, whose ids must all be above its
  * predecessor's ceiling. A private state is set there; a shared one is only raised (see

@@ -884,6 +884,7 @@ module.exports.SCRATCH_WORKER = nativeBinding.SCRATCH_WORKER
 module.exports.setup = nativeBinding.setup
 module.exports.SLOT_FENCED = nativeBinding.SLOT_FENCED
 module.exports.SLOT_READS_FIELDS = nativeBinding.SLOT_READS_FIELDS
+module.exports.STALL_GRACE_MS = nativeBinding.STALL_GRACE_MS
 module.exports.startAbove = nativeBinding.startAbove
 module.exports.stateFiles = nativeBinding.stateFiles
 module.exports.systemNowMs = nativeBinding.systemNowMs

@@ -119,7 +119,8 @@ declare class FlakeId<L extends FlakeId.LayoutOption = 'flake-idgen'> {
   /**
    * Calls back asynchronously with a new id. Never fails for overflow or a clock that moved
    * backwards: it waits for the next time unit, or for the clock to catch up. Callbacks are
-   * answered in call order, with increasing ids.
+   * answered in call order, with increasing ids. A clock that stands still is waited for as
+   * long as it stands, as flake-idgen does (`nextAsync()` rejects instead).
    */
   next(callback: FlakeId.Callback): void
   /** `next()` as a `bigint`. Same state and errors. */
@@ -129,6 +130,10 @@ declare class FlakeId<L extends FlakeId.LayoutOption = 'flake-idgen'> {
   /**
    * A new id, as `next(callback)` gives it: never rejects for overflow or a clock that moved
    * backwards, it waits.
+   *
+   * @throws {Error} (rejects) code `ERR_FLAKE_CLOCK_STALLED` when the system clock does not get
+   *   where the id needs it in the time it needs and 100 ms more (it stands still), or
+   *   `ERR_FLAKE_CLOCK_BACKWARDS` when it stepped back during the wait and stays back.
    */
   nextAsync(): Promise<Buffer>
   /**
@@ -149,7 +154,8 @@ declare class FlakeId<L extends FlakeId.LayoutOption = 'flake-idgen'> {
    * id run one after the other.
    *
    * @throws {Error} (rejects) name `AbortError`, code `ABORT_ERR`, when `options.signal` aborts;
-   *   the ids taken by then are never handed out again.
+   *   code `ERR_FLAKE_CLOCK_STALLED` (or `ERR_FLAKE_CLOCK_BACKWARDS`) as `nextAsync()`, for a
+   *   system clock that stands still. The ids taken by then are never handed out again.
    */
   nextBatchAsync(count: number, options?: { signal?: AbortSignal } | null): Promise<Buffer>
   /** This instance's counters. */

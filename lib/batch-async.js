@@ -10,7 +10,7 @@ const { Buffer } = require('node:buffer')
 const { setImmediate, clearImmediate } = require('node:timers')
 const { checkCount } = require('./load-binding.js')
 const { slice, decode, queueOf } = require('./native.js')
-const { waitForClock } = require('./wait.js')
+const { waitForClock, watchClock } = require('./wait.js')
 const { AbortError, invalidArgument } = require('./errors.js')
 
 // Ids per native call: 16 ms of one generator's ids, so that even a slice of borrowed
@@ -59,8 +59,9 @@ function nextTurn(then) {
 async function issueAll(fields, clock, counts, ids, signal) {
   const total = ids.length / 8
   let filled = 0
-  // A wait counts once, however often it polls.
+  // A wait counts once, however often it polls; on the system clock, it is watched (wait.js).
   let waitCounted = false
+  let watch
   while (filled < total) {
     if (signal?.aborted) throw new AbortError(signal)
     let report
@@ -76,11 +77,16 @@ async function issueAll(fields, clock, counts, ids, signal) {
         waitCounted = true
         counts.waits++
         counts.met(report)
+        watch = watchClock(clock, waitMs)
+      } else {
+        const given = watch?.check(waitMs)
+        if (given !== undefined) throw given
       }
-      await waitOrAbort((then) => waitForClock(waitMs, clock, then), signal)
+      await waitOrAbort((then) => waitForClock(waitMs, clock, then, watch), signal)
       continue
     }
     waitCounted = false
+    watch = undefined
     const count = decode.count(report)
     counts.ids += count
     counts.met(report)
@@ -92,8 +98,9 @@ async function issueAll(fields, clock, counts, ids, signal) {
 
 /**
  * `count` ids, ascending, in one Buffer, without blocking the event loop: waits for the clock
- * instead of failing on overflow or a clock behind. `options.signal` aborts it (an
- * `AbortError`); ids taken by then are not handed out again.
+ * instead of failing on overflow or a clock behind, but not for a system clock that stands still
+ * (wait.js). `options.signal` aborts it (an `AbortError`); ids taken by then are not handed out
+ * again.
  */
 async function batchAsync(fields, clock, counts, count, options) {
   const signal = signalOf(options)

@@ -1,17 +1,24 @@
 'use strict'
 
 // next(cb): callbacks answered strictly in call order, each asynchronously, with ids that
-// increase in that order; a call that finds no id waits for the clock instead of failing.
+// increase in that order; a call that finds no id waits for the clock instead of failing. The
+// promises of nextAsync() wait in the same line, but are rejected when the system clock stands
+// still (wait.js): next(cb) waits on, as flake-idgen's does.
 
 const { tryIssue, issueRun, IdRun, decode } = require('./native.js')
 const Queue = require('./queue.js')
-const { waitForClock } = require('./wait.js')
+const { waitForClock, watchClock } = require('./wait.js')
 
 /** An id-less answer: what the clock threw, say. A class, since a clock may throw anything. */
 class FailedCall {
   constructor(error) {
     this.error = error
   }
+}
+
+/** Runs `job` as a promise job: after the current one, held by no fake timers. */
+const promiseJob = (job) => {
+  Promise.resolve().then(job)
 }
 
 /** The next(cb) calls of one instance. */
@@ -30,6 +37,12 @@ class Callbacks {
   #waiting = false
   // The first unanswered call waits, and is counted already.
   #waitCounted = false
+  // That wait's watch, on the system clock (wait.js).
+  #watch
+  // The clock was given up on, and the calls wait on: polled by a timer, never a spin.
+  #stalled = false
+  // The settle functions of nextAsync()'s promises, made on the first: the calls a stall rejects.
+  #promises = null
   // True while the native side is asked for ids: a clock of the user's may call next(cb).
   #taking = false
   // A nextTick is queued to deliver the answers.
@@ -74,16 +87,34 @@ class Callbacks {
   }
 
   /**
-   * Queues `cb` first in line (the queue is idle) when its caller's own try just met `report`, a
+   * Queues nextAsync()'s `settle` (called once, as a callback is), answered as `push` answers:
+   * by a promise job, which no fake timers hold. A stall rejects it (`settle(error)`); so it
+   * must ignore any later answer, whose id is then never handed out.
+   */
+  pushAsync(settle) {
+    this.#promise(settle)
+    this.push(settle, promiseJob)
+  }
+
+  #promise(settle) {
+    this.#promises ??= new WeakSet()
+    this.#promises.add(settle)
+  }
+
+  /**
+   * Queues nextAsync()'s `settle` first in line (the queue is idle) when its caller's own try just met `report`, a
    * wait: it waits from there, without reading the clock again (a scripted one would lose a
    * reading to a second look).
    */
-  pushWaiting(cb, report) {
-    this.#calls.push(cb)
+  pushWaiting(settle, report) {
+    this.#promise(settle)
+    this.#calls.push(settle)
     this.#waitCounted = true
     this.#counts.waits++
     this.#counts.met(report)
-    this.#wait(decode.waitMs(report))
+    const waitMs = decode.waitMs(report)
+    this.#watch = watchClock(this.#clock, waitMs)
+    this.#wait(waitMs)
   }
 
   #onTick = () => {
@@ -122,11 +153,22 @@ class Callbacks {
             this.#waitCounted = true
             counts.waits++
             counts.met(report)
+            this.#watch = watchClock(clock, waitMs)
+          } else {
+            const given = this.#watch?.check(waitMs)
+            if (given !== undefined) {
+              this.#stalled = true
+              this.#rejectPromises(given)
+              // A bound of its own for each promise made from now on.
+              this.#watch = watchClock(clock, waitMs)
+            }
           }
           this.#wait(waitMs)
           return
         }
         this.#waitCounted = false
+        this.#watch = undefined
+        this.#stalled = false
         const count = decode.count(report)
         counts.ids += count
         counts.met(report)
@@ -179,10 +221,20 @@ class Callbacks {
     }
   }
 
+  /**
+   * Rejects every promise waiting in line with `error`, out of line: a rejection hands out no
+   * id, so the ids still increase in call order; each settle ignores the id it is answered with
+   * later. The callbacks wait on.
+   */
+  #rejectPromises(error) {
+    if (this.#promises === null) return
+    for (const call of this.#calls.items(this.#answered)) if (this.#promises.has(call)) call(error)
+  }
+
   #wait(ms) {
     if (this.#waiting) return
     this.#waiting = true
-    waitForClock(ms, this.#clock, this.#onClock)
+    waitForClock(this.#stalled ? Math.max(ms, 2) : ms, this.#clock, this.#onClock, this.#watch)
   }
 }
 

@@ -131,12 +131,16 @@ class FlakeId {
     }
     return new Promise((resolve, reject) => {
       this.#callbacks ??= callbacksFor(this.#fields, this.#clock, this.#counts)
-      // By arity, not by `error`: a clock may throw a falsy value.
+      // By arity, not by `error`: a clock may throw a falsy value. Once only: a promise a
+      // stalled clock rejected is answered again, in its turn, and drops that id.
+      let settled = false
       const settle = (...answer) => {
+        if (settled) return
+        settled = true
         if (answer.length === 1) reject(answer[0])
         else resolve(answer[1])
       }
-      if (waiting === undefined) this.#callbacks.push(settle, promiseJob)
+      if (waiting === undefined) this.#callbacks.pushAsync(settle)
       else this.#callbacks.pushWaiting(settle, waiting)
     })
   }
@@ -207,11 +211,6 @@ class LeasedFlakeId extends FlakeId {
       lease: { get: () => controller.fence },
     })
   }
-}
-
-/** Runs `job` as a promise job: after the current one, held by no fake timers. */
-const promiseJob = (job) => {
-  Promise.resolve().then(job)
 }
 
 /** A generator's queue of callbacks, made on its first next(cb). */

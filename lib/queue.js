@@ -37,6 +37,17 @@ class Queue {
     return head.read === head.items.length ? head.next.items[0] : head.items[head.read]
   }
 
+  /** The items from the `from`th (0: the first) on, in order, for a look that changes none. */
+  *items(from) {
+    let skip = from
+    for (let segment = this.#head; segment !== null; segment = segment.next) {
+      for (let at = segment.read; at < segment.write; at++) {
+        if (skip > 0) skip--
+        else yield segment.items[at]
+      }
+    }
+  }
+
   /** Removes and returns the first item (the queue must not be empty). */
   shift() {
     let head = this.#head

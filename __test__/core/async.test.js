@@ -98,3 +98,20 @@ test('a wait reads the clock once at the call: a scripted clock loses no reading
   assert.ok(Buffer.compare(await waiting, after) < 0)
   assert.deepEqual(generator.stats(), { ids: 4, overflows: 1, clockBackwards: 0, waits: 1 })
 })
+
+test("a clock of the user's that stands still keeps the wait past the system clock's bound, until it moves", async () => {
+  // The system clock's waits give up 100 ms past what the clock needed (lib/wait.js); a clock of
+  // the user's is the user's time, and a test may keep it still for as long as it likes.
+  let now = 11_000
+  const generator = new FlakeId({ seqMask: 1, clock: () => now })
+  await generator.nextAsync()
+  await generator.nextAsync()
+  let settled = false
+  const waiting = generator.nextAsync().finally(() => {
+    settled = true
+  })
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  assert.equal(settled, false, "the wait for a clock of the user's was given up on")
+  now++
+  assert.deepEqual(decode(await waiting), { time: 11_001, id: 0, sequence: 0 })
+})

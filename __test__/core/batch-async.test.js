@@ -137,3 +137,18 @@ test('batches of one generator id run one after the other, in call order', async
   // Not interleaved: every id of the second is above every id of the first.
   assert.ok(y.readBigUInt64BE(0) > x.readBigUInt64BE(x.length - 8))
 })
+
+test("a clock of the user's that stands still keeps a batch waiting past the system clock's bound, until it moves", async () => {
+  // As nextAsync() (async.test.js): only the system clock's waits are given up on.
+  let now = 12_000
+  const generator = new FlakeId({ id: 646, seqMask: 1, clock: () => now })
+  let settled = false
+  const batch = generator.nextBatchAsync(3).finally(() => {
+    settled = true
+  })
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  assert.equal(settled, false, "the wait for a clock of the user's was given up on")
+  now++
+  const ids = await batch
+  assert.equal(ids.readBigUInt64BE(16) >> 22n, 12_001n)
+})

@@ -22,6 +22,7 @@ function setClock(file, ms) {
 }
 const freeze = (ms) => setClock(process.env.FAKE_ABS_FILE, ms)
 const unfreeze = () => setClock(process.env.FAKE_ABS_FILE, 0)
+const stepBy = (ms) => setClock(process.env.FAKE_OFFSET_FILE, ms)
 
 /** Counts turns of the event loop until stopped. */
 function turns() {
@@ -33,8 +34,6 @@ function turns() {
   setImmediate(turn)
   return counter
 }
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** The error's code, or 'ok'. */
 function attempt(call) {
@@ -54,17 +53,126 @@ function ascending(batch) {
   return true
 }
 
-async function batchFrozen() {
-  const generator = new FlakeId({ scope: 'process', id: 1 })
+// Past this, a wait that should have ended is reported as hung: far past the bound of a wait
+// for a clock that stands still (100 ms after what the clock needed), even on a loaded machine.
+const HUNG_MS = 10_000
+
+/**
+ * How `promise` settled, and `ms` after `start` (performance.now()): `{ code }` (the error's
+ * code) or `{ ids }` (how many); `{ hung: true }` if it had not after HUNG_MS.
+ */
+function settled(promise, start = performance.now()) {
+  let timer
+  const hung = new Promise((resolve) => {
+    timer = setTimeout(resolve, HUNG_MS, { hung: true })
+  })
+  const outcome = promise.then(
+    (ids) => ({ ids: ids.length / 8 }),
+    (err) => ({ code: err.code ?? String(err), message: err.message }),
+  )
+  return Promise.race([outcome, hung]).then((result) => {
+    clearTimeout(timer)
+    return { ...result, ms: Math.round(performance.now() - start) }
+  })
+}
+
+/**
+ * The ids of `generator`'s time unit used up by itself, so that its next call must wait; the
+ * last it took, if any were left.
+ */
+function useUp(generator) {
+  let last
+  for (;;) {
+    try {
+      last = generator.nextBigInt()
+    } catch (err) {
+      if (err.code !== 'ERR_FLAKE_SEQUENCE_OVERFLOW') throw err
+      return last
+    }
+  }
+}
+
+/** One next(cb) call as a promise. */
+const callback = (generator) =>
+  new Promise((resolve, reject) => generator.next((err, id) => (err ? reject(err) : resolve(id))))
+
+// Issue 51, item 2: with default options and the clock frozen, a promise's wait settles: the
+// batch and nextAsync() reject with ERR_FLAKE_CLOCK_STALLED within the bound, the event loop
+// turning meanwhile. next(cb) keeps flake-idgen's contract: it waits on, the promise in line
+// between two of its calls rejected all the same; once the clock moves again, the callbacks get
+// ids, in call order, above every one taken before.
+async function frozen() {
+  const generator = new FlakeId()
+  // By the real clock: past the start of a state file made now, ids are at hand.
+  await generator.nextAsync()
   freeze(Date.now())
+  const before = generator.nextBigInt()
   const counter = turns()
-  const batch = generator.nextBatchAsync(20000)
-  await sleep(500)
+  const batch = await settled(generator.nextBatchAsync(10000))
   const frozenTurns = counter.count
-  unfreeze()
-  const ids = await batch
   counter.stopped = true
-  return { frozenTurns, count: ids.length / 8, ascending: ascending(ids) }
+  // The batch took the frozen millisecond's ids, but make sure.
+  const last = useUp(generator) ?? before
+  const async = await settled(generator.nextAsync())
+  const start = performance.now()
+  const order = []
+  const answered = (name, promise) => promise.finally(() => order.push(name))
+  const first = answered('callback 1', callback(generator))
+  const inLine = await settled(answered('async', generator.nextAsync()), start)
+  const second = answered('callback 2', callback(generator))
+  // Well past the bound, the callbacks still wait.
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  const waitingOn = order.length
+  unfreeze()
+  const ids = (await Promise.all([first, second])).map((id) => id.readBigUInt64BE())
+  const after = await generator.nextAsync()
+  return {
+    batch,
+    frozenTurns,
+    async,
+    inLine,
+    waitingOn,
+    order,
+    callbacksAbove: ids[0] > last && ids[1] > ids[0],
+    above: after.readBigUInt64BE() > ids[1],
+  }
+}
+
+// A wait that the clock steps back during, and then stands still: it rejects as sync next()
+// throws, in flake-idgen's words, once the step's time and the bound have passed.
+async function frozenBack() {
+  const generator = new FlakeId({ scope: 'process', id: 6 })
+  const now = Date.now()
+  freeze(now)
+  useUp(generator)
+  const waiting = settled(generator.nextAsync())
+  freeze(now - 500)
+  const result = await waiting
+  unfreeze()
+  return result
+}
+
+// A wait that the clock steps back 1 s during, and moves on: waited out, as a step back before
+// the call is (the wait's due counts from its lowest reading).
+async function stepBackMidWait() {
+  const generator = new FlakeId({ scope: 'process', id: 7 })
+  let last
+  let id
+  // Until the call waits (it counts the wait at once): on a loaded machine the millisecond may
+  // end between using it up and the call, which then resolves at once.
+  for (;;) {
+    const { waits } = generator.stats()
+    last = useUp(generator)
+    id = generator.nextAsync()
+    if (generator.stats().waits > waits) break
+    await id
+  }
+  const waiting = settled(id)
+  // Before the wait's first look again, which a later turn of the event loop takes.
+  stepBy(-1000)
+  const result = await waiting
+  stepBy(0)
+  return { ...result, above: result.ids === 1 && (await id).readBigUInt64BE() > last }
 }
 
 async function constructFrozen() {
@@ -166,7 +274,7 @@ function nextCoarseFrozen() {
   return { code }
 }
 
-const modes = { batchFrozen, constructFrozen, constructBack, batchBack, nextCoarseFrozen }
+const modes = { frozen, frozenBack, stepBackMidWait, constructFrozen, constructBack, batchBack, nextCoarseFrozen }
 Promise.resolve(modes[mode]()).then(
   (result) => {
     process.stdout.write(`${JSON.stringify(result)}\n`)

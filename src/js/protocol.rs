@@ -73,6 +73,10 @@ use crate::kinds::layout::Shape;
 use crate::number::{whole, MAX_SAFE_INTEGER};
 use crate::sequencer::{Met, Sequencer};
 
+/// Real ms a promise's wait for the system clock goes on past the time the clock needed, before
+/// it is given up on (lib/wait.js): the sync calls' grace, `clock::STALL_GRACE_MS`.
+#[napi]
+pub const STALL_GRACE_MS: u32 = crate::clock::STALL_GRACE_MS as u32;
 /// A report's `count` (or `wait_ms`) is scaled by this; the remainder is `met`.
 #[napi]
 pub const REPORT_UNIT: u32 = 4;
