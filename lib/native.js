@@ -191,7 +191,9 @@ function issueNative(fields) {
 // why. Undefined natively, and should the WebAssembly build's instance not have been caught
 // (see wasm-instance.js): the id function serves then.
 // It takes the reading of the system clock from JS, which reads it faster.
-const plain = require('./wasm-instance.js').plain()
+const wasmBuild = binding.__napiBindingTarget?.startsWith('wasm32') === true
+// Loaded with that build only: a native process does not pay for it at its start.
+const plain = wasmBuild ? require('./wasm-instance.js').plain() : undefined
 const plainIssue = plain?.exports.flake_idgen_rs_issue
 const systemNow = plain?.now
 const { PLAIN_ISSUED_ONE, PLAIN_REFUSED } = binding
@@ -417,7 +419,7 @@ function configure(options, kind = 'flakeId', worker = 0) {
 // The WebAssembly build in a worker thread: the thread loaded a module of its own, whose memory
 // (and so whose process-scope states) no other thread sees. Two threads issuing for one id from
 // states of their own would repeat ids, so a worker issues only from a private state there.
-const separateModule = binding.__napiBindingTarget?.startsWith('wasm32') && !require('node:worker_threads').isMainThread
+const separateModule = wasmBuild && !require('node:worker_threads').isMainThread
 
 function refuseSharedState() {
   throw require('./coded-error.js')(

@@ -7,7 +7,8 @@
 // module registered through N-API, and emnapi keeps the module's instance to itself. So while
 // binding.js loads, and only then, `WebAssembly.Instance` notes each instance it makes: the one
 // that exports ours is the module. The load is synchronous, and the global is put back as it
-// was before anything else runs, thrown or not.
+// was before anything else runs, thrown or not. Loaded only when binding.js runs (load-binding.js
+// loads a native binary without it) and by native.js under the WebAssembly build.
 
 // One of the module's plain exports, that no other module has.
 const MARK = 'flake_idgen_rs_issue'

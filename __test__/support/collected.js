@@ -17,11 +17,13 @@ const GC_OPTIONS = LAST_RESORT_GC ? { type: 'major', execution: 'sync', flavor: 
  * `lastResort`, also with the young generation shrunk back: V8 grows it (to 32 MB) under the
  * allocation of much short-lived work, such as loading JS again and again, and only a GC that
  * reduces memory shrinks it. Node 20's gc() cannot run one; a heap snapshot runs that GC first.
+ * With `ordinary`, by V8's own full GC alone: memory as a process that never runs the last resort
+ * (a test runner's) holds it, the pooled pages and a grown young generation counted.
  */
-async function collected({ lastResort = false } = {}) {
+async function collected({ lastResort = false, ordinary = false } = {}) {
   // Finalizers run after a GC, on a later turn; what they free is collected by the next.
   for (let i = 0; i < 4; i++) {
-    globalThis.gc(GC_OPTIONS)
+    globalThis.gc(ordinary ? undefined : GC_OPTIONS)
     await new Promise(setImmediate)
   }
   if (lastResort && !LAST_RESORT_GC) v8.writeHeapSnapshot(os.devNull)
