@@ -2,7 +2,8 @@
 // FlakeId.lease() against stores that are slow or busy, on real redis-server, PostgreSQL and
 // MariaDB (servers.js): a store call that times out is tried again within acquireTimeout, and
 // what the timed-out attempt took is given back; a fleet of 500 starting at once on one client
-// each gets an id. What is checked is the store's records and the ids, never how long it took.
+// each gets an id, at ttl 5 s within the default acquireTimeout (the ttl). Otherwise what is
+// checked is the store's records and the ids, never how long it took.
 
 const { describe, it, before, after } = require('node:test')
 const assert = require('node:assert/strict')
@@ -151,6 +152,75 @@ describe('a fleet of 500 leasing at once from one client', { skip: noServers }, 
         assert.equal(reason?.code, 'ERR_FLAKE_LEASE_STORE', String(reason))
     })
   }
+})
+
+/** Each failure of `outcomes` (Promise.allSettled's) as "code: message", with how many had it. */
+function failures(outcomes) {
+  const counted = {}
+  for (const { reason } of outcomes.filter((o) => o.status === 'rejected')) {
+    const why = `${reason?.code}: ${reason?.message}`
+    counted[why] = (counted[why] ?? 0) + 1
+  }
+  return counted
+}
+
+// Issue 51: what fleets.md promises ("500 at once"), with no acquireTimeout given: it is the
+// ttl, 5 s, for the 500, which go through 4 at a time (gate.js). Each new namespace waits
+// ttl + skew before its first id: not counted, the acquires are done by then. MariaDB is not
+// held to it: beside two CPU-bound processes its last acquire came after 5 s in one run of
+// three, as fleets.md says.
+describe('500 leasing at once at ttl 5 s, within the default acquireTimeout', { skip: noServers }, () => {
+  const fleet = async (store, ns) => {
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 500 }, () => FlakeId.lease({ store, namespace: ns, layout: 'hazelcast', ttl: 5000 })),
+    )
+    const generators = outcomes.filter((o) => o.status === 'fulfilled').map((o) => o.value)
+    let closes
+    try {
+      assert.deepEqual(failures(outcomes), {}, `${generators.length} of 500 leased`)
+      const ids = new Set(generators.map((g) => g.lease.id))
+      assert.equal(ids.size, 500)
+      const live = await held(store, ns)
+      assert.deepEqual(
+        live.map((r) => r.id).sort((a, b) => a - b),
+        [...ids].sort((a, b) => a - b),
+      )
+    } finally {
+      closes = await Promise.allSettled(generators.map((g) => g.close()))
+    }
+    // As in the fleet above: a release slower than a store call leaves its lease to expire.
+    for (const { reason } of closes.filter((o) => o.status === 'rejected'))
+      assert.equal(reason?.code, 'ERR_FLAKE_LEASE_STORE', String(reason))
+  }
+
+  it('postgres: on a new table, then on a second new namespace, every one leases an id of its own', LIMIT, async () => {
+    // A table of its own (its schema first on the search path), as a new deployment has: its
+    // rows are written as the fleet starts, before autovacuum's ANALYZE sees them (it comes up
+    // to a minute later; here never, so that it cannot come early by chance). Made by a client
+    // of its own, so that the fleet's checks the table itself.
+    const schema = namespace('fleet_ttl5').replaceAll('-', '_')
+    const options = `-c search_path=${schema}`
+    await clients.postgres.query(`CREATE SCHEMA ${schema}`)
+    const maker = new pg.Client({ connectionString: servers.postgres.url, options })
+    await maker.connect()
+    try {
+      await storeFor(maker).time()
+      await maker.query('ALTER TABLE flake_idgen_leases SET (autovacuum_enabled = false)')
+    } finally {
+      await maker.end()
+    }
+    const pool = new pg.Pool({ connectionString: servers.postgres.url, options, max: 10 })
+    pool.on('error', () => {})
+    closing.push(() => pool.end())
+    await fleet(pool, namespace('first'))
+    // Analyzed, as autovacuum has once that namespace has leased a while: the second is new to it.
+    await pool.query('ANALYZE flake_idgen_leases')
+    await fleet(pool, namespace('second'))
+  })
+
+  it('redis: every one leases an id of its own', LIMIT, async () => {
+    await fleet(clients.redis, namespace('fleet-ttl5'))
+  })
 })
 
 describe('a store stopped (SIGSTOP) longer than a store call during acquire', { skip: noServers }, () => {

@@ -286,14 +286,13 @@ class Lease {
 
   /** One acquire, in its turn among this process's acquires on the same client (gate.js). */
   async #attempt(deadline, signal) {
-    const store = this.#store
     const end = await turn(this.#config.store, deadline - performance.now(), signal)
     if (end === null) {
       if (signal?.aborted) throw new AbortError(signal)
       const error = codedError(
         Error,
         'ERR_FLAKE_LEASE_STORE',
-        `the lease store (${store.kind}) was busy with ${IN_FLIGHT} acquires of this process all that time`,
+        `its turn never came: this process's leases acquire ${IN_FLIGHT} at a time on one client, and others held every turn all that time (more leases starting together on one client need a longer acquireTimeout)`,
       )
       TRANSIENT.add(error)
       throw error

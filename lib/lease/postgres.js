@@ -87,6 +87,7 @@ const STATEMENT_MS = 'floor(extract(epoch FROM statement_timestamp()) * 1000)::b
 // leaves them out). Nothing is written when the marker's meta differs. The marker may be
 // another transaction's, committed after this statement's snapshot: then nothing is written
 // here, and ACQUIRE says the pool is not ready. So a fleet starting at once writes its pool once.
+// `written` is 1 when this statement wrote the pool's rows.
 // A row missing inside the marker's pool was deleted (by hand: rows are never deleted), maybe
 // while held: its history is lost, so it starts as a new namespace's ids do, above now + $5.
 const PREPARE = `WITH now AS (${NOW}),
@@ -110,13 +111,15 @@ rows AS (
   SELECT $1, g, NULL, -1, CASE WHEN g BETWEEN m.old_lo AND m.old_hi THEN greatest(m.ceiling, now.ms + $5::bigint) ELSE m.ceiling END, NULL
   FROM m, now, generate_series(m.lo, m.hi) AS g
   ON CONFLICT (namespace, id) DO NOTHING
-)
-UPDATE ${TABLE} AS l SET pool_first = m.lo, pool_last = m.hi FROM m WHERE l.namespace = $1 AND l.id = -1`
+),
+spans AS (UPDATE ${TABLE} AS l SET pool_first = m.lo, pool_last = m.hi FROM m WHERE l.namespace = $1 AND l.id = -1)
+SELECT count(*)::int AS written FROM m`
 
 // Takes the lease: the free row of lowest ceiling (then id), or the lease that expired first,
 // whichever has the lower ceiling, each read from its index and locked with SKIP LOCKED so that
 // concurrent acquirers never pick the same one, re-checked on its newest version by FOR UPDATE.
 // `ready` is false while the marker is missing or its pool does not span [$2, $3] yet.
+// The row taken is found by its whole key, whatever the statistics say of the namespace.
 const ACQUIRE = `WITH now AS (${NOW}),
 marker AS (SELECT meta, pool_first, pool_last FROM ${TABLE} WHERE namespace = $1 AND id = -1 FOR SHARE),
 ready AS (SELECT 1 FROM marker WHERE meta = $4::text AND pool_first <= $2::integer AND pool_last >= $3::integer),
@@ -140,7 +143,7 @@ pick AS (SELECT id, ceiling FROM (SELECT * FROM free UNION ALL SELECT * FROM exp
 taken AS (
   UPDATE ${TABLE} AS l SET owner = $5::text, expires = now.ms + $6::bigint, ceiling = greatest(pick.ceiling, now.ms + $7::bigint)
   FROM pick, now
-  WHERE l.namespace = $1 AND l.id = pick.id
+  WHERE l.namespace = $1 AND l.id = (SELECT id FROM pick)
   RETURNING l.id, pick.ceiling AS floor, l.ceiling, greatest(pick.ceiling, now.ms + $7::bigint) AS wanted
 )
 SELECT now.ms AS now,
@@ -202,8 +205,20 @@ SELECT now.ms AS now, l.id, l.owner, l.expires, l.ceiling, l.meta
 FROM now LEFT JOIN ${TABLE} AS l ON l.namespace = $1 AND (l.id = -1 OR l.expires >= 0)
 ORDER BY l.id`
 
+// Until ANALYZE has seen a namespace's rows (autovacuum's: up to a minute after they are
+// written), the planner takes the namespace for a few rows, and ACQUIRE reads all of its free
+// ones and sorts them instead of the first of its index: 25 ms at 65,536 ids instead of 0.2,
+// and a fleet of 500 starting at once on a new namespace ran out of acquireTimeout (issue 51).
+// A role that may not analyze the table is warned, not refused: its acquires wait for autovacuum.
+const ANALYZE = `ANALYZE ${TABLE}`
+
 // Acquire prepares and retries only when a concurrent PREPARE or a TRUNCATE came between its statements.
 const ATTEMPTS = 5
+
+// The clients whose table was made and checked (or is being): once per client, not per lease,
+// since the 500 leases of a fleet starting at once on one Pool would each send the four catalog
+// statements first, and those, not the acquires, filled the acquires' turns (issue 51).
+const checked = new WeakMap()
 
 const num = (value) => (value === null || value === undefined ? null : Number(value))
 
@@ -213,14 +228,13 @@ const num = (value) => (value === null || value === undefined ? null : Number(va
  * @returns {import('./stores.js').Store}
  */
 function postgresStore(client) {
-  let ready = null
   // A Client says whether its last statement ran in a transaction of its own ('I' after it):
   // pg sets the status before it resolves the query. A Pool runs each query on a connection
   // nobody else uses meanwhile.
   const status = typeof client.getTransactionStatus === 'function' ? () => client.getTransactionStatus() : null
 
-  // Once per adapter; two processes creating the table or an index at once collide on the
-  // catalogs, and the loser finds it made.
+  // Once per client (checked); two processes creating the table or an index at once collide on
+  // the catalogs, and the loser finds it made.
   const made = (error) => error && (error.code === '23505' || error.code === '42P07')
   async function schema() {
     await client.query(CREATE).catch((error) => {
@@ -263,11 +277,13 @@ function postgresStore(client) {
     }
   }
   function table() {
-    if (!ready) {
+    let ready = checked.get(client)
+    if (ready === undefined) {
       ready = schema().catch((error) => {
-        ready = null
+        if (checked.get(client) === ready) checked.delete(client)
         throw error
       })
+      checked.set(client, ready)
     }
     return ready
   }
@@ -275,6 +291,9 @@ function postgresStore(client) {
   async function query(text, values, answers = true) {
     await table()
     const result = await client.query(text, values).catch((error) => {
+      // The table was dropped since it was checked: the next statement makes it again, and
+      // finds its namespaces' markers gone, as after a TRUNCATE.
+      if (error?.code === '42P01') checked.delete(client)
       const mark = error?.code === '22P02' ? String(error.message).indexOf(MISFIT) : -1
       if (mark < 0) throw error
       const what = String(error.message)
@@ -329,7 +348,9 @@ function postgresStore(client) {
           return checkResult('pg', 'acquire', answer, row)
         }
         // A new namespace, one whose store lost its data, or a wider pool: its rows first.
-        await query(PREPARE, [namespace, first, last, meta, unknownMs], false)
+        const { rows: prepared } = await query(PREPARE, [namespace, first, last, meta, unknownMs], false)
+        // The one that wrote them has them counted at once (ANALYZE).
+        if (prepared?.[0]?.written === 1) await client.query(ANALYZE).catch(() => {})
       }
     },
     async renew({ namespace, id, owner, ttl, ahead, meta }) {
