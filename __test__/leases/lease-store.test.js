@@ -409,18 +409,17 @@ async function settles(what, promise) {
 const NODE_REDIS = { redis5, redis4 }
 
 /**
- * The client `name` once it is ready again after its server restarted. node-redis can stop
- * reconnecting after a restart under load: open, never ready again, and no event that says so
- * (redis/node-redis#3346; a call hung past 20 s here, in CI). Such a client is the client's
- * problem, not the store's, and an app replaces it: so does this, saying so, and the store is
- * made anew on the new client. ioredis reconnects on its own and is returned as it is.
+ * The client `name` for a server that restarted. node-redis can stop serving after a restart
+ * under load: open, never ready again, and no event that says so (redis/node-redis#3346; a call
+ * hung past 20 s here, in CI), or ready again and its next call still never answered (a renew
+ * hung 20 s beside two CPU hogs). Such a client is the client's problem, not the store's, and an
+ * app replaces it: so does this, for every node-redis client, and the store is made anew on the
+ * new client; what the server lost is the same through any client. ioredis reconnects on its own
+ * and is returned as it is.
  */
-async function readyAfterRestart(t, name) {
+async function readyAfterRestart(name) {
   const client = clients[name]
   if (typeof client.isReady !== 'boolean') return client
-  for (let waited = 0; !client.isReady && waited < 15_000; waited += 50) await sleep(50)
-  if (client.isReady) return client
-  t.diagnostic(`${name} was not ready 15 s after the restart (isOpen ${client.isOpen}): replaced by a new client`)
   // v5's destroy() returns nothing, v4's disconnect() a promise: neither may fail the test.
   Promise.resolve()
     .then(() => (client.destroy ?? client.disconnect).call(client))
@@ -433,7 +432,7 @@ describe('the store loses its data', { skip: noServers }, () => {
   it(
     'Redis restarted without persistence: holders lose, the next acquire starts at now + unknownMs',
     LIMIT,
-    async (t) => {
+    async () => {
       const held = {}
       for (const name of REDIS) {
         const namespace = ns(`restart-${name}`)
@@ -445,7 +444,7 @@ describe('the store loses its data', { skip: noServers }, () => {
       await settles('the restart', redisServer.restart())
       for (const name of REDIS) {
         const { namespace, client, a } = held[name]
-        const ready = await readyAfterRestart(t, name)
+        const ready = await readyAfterRestart(name)
         const store = ready === client ? held[name].store : storeFor(ready)
         const lost = await settles(
           `${name}'s renew`,
