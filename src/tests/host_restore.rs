@@ -49,18 +49,13 @@ fn a_process_mapping_a_file_after_it_was_put_back_repeats_no_id_of_one_mapping_i
       a2.take(now, 1).unwrap();
       restore(how, &path, &backup);
       // B: a later mapping, on the same clock, on A's id.
-      let mut later = FakeTime(now);
-      let b = HostFile::open(&dir, shape, &mut later, false).unwrap();
-      let b1 = on(b, shape, 1);
-      let ids_b: Vec<u64> = (0..1000)
-        .map(|_| b1.take(later.0, 1).unwrap().first)
-        .collect();
+      let (later, ids_b) = thousand_ids_of_a_new_mapping(&dir, shape, now);
       let last_a = *ids_a.iter().max().unwrap();
       let repeated = ids_b.iter().filter(|id| ids_a.contains(id)).count();
       assert_eq!(repeated, 0, "{what}: B repeated A's ids");
       assert!(ids_b.iter().all(|&id| id > last_a), "{what}: B below A");
       // A wakes past its horizon: id 2's word went back, and nobody moved it since.
-      let err = a1.take(later.0.max(now + HORIZON_MS + 1), 1).unwrap_err();
+      let err = a1.take(later.max(now + HORIZON_MS + 1), 1).unwrap_err();
       assert_eq!(err.code(), "ERR_FLAKE_STATE_LOST", "{what}");
       assert!(err.to_string().contains("node id 2"), "{what}: {err}");
       ids_a.extend(ids_b);
@@ -69,6 +64,18 @@ fn a_process_mapping_a_file_after_it_was_put_back_repeats_no_id_of_one_mapping_i
       assert_eq!(ids_a.len(), 2000, "{what}");
     }
   }
+}
+
+/// B: a mapping of `dir`'s file opened on a clock reading `now` (moved on by the wait for its
+/// start), and 1,000 ids of node id 1 from it: the clock after, and the ids.
+fn thousand_ids_of_a_new_mapping(dir: &std::path::Path, shape: Shape, now: u64) -> (u64, Vec<u64>) {
+  let mut later = FakeTime(now);
+  let b = HostFile::open(dir, shape, &mut later, false).unwrap();
+  let b1 = on(b, shape, 1);
+  let ids = (0..1000)
+    .map(|_| b1.take(later.0, 1).unwrap().first)
+    .collect();
+  (later.0, ids)
 }
 
 #[test]
@@ -175,16 +182,11 @@ fn a_copy_put_in_place_with_old_change_times_repeats_no_id_of_the_live_file_it_h
     fs::write(&copy, &backup).unwrap();
     fs::rename(&copy, &path).unwrap();
     // B: the copy's first mapping (A holds the file it hid), on the same clock.
-    let mut later = FakeTime(now);
-    let b = HostFile::open(&dir, shape, &mut later, false).unwrap();
-    let b1 = on(b, shape, 1);
-    let ids_b: Vec<u64> = (0..1000)
-      .map(|_| b1.take(later.0, 1).unwrap().first)
-      .collect();
+    let (later, ids_b) = thousand_ids_of_a_new_mapping(&dir, shape, now);
     let last_a = *ids_a.iter().max().unwrap();
     assert!(ids_b.iter().all(|&id| id > last_a), "{what}: B below A");
     // A, past its horizon, finds another file at its path.
-    let err = a1.take(later.0.max(now + HORIZON_MS + 1), 1).unwrap_err();
+    let err = a1.take(later.max(now + HORIZON_MS + 1), 1).unwrap_err();
     assert_eq!(err.code(), "ERR_FLAKE_STATE_LOST", "{what}");
     assert!(
       err.to_string().contains("put in its place"),
