@@ -58,10 +58,14 @@ function ascending(batch) {
 const HUNG_MS = 10_000
 
 /**
- * How `promise` settled, and `ms` after `start` (performance.now()): `{ code }` (the error's
- * code) or `{ ids }` (how many); `{ hung: true }` if it had not after HUNG_MS.
+ * How the promise `call()` returns settled, and `ms` after `start` (performance.now()): `{ code }`
+ * (the error's code) or `{ ids }` (how many); `{ hung: true }` if it had not after HUNG_MS. By
+ * default `start` is read before the call: the wait's own bound counts from inside it, and a
+ * loaded machine may pause this thread between the call and a reading after it, which would
+ * make the wait look shorter than it was.
  */
-function settled(promise, start = performance.now()) {
+function settled(call, start = performance.now()) {
+  const promise = call()
   let timer
   const hung = new Promise((resolve) => {
     timer = setTimeout(resolve, HUNG_MS, { hung: true })
@@ -108,17 +112,17 @@ async function frozen() {
   freeze(Date.now())
   const before = generator.nextBigInt()
   const counter = turns()
-  const batch = await settled(generator.nextBatchAsync(10000))
+  const batch = await settled(() => generator.nextBatchAsync(10000))
   const frozenTurns = counter.count
   counter.stopped = true
   // The batch took the frozen millisecond's ids, but make sure.
   const last = useUp(generator) ?? before
-  const async = await settled(generator.nextAsync())
+  const async = await settled(() => generator.nextAsync())
   const start = performance.now()
   const order = []
   const answered = (name, promise) => promise.finally(() => order.push(name))
   const first = answered('callback 1', callback(generator))
-  const inLine = await settled(answered('async', generator.nextAsync()), start)
+  const inLine = await settled(() => answered('async', generator.nextAsync()), start)
   const second = answered('callback 2', callback(generator))
   // Well past the bound, the callbacks still wait.
   await new Promise((resolve) => setTimeout(resolve, 300))
@@ -145,7 +149,7 @@ async function frozenBack() {
   const now = Date.now()
   freeze(now)
   useUp(generator)
-  const waiting = settled(generator.nextAsync())
+  const waiting = settled(() => generator.nextAsync())
   freeze(now - 500)
   const result = await waiting
   unfreeze()
@@ -167,7 +171,7 @@ async function stepBackMidWait() {
     if (generator.stats().waits > waits) break
     await id
   }
-  const waiting = settled(id)
+  const waiting = settled(() => id)
   // Before the wait's first look again, which a later turn of the event loop takes.
   stepBy(-1000)
   const result = await waiting
