@@ -156,7 +156,8 @@ export declare function issueBatch(ids: Uint8Array, clock?: () => number): { err
  * Up to `max` ids into `ids` from its `start`-th id on, as many as the clock (the system's, or
  * the reading `now` of the generator's own) allows now, without waiting. Returns a report as
  * `issueRun` does (see `protocol`): how many were written, or how long to wait before any can
- * be; throws what waiting cannot cure.
+ * be; throws what waiting cannot cure. Its ids count as no instance's (`CallTally::count_apart`):
+ * the generator's own `next()` waits out a unit a batch used up rather than throw.
  */
 export declare function issueSlice(ids: Uint8Array, start: number, max: number, now?: unknown): number
 

@@ -455,6 +455,12 @@ declare namespace FlakeId {
     requestTimeoutMs?: number
     /** The most bytes of headers a request may have, 256–65,536 (default 8,192). */
     maxHeaderBytes?: number
+    /**
+     * The most batch requests served at once, 1 to 100,000 (default 128), counted apart for
+     * requests of up to 4,096 ids and bigger ones; past it a request is refused with 503
+     * `ERR_FLAKE_MEMBER_BUSY` and a `Retry-After`.
+     */
+    maxQueued?: number
   }
 
   /** A member's request listener, with its counters. */

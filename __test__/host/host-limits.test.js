@@ -82,7 +82,9 @@ test('a copy put over a file two processes issue from (cp: truncate, write): no 
           // Made while the copy was half written: refused, tried again.
           if (error.code === 'ERR_FLAKE_STATE_FILE') continue
           if (error.code === 'ERR_FLAKE_STATE_LOST') { lost++; g = undefined }
-          else if (error.code !== 'ERR_FLAKE_SEQUENCE_OVERFLOW' && error.code !== 'ERR_FLAKE_CLOCK_BACKWARDS') throw error
+          // Refusals of a unit used up, by itself or (a 1000 ms unit on a busy machine) by the
+          // other process every time this one woke for it: no id was issued by them.
+          else if (!['ERR_FLAKE_SEQUENCE_OVERFLOW', 'ERR_FLAKE_SEQUENCE_BUSY', 'ERR_FLAKE_CLOCK_BACKWARDS'].includes(error.code)) throw error
         }
       }
       fs.writeFileSync(process.argv[1], JSON.stringify({ ids, lost }))`

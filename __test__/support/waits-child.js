@@ -82,7 +82,8 @@ function settled(call, start = performance.now()) {
 
 /**
  * The ids of `generator`'s time unit used up by itself, so that its next call must wait; the
- * last it took, if any were left.
+ * last it took, if any were left. A unit its own batch used up counts as another generator's
+ * (docs/api.md): next() then waits for the next unit, and under a frozen clock gives up stalled.
  */
 function useUp(generator) {
   let last
@@ -90,7 +91,7 @@ function useUp(generator) {
     try {
       last = generator.nextBigInt()
     } catch (err) {
-      if (err.code !== 'ERR_FLAKE_SEQUENCE_OVERFLOW') throw err
+      if (err.code !== 'ERR_FLAKE_SEQUENCE_OVERFLOW' && err.code !== 'ERR_FLAKE_CLOCK_STALLED') throw err
       return last
     }
   }

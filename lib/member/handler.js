@@ -3,22 +3,23 @@
 // generator.batchHandler(): a member, serving batches of its generator's ids to clients that hold
 // no generator id (lib/client/). A batch is taken by nextBatchAsync, the compare-and-swap of the
 // generator's own ids on its state: it never overlaps the member's ids, those of the host's other
-// processes on the same id, or another client's batch. Its run-ahead is the generator's
-// (allowedFutureMs): past it, nextBatchAsync waits for the clock, so a big request is answered
-// later, never refused. A leased member issues nothing past its acknowledged ceiling (the native
-// fence), and refuses once its lease is lost, so that clients go to another member.
+// processes on the same id, or another client's batch; and its ids count as another generator's,
+// so the generator's own next() waits out a millisecond batches used up rather than throw. Its
+// run-ahead is the generator's (allowedFutureMs): past it, nextBatchAsync waits for the clock, so
+// a big request is answered later. At most maxQueued requests are served at once, a slice at a
+// time (batch-queue.js); past that a request is refused (503, Retry-After) for another member. A
+// leased member issues nothing past its acknowledged ceiling (the native fence), and refuses once
+// its lease is lost, so that clients go to another member.
 
-const { setTimeout, clearTimeout, setInterval, clearInterval } = require('node:timers')
+const { setTimeout, clearTimeout } = require('node:timers')
 const wire = require('../batch-wire.js')
+const batchQueue = require('./batch-queue.js')
 const { checkOptions, authorized } = require('./options.js')
 const { refuse, refusals } = require('./refusals.js')
 
 // Bytes of a request's body read and ignored (a POST from some clients carries an empty JSON
 // object); more is refused, so that no client makes a member buffer its upload.
 const MAX_BODY_BYTES = 1024
-// A leased member's lease is looked at this often while a batch waits: a lease lost meanwhile
-// ends the wait (the batch would wait for a new lease) with a refusal the client fails over on.
-const LEASE_POLL_MS = 50
 // What each refusal of drain() says: its limit.
 const DETAILS = {
   ERR_FLAKE_BODY_TOO_LARGE: () => MAX_BODY_BYTES,
@@ -31,6 +32,7 @@ function batchHandler(generator, options, lease) {
   const config = checkOptions(options)
   const layout = wire.layoutOf(generator.layout)
   const counts = { batches: 0, ids: 0, refused: 0, byCode: {} }
+  const queue = batchQueue(generator, layout, lease, config.maxQueued)
 
   const fail = (res, code, detail) => {
     counts.refused++
@@ -54,18 +56,22 @@ function batchHandler(generator, options, lease) {
     const refusal = lease?.refusal
     if (refusal !== undefined) return fail(res, refusal.code, refusal.message)
 
-    const ids = await take(generator, count, lease, res)
-    if (ids instanceof Error) {
-      if (ids.code === 'ABORT_ERR' && res.destroyed) return undefined
-      const why = ids.code === 'ABORT_ERR' ? lease?.refusal : ids
-      return fail(res, why?.code ?? 'ERR_FLAKE_MEMBER', why?.message ?? String(ids))
+    const taken = queue.take(count, res)
+    if (taken === undefined)
+      return fail(res, 'ERR_FLAKE_MEMBER_BUSY', { max: config.maxQueued, retryAfter: queue.retryAfter() })
+    const served = await taken
+    if (served instanceof Error) {
+      if (served.code === 'ABORT_ERR' && res.destroyed) return undefined
+      const why = served.code === 'ABORT_ERR' ? lease?.refusal : served
+      return fail(res, why?.code ?? 'ERR_FLAKE_MEMBER', why?.message ?? String(served))
     }
-    const { node, ranges, count: served } = wire.rangesOf(ids, layout)
+    const { node, ranges } = served
     const batch = { layout, node, ranges }
     counts.batches++
-    counts.ids += served
+    counts.ids += served.count
     const json = /\bapplication\/json\b/.test(req.headers.accept ?? '')
-    const payload = json ? Buffer.from(JSON.stringify(wire.toJSON(batch))) : wire.encode(batch)
+    // The JSON text is sent as it is (ASCII), not copied into a Buffer: one encoded answer held.
+    const payload = json ? JSON.stringify(wire.toJSON(batch)) : wire.encode(batch)
     res.writeHead(200, {
       'content-type': json ? 'application/json' : wire.MEDIA_TYPE,
       'content-length': payload.length,
@@ -123,31 +129,6 @@ function drain(req, ms) {
     req.on('end', onEnd)
     req.on('error', onError)
   })
-}
-
-/**
- * `count` ids of `generator`, or the error that stopped them: aborted when the client goes away
- * (its ids are never handed out again) or the lease is lost meanwhile.
- */
-async function take(generator, count, lease, res) {
-  const controller = new AbortController()
-  const abort = () => controller.abort()
-  res.on('close', abort)
-  const poll =
-    lease === undefined
-      ? undefined
-      : setInterval(() => {
-          if (lease.refusal !== undefined) abort()
-        }, LEASE_POLL_MS)
-  poll?.unref()
-  try {
-    return await generator.nextBatchAsync(count, { signal: controller.signal })
-  } catch (error) {
-    return error instanceof Error ? error : new Error(String(error))
-  } finally {
-    res.off('close', abort)
-    if (poll !== undefined) clearInterval(poll)
-  }
 }
 
 module.exports = batchHandler

@@ -15,6 +15,11 @@ const REFUSALS = {
   ERR_FLAKE_HEADERS_TOO_LARGE: [431, (max) => `a batch request's headers must be at most ${max} bytes`],
   ERR_FLAKE_REQUEST_TIMEOUT: [408, (ms) => `the request was not sent whole within ${ms} ms`],
   ERR_FLAKE_BAD_REQUEST: [400, (why) => `the request is not one this member reads: ${why}`],
+  ERR_FLAKE_MEMBER_BUSY: [
+    503,
+    ({ max, retryAfter }) =>
+      `this member is serving ${max} batch requests already (maxQueued): ask another member, or again in ${retryAfter} s`,
+  ],
 }
 
 /** Writes the JSON error of `code` to `res` (unless the client has gone), and closes it. */
@@ -31,6 +36,8 @@ function refuse(res, code, detail) {
   const headers = { 'content-type': 'application/json', 'content-length': body.length, 'cache-control': 'no-store' }
   if (status === 405) headers.allow = 'POST'
   if (status === 401) headers['www-authenticate'] = 'Bearer'
+  // When the member expects to have served the ids asked for before it, in whole seconds.
+  if (code === 'ERR_FLAKE_MEMBER_BUSY') headers['retry-after'] = String(detail.retryAfter)
   // A request refused before its body was read: the connection is not reused for the rest.
   if (status === 408 || status === 413 || status === 431) headers.connection = 'close'
   res.writeHead(status, headers)

@@ -165,7 +165,8 @@ const SLICE_GRACE_MS: u64 = 2;
 /// Up to `max` ids into `ids` from its `start`-th id on, as many as the clock (the system's, or
 /// the reading `now` of the generator's own) allows now, without waiting. Returns a report as
 /// `issueRun` does (see `protocol`): how many were written, or how long to wait before any can
-/// be; throws what waiting cannot cure.
+/// be; throws what waiting cannot cure. Its ids count as no instance's (`CallTally::count_apart`):
+/// the generator's own `next()` waits out a unit a batch used up rather than throw.
 #[napi(ts_args_type = "ids: Uint8Array, start: number, max: number, now?: unknown")]
 pub fn issue_slice(
   env: Env,
@@ -198,7 +199,7 @@ pub fn issue_slice(
         },
         |index, run| {
           run.write_be(&mut out[(start + issued + index) * 8..]);
-          tally.count(run);
+          tally.count_apart();
         },
       );
       issued += count;

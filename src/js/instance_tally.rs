@@ -38,6 +38,12 @@ impl InstanceTally {
   pub fn restart(&self, instance: u32) {
     self.0.set((instance, Tally::default()));
   }
+
+  /// Counts the ids just taken as no instance's (0, which `new_instance` never gives): every
+  /// instance's tally is gone, as if another generator had taken them.
+  pub fn forget(&self) {
+    self.0.set((0, Tally::default()));
+  }
 }
 
 /// The tally of one call's instance in its slot's `InstanceTally`; none for a private call,
@@ -75,6 +81,20 @@ impl<'a> CallTally<'a> {
   pub fn count_taken<E>(&self, taken: &Result<Ids, E>) {
     if let Ok(ids) = taken {
       self.count(ids);
+    }
+  }
+
+  /// Counts ids just taken for the instance by an async batch (`issueSlice`) as another
+  /// generator's: a batch waits for the clock rather than fail, so the units it fills are not
+  /// the instance's own to throw `next()`'s overflow for (see `sync_take`). Its `next()` then
+  /// waits a unit a batch used up, as a second generator of its id does: a member serving
+  /// batches from the app's generator leaves the app's `next()` no more refusals than that.
+  /// Ids stay unique either way (the state's compare-and-swap hands them out); a lease's last id
+  /// is then the state's, never below the batch's (`last_taken_ms`).
+  #[inline(always)]
+  pub fn count_apart(&self) {
+    if let Some(kept) = self.kept {
+      kept.forget();
     }
   }
 

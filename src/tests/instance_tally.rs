@@ -88,3 +88,26 @@ fn a_lease_reports_its_own_last_id_or_the_states_never_below_it() {
   // A private call keeps no tally.
   assert_eq!(CallTally::new(None, MINE).get(), Tally::default());
 }
+
+#[test]
+fn an_async_batchs_ids_leave_the_instance_no_unit_of_its_own() {
+  let generator = generator();
+  let leased = generator.fenced(u64::MAX - 1);
+  let kept = InstanceTally::default();
+  let mine = CallTally::new(Some(&kept), MINE);
+  mine.count(&generator.take(NOW, 1).unwrap());
+  // A batch of the same instance takes the rest of the unit: the unit is not the instance's
+  // own, so its next() waits for the next one, as a twin's would, rather than throw.
+  generator.take(NOW, 4095).unwrap();
+  mine.count_apart();
+  assert!(!generator.took_all(mine.get()));
+  assert!(!generator.took_all(CallTally::new(Some(&kept), TWIN).get()));
+  // A unit the instance took whole by itself afterwards is its own again.
+  mine.count(&generator.take(NOW + 1, 4096).unwrap());
+  assert!(generator.took_all(mine.get()));
+  // A lease's last id after a batch's is the state's: never below the batch's ids.
+  mine.count(&leased.take(NOW + 2, 1).unwrap());
+  leased.take(NOW + 30, 5).unwrap();
+  mine.count_apart();
+  assert_eq!(mine.last_taken_ms(&leased), Some(NOW + 30));
+}
