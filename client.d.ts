@@ -4,11 +4,15 @@
  * `flake-idgen-rs/client`: ids for a process that holds no generator id, from batches served by
  * members (`generator.batchHandler()`, `flake-idgen serve`), as Hazelcast's clients take theirs.
  * Pure JS: `node:http` in Node, the global `fetch` elsewhere. It loads no native binary (Node,
- * Deno, Bun, edge runtimes).
+ * Deno, Bun, edge runtimes) and, off Node, no `node:` module.
+ *
+ * Ids are `Buffer`s where the runtime has a global `Buffer` (Node, Bun, Deno, Workers with
+ * `nodejs_compat`), 8-byte `Uint8Array`s where it has none (Workers without it, Vercel Edge):
+ * there, type the client as `client<Uint8Array>(options)`.
  *
  * @throws {TypeError | RangeError} code `ERR_FLAKE_INVALID_OPTION`, naming the option and the value.
  */
-declare function client(options: client.ClientOptions): client.FlakeIdClient
+declare function client<Id extends Uint8Array = Buffer>(options: client.ClientOptions): client.FlakeIdClient<Id>
 
 declare namespace client {
   /** Options of `FlakeId.client()` / `flake-idgen-rs/client`. */
@@ -44,18 +48,23 @@ declare namespace client {
     failures: number
   }
 
-  export class FlakeIdClient {
+  /**
+   * A client of members. `Id`: its ids' type, `Buffer` where the runtime has a global `Buffer`,
+   * `Uint8Array` (8 bytes, big-endian) where it has none.
+   */
+  export class FlakeIdClient<Id extends Uint8Array = Buffer> {
     constructor(options: ClientOptions)
     /**
-     * A prefetched id, an 8-byte Buffer.
+     * A prefetched id, an 8-byte Buffer (a Uint8Array where there is no Buffer).
      *
      * @throws {Error} code `ERR_FLAKE_NO_PREFETCHED_ID` when none is at hand (none fetched yet,
      *   all used, or older than `prefetchValidityMs`; it starts a refill);
-     *   `ERR_FLAKE_CLIENT_CLOSED` after `close()`.
+     *   `ERR_FLAKE_CLIENT_CLOSED` after `close()`. In Workers and Vercel Edge it starts no fetch
+     *   (one would be cancelled with the request): use `nextAsync()` there.
      */
-    next(): Buffer
+    next(): Id
     /** Calls back with the next id, fetched if none is at hand; `(error)` as `nextAsync` rejects. */
-    next(callback: (error: Error | null, id: Buffer) => void): void
+    next(callback: (error: Error | null, id: Id) => void): void
     /** `next()` as a bigint. */
     nextBigInt(): bigint
     /** `next()` as a decimal string. */
@@ -66,9 +75,9 @@ declare namespace client {
      * @throws {Error} (rejects) code `ERR_FLAKE_MEMBERS_UNAVAILABLE`, naming each member and why,
      *   when none served a batch; `ERR_FLAKE_CLIENT_CLOSED` after `close()`.
      */
-    nextAsync(): Promise<Buffer>
-    /** `count` ids (1 to 2^24) in one Buffer of `count * 8` bytes; rejects as `nextAsync`. */
-    nextBatchAsync(count: number): Promise<Buffer>
+    nextAsync(): Promise<Id>
+    /** `count` ids (1 to 2^24) in one Buffer (or Uint8Array) of `count * 8` bytes; rejects as `nextAsync`. */
+    nextBatchAsync(count: number): Promise<Id>
     stats(): ClientStats
     /** Ends the request in flight and drops the ids at hand; waiting callers reject. */
     close(): void

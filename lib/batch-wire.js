@@ -19,7 +19,9 @@
 //   20 u32  ranges, R
 //   24 R × { u64 time (units since the epoch), u32 first sequence, u32 count }
 
-const { Buffer } = require('node:buffer')
+// The global Buffer, which only the member's side (encode, toJSON: Node) uses: the client's
+// side (decode, writeIds) runs in edge runtimes too, which have no node:buffer to require.
+const { Buffer } = globalThis
 const codedError = require('./coded-error.js')
 
 const VERSION = 1
@@ -29,6 +31,13 @@ const RANGE = 16
 const MEDIA_TYPE = 'application/vnd.flake-idgen.batch'
 const ORDERS = ['node-sequence', 'sequence-node']
 const TWO_32 = 2 ** 32
+
+/**
+ * The most bytes an answer to a request of `count` ids may take: one range per id, a batch whose
+ * every id is of another time unit. A client reads no more (a member is not trusted with its
+ * memory).
+ */
+const maxBytes = (count) => HEADER + RANGE * count
 
 /** A batch's answer that is not one: the client fails over from the member that sent it. */
 const badBatch = (why) => codedError(Error, 'ERR_FLAKE_BAD_BATCH', `a member's answer is not a batch: ${why}`)
@@ -189,4 +198,4 @@ function toJSON(batch) {
   return { version: VERSION, layout: batch.layout, node: batch.node, ranges: batch.ranges, ids: strings }
 }
 
-module.exports = { MEDIA_TYPE, VERSION, rangesOf, layoutOf, encode, decode, countOf, writeIds, toJSON }
+module.exports = { MEDIA_TYPE, VERSION, maxBytes, rangesOf, layoutOf, encode, decode, countOf, writeIds, toJSON }

@@ -9,10 +9,13 @@
 // clock from before its request: a process frozen (a Lambda between calls, a SIGSTOP, a laptop
 // asleep, when the monotonic clock stops) never issues an id older than that once thawed. Its
 // ids are unique whatever their age; the validity keeps them near creation time.
+//
+// It requires no `node:` module (only transport.js does, in Node alone), so that it loads in edge
+// runtimes without Node's APIs: its ids are Buffers where a global Buffer is (Node, Bun, Deno,
+// workerd's nodejs_compat), 8-byte Uint8Arrays elsewhere.
 
-const { Buffer } = require('node:buffer')
 // The global one, which every runtime with fetch has (node:perf_hooks is Node's and Bun's).
-const { performance } = globalThis
+const { performance, Buffer } = globalThis
 const wire = require('../batch-wire.js')
 const codedError = require('../coded-error.js')
 const { readOptions, checkCount, describe, MAX_PREFETCH } = require('./options.js')
@@ -30,13 +33,30 @@ const noPrefetched = () =>
 // tried again for this long: sync callers on a client whose members are down do not hammer them.
 const RETRY_MS = 1000
 
+// Runtimes that tie each I/O to the request being served and cancel what is left of it once that
+// request is answered: Cloudflare's workerd, and Vercel's Edge runtime, built on its rules. There
+// a refill started for no caller (ahead of need) would be cancelled with the request that started
+// it, and a caller of another request waiting on it would wait for ever; so a refill is made only
+// by a caller that needs it and waits for it, in its own request (see #waitScoped).
+const REQUEST_SCOPED =
+  globalThis.navigator?.userAgent === 'Cloudflare-Workers' || typeof globalThis.EdgeRuntime === 'string'
+
+/** `size` bytes to write ids into: a Buffer where the runtime has one (ids stay Buffers there), else a Uint8Array. */
+const bytes = Buffer === undefined ? (size) => new Uint8Array(size) : (size) => Buffer.allocUnsafeSlow(size)
+
+/** The id at `at` in `ids` as a bigint: a Buffer's own read, or a DataView's on a Uint8Array. */
+const bigAt =
+  Buffer === undefined
+    ? (ids, at) => new DataView(ids.buffer, ids.byteOffset, ids.byteLength).getBigUint64(at)
+    : (ids, at) => ids.readBigUInt64BE(at)
+
 /**
  * The id at `at` in `ids`, in 8 bytes of its own, copied byte by byte as a generator's next()
  * copies its id (takeId in lib/native.js): readUInt32BE/writeUInt32BE check their offsets through
  * wrapped validators, which made a client's next() twice a generator's.
  */
 function idAt(ids, at) {
-  const id = Buffer.alloc(8)
+  const id = Buffer === undefined ? new Uint8Array(8) : Buffer.alloc(8)
   id[0] = ids[at]
   id[1] = ids[at + 1]
   id[2] = ids[at + 2]
@@ -59,11 +79,16 @@ class FlakeIdClient {
   // Async callers waiting in order: { count, resolve, reject }.
   #waiters = []
   #needed = 0
+  // Callers of a request-scoped runtime waiting in #waitScoped, and the refill they wait on.
+  #scopedWaiting = 0
+  #scopedFill
   #fetching = false
   #retryAt = 0
   // The monotonic clock and the wall clock as #readClocks() last read them.
   #now = 0
   #wall = 0
+  // Whether #now was read in this turn of the event loop.
+  #monoRead = false
   #closed = false
   #counts = { ids: 0, batches: 0, dropped: 0, failures: 0 }
 
@@ -87,17 +112,17 @@ class FlakeIdClient {
   }
 
   nextBigInt() {
-    return this.#takeOne().readBigUInt64BE(this.#at)
+    return bigAt(this.#takeOne(), this.#at)
   }
 
   nextString() {
-    return this.#takeOne().readBigUInt64BE(this.#at).toString()
+    return bigAt(this.#takeOne(), this.#at).toString()
   }
 
   /** The next id, an 8-byte Buffer, from a prefetched batch or the next one fetched. */
   nextAsync() {
     // An id at hand resolves at once, copied as next() copies it: no batch of one is made.
-    if (!this.#closed && this.#waiters.length === 0) {
+    if (!this.#closed && this.#waiters.length === 0 && this.#scopedWaiting === 0) {
       const ids = this.#takeAtHand()
       if (ids !== undefined) return Promise.resolve(idAt(ids, this.#at))
     }
@@ -112,11 +137,12 @@ class FlakeIdClient {
     } catch (error) {
       return Promise.reject(error)
     }
-    if (this.#waiters.length === 0 && this.#fresh() >= count) {
+    if (this.#waiters.length === 0 && this.#scopedWaiting === 0 && this.#fresh() >= count) {
       const ids = this.#copy(count)
       this.#refill(false)
       return Promise.resolve(ids)
     }
+    if (REQUEST_SCOPED) return this.#waitScoped(count)
     return new Promise((resolve, reject) => {
       this.#waiters.push({ count, resolve, reject })
       this.#needed += count
@@ -150,7 +176,7 @@ class FlakeIdClient {
    */
   #takeOne() {
     if (this.#closed) throw closed()
-    if (this.#waiters.length === 0) {
+    if (this.#waiters.length === 0 && this.#scopedWaiting === 0) {
       const ids = this.#takeAtHand()
       if (ids !== undefined) return ids
     }
@@ -171,24 +197,37 @@ class FlakeIdClient {
   #takeFresh() {
     const batch = this.#batches[0]
     if (batch === undefined) return undefined
-    // Both clocks: a wall clock set back reads as no time passed, and the monotonic one stops
-    // while the machine sleeps. The monotonic one is read again only once the wall clock moved
-    // (each millisecond, or stepped either way): reading both on every id made a sync next()
-    // twice a local generator's; ids are unique whatever their age, and the validity is
-    // checked again within a millisecond. A batch of prefetchValidityMs 0 ends at Infinity.
+    // Both clocks: a wall clock set back (or standing still) reads as no time passed, and the
+    // monotonic one stops while the machine sleeps. The monotonic one is read again once the wall
+    // clock moved, and once per turn of the event loop (#readClocks). A batch of
+    // prefetchValidityMs 0 ends at Infinity.
     const wall = this.#readClocks()
     if (this.#now < batch.monoEnd && wall < batch.wallEnd) return this.#take()
     return undefined
   }
 
-  /** The wall clock's reading; the monotonic clock's into #now, once the wall clock moved. */
+  /**
+   * The wall clock's reading; the monotonic clock's into #now, when the wall clock moved or first
+   * in a turn (a microtask marks it stale at the turn's end). Read only when the wall clock moved,
+   * a process whose wall clock stood still issued ids of a batch 3.7 s old (validity 1 s); read for
+   * every id, a run of sync ids cost a third more. Within one turn, ids are a batch's at most,
+   * handed out in microseconds.
+   */
   #readClocks() {
     const wall = Date.now()
-    if (wall !== this.#wall) {
+    if (wall !== this.#wall || !this.#monoRead) {
       this.#wall = wall
       this.#now = performance.now()
+      if (!this.#monoRead) {
+        this.#monoRead = true
+        queueMicrotask(this.#monoStale)
+      }
     }
     return wall
+  }
+
+  #monoStale = () => {
+    this.#monoRead = false
   }
 
   /** As #takeOne, once #fresh() said there is an id, and no caller waits. */
@@ -223,12 +262,13 @@ class FlakeIdClient {
 
   /** `count` fresh ids (there are that many) copied out of the batches, in one Buffer. */
   #copy(count) {
-    const out = Buffer.allocUnsafe(count * 8)
+    const out = Buffer === undefined ? new Uint8Array(count * 8) : Buffer.allocUnsafe(count * 8)
     let filled = 0
     while (filled < out.length) {
       const batch = this.#batches[0]
       const end = Math.min(batch.ids.length, batch.at + out.length - filled)
-      filled += batch.ids.copy(out, filled, batch.at, end)
+      out.set(batch.ids.subarray(batch.at, end), filled)
+      filled += end - batch.at
       batch.at = end
       if (end === batch.ids.length) this.#batches.shift()
     }
@@ -246,6 +286,7 @@ class FlakeIdClient {
   #refill(asked) {
     if (this.#fetching || this.#closed) return
     if (!asked && this.#waiters.length === 0) {
+      if (REQUEST_SCOPED) return
       if (!this.#low() || performance.now() < this.#retryAt) return
     }
     this.#fetching = true
@@ -292,21 +333,68 @@ class FlakeIdClient {
         return
       }
       if (this.#closed) break
-      const ids = Buffer.allocUnsafeSlow(batch.count * 8)
-      wire.writeIds(batch, ids, 0)
-      const validity = this.#config.prefetchValidityMs || Number.POSITIVE_INFINITY
-      this.#batches.push({
-        ids,
-        at: 0,
-        monoEnd: mono + validity,
-        wallEnd: wall + validity,
-        refreshAt: mono + validity * 0.8,
-      })
-      this.#left += batch.count
-      this.#counts.batches++
+      this.#push(batch, mono, wall)
       this.#serve()
     }
     this.#fetching = false
+  }
+
+  /** Adds `batch`, asked at `mono` and `wall`, to the batches at hand. */
+  #push(batch, mono, wall) {
+    const ids = bytes(batch.count * 8)
+    wire.writeIds(batch, ids, 0)
+    const validity = this.#config.prefetchValidityMs || Number.POSITIVE_INFINITY
+    this.#batches.push({
+      ids,
+      at: 0,
+      monoEnd: mono + validity,
+      wallEnd: wall + validity,
+      refreshAt: mono + validity * 0.8,
+    })
+    this.#left += batch.count
+    this.#counts.batches++
+  }
+
+  /**
+   * `count` ids for a caller of a request-scoped runtime: from the batches at hand, else from a
+   * refill in flight (another request's, which waits for it too, so it is not cancelled), else
+   * from one it makes in its own request. Each I/O lives and dies in the request that made it;
+   * a promise settled by another request's I/O resumes its waiter in the waiter's own request.
+   */
+  async #waitScoped(count) {
+    this.#scopedWaiting++
+    this.#needed += count
+    try {
+      for (;;) {
+        if (this.#closed) throw closed()
+        if (this.#fresh() >= count) return this.#copy(count)
+        this.#scopedFill ??= this.#fillOnce().finally(() => {
+          this.#scopedFill = undefined
+        })
+        await this.#scopedFill
+      }
+    } finally {
+      this.#scopedWaiting--
+      this.#needed -= count
+    }
+  }
+
+  /** One batch, for the callers waiting in #waitScoped and a prefetch more. */
+  async #fillOnce() {
+    const missing = Math.max(0, this.#needed - this.#fresh())
+    const count = Math.min(MAX_PREFETCH, missing + this.#config.prefetchCount)
+    const mono = performance.now()
+    const wall = Date.now()
+    let batch
+    try {
+      batch = await this.#members.fetch(count)
+    } catch (error) {
+      if (this.#closed) throw closed()
+      this.#counts.failures++
+      throw error
+    }
+    if (this.#closed) throw closed()
+    this.#push(batch, mono, wall)
   }
 
   /** Answers the waiting callers, in order, while fresh ids are enough for the first. */

@@ -4,28 +4,36 @@
 // Hazelcast's clients spread their load), then each other in turn when one fails. A member that
 // refuses (a lost lease, a state it lost, a token not its own), answers what is not a batch, or
 // does not answer within timeoutMs is passed over; when all were, the error names each and why.
-
+// A member that failed is passed over by later requests too, for a while that doubles with each
+// failure in a row (PASS_OVER_MS up to MAX_PASS_OVER_MS), as Hazelcast's client stops using a
+// member it lost: with one of two members dead, a refill does not fail over every time. When all
+// are passed over, they are asked all the same, the soonest due first: a client never fails
+// without asking.
+//
+// Every I/O object of a request (its AbortController, timer, response) is made and let go within
+// that request: edge runtimes (Cloudflare's workerd) refuse one made while serving a request to
+// be used while serving another, and a client kept at module scope serves many.
 const wire = require('../batch-wire.js')
 const codedError = require('../coded-error.js')
+const { refusalOf } = require('./refusal.js')
 const { transport } = require('./transport.js')
 
-/** Why `response` (not a 200) was refused: the member's coded JSON error, or its status. */
-function refusalOf(response) {
-  let error
-  try {
-    error = JSON.parse(new TextDecoder().decode(response.body))?.error
-  } catch {}
-  const code = typeof error?.code === 'string' ? error.code : `HTTP ${response.status}`
-  const message = typeof error?.message === 'string' ? error.message : response.statusText
-  return codedError(Error, code, `${response.status} ${message}`)
-}
+// The global one, which every runtime with fetch has.
+const { performance } = globalThis
+// How long a member that failed is passed over, doubled with each failure in a row up to the max.
+const PASS_OVER_MS = 2000
+const MAX_PASS_OVER_MS = 30_000
 
 class Members {
   #config
   // The layout and epoch of the first batch: a member of another one is passed over, since its
   // ids would be read by another rule and could equal this one's.
   #layout
-  #controller = new AbortController()
+  // The request in flight's AbortController, for close(); undefined between requests.
+  #inFlight
+  #closed = false
+  // member → { until (performance.now() before which it is passed over), passMs (its last wait) }
+  #passedOver = new Map()
   #transport
   // Every request's headers: neither transport changes them.
   #headers
@@ -41,39 +49,61 @@ class Members {
 
   /** A batch of at most `count` ids ({ layout, node, ranges, count }) from the first member that serves one. */
   async fetch(count) {
-    const { members } = this.#config
-    const start = Math.floor(Math.random() * members.length)
     const failures = []
-    for (let k = 0; k < members.length; k++) {
-      const member = members[(start + k) % members.length]
-      if (this.#controller.signal.aborted) throw closed()
+    const order = this.#order()
+    for (let k = 0; k < order.length; k++) {
+      const member = order[k]
+      if (this.#closed) throw closed()
       try {
-        return await this.#ask(member, count)
+        const batch = await this.#ask(member, count)
+        this.#passedOver.delete(member)
+        return batch
       } catch (error) {
-        if (this.#controller.signal.aborted) throw closed()
+        if (this.#closed) throw closed()
+        this.#passOver(member)
         failures.push(`${member} (${reasonOf(error)})`)
-        if (k + 1 < members.length) this.failovers++
+        if (k + 1 < order.length) this.failovers++
       }
     }
     throw codedError(Error, 'ERR_FLAKE_MEMBERS_UNAVAILABLE', `no member served a batch of ids: ${failures.join('; ')}`)
+  }
+
+  /** The members to ask, in turn from a random one: those passed over after the others, the soonest due first. */
+  #order() {
+    const { members } = this.#config
+    const start = Math.floor(Math.random() * members.length)
+    const now = performance.now()
+    const ready = []
+    const waiting = []
+    for (let k = 0; k < members.length; k++) {
+      const member = members[(start + k) % members.length]
+      const passed = this.#passedOver.get(member)
+      if (passed === undefined || passed.until <= now) ready.push(member)
+      else waiting.push(member)
+    }
+    waiting.sort((a, b) => this.#passedOver.get(a).until - this.#passedOver.get(b).until)
+    return ready.concat(waiting)
+  }
+
+  /** Passes over `member`, which failed, for twice as long as after its last failure in a row. */
+  #passOver(member) {
+    const passMs = Math.min(MAX_PASS_OVER_MS, (this.#passedOver.get(member)?.passMs ?? PASS_OVER_MS / 2) * 2)
+    this.#passedOver.set(member, { until: performance.now() + passMs, passMs })
   }
 
   async #ask(member, count) {
     const { timeoutMs } = this.#config
     const url = `${member}${member.includes('?') ? '&' : '?'}count=${count}`
     // A controller of the request's own, aborted by close() or the timeout, both let go once it
-    // is answered: AbortSignal.any over the client's lifelong signal, with AbortSignal.timeout,
-    // cost more than the request itself on loopback.
+    // is answered; no lifelong one: an edge runtime ties each signal to the request it was made in.
     const request = new AbortController()
-    const closing = this.#controller.signal
-    const onClose = () => request.abort(closing.reason)
-    closing.addEventListener('abort', onClose, { once: true })
+    this.#inFlight = request
     const timer = setTimeout(
       () => request.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
       timeoutMs,
     )
     try {
-      const response = await this.#transport.post(url, this.#headers, request.signal)
+      const response = await this.#transport.post(url, this.#headers, request.signal, wire.maxBytes(count))
       if (response.status !== 200) throw refusalOf(response)
       const { type } = response
       if (!type.startsWith(wire.MEDIA_TYPE))
@@ -81,7 +111,7 @@ class Members {
       return this.#checked(wire.decode(response.body), count)
     } finally {
       clearTimeout(timer)
-      closing.removeEventListener('abort', onClose)
+      if (this.#inFlight === request) this.#inFlight = undefined
     }
   }
 
@@ -102,7 +132,8 @@ class Members {
 
   /** Ends the request in flight: the client is closed. */
   close() {
-    this.#controller.abort()
+    this.#closed = true
+    this.#inFlight?.abort(closed())
     this.#transport.close()
   }
 }

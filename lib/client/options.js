@@ -75,6 +75,35 @@ function memberUrl(value, index) {
   return url.href
 }
 
+// What a header's value carries the same in every runtime, and a member reads back as it was
+// sent: Node refuses CR, LF and other controls in a header (ERR_INVALID_CHAR, on every request),
+// fetch what is not Latin-1, and runtimes differ on the rest of non-ASCII; HTTP drops the spaces
+// and tabs around a value, so the member would read another token.
+const TOKEN_CLASSES = [
+  [/[\r\n]/, 'a line break (CR or LF)'],
+  [/(?!\t)\p{Cc}/u, 'a control character'],
+  [/[^\t\x20-\x7e]/, 'a character outside ASCII'],
+  [/^[ \t]|[ \t]$/, 'a space or tab at an end'],
+  [/\t/, 'a tab'],
+]
+
+/**
+ * Refuses a token that cannot be a header's value: at options time, not as every request's
+ * failure. The token is a credential: the message names the class of character and where, never
+ * the token.
+ */
+function checkToken(token) {
+  for (const [pattern, what] of TOKEN_CLASSES) {
+    const at = token.search(pattern)
+    if (at !== -1)
+      throw codedError(
+        RangeError,
+        'ERR_FLAKE_INVALID_OPTION',
+        `option \`token\` must be printable ASCII (it is sent in an Authorization header), with no space at either end, got "***" (${token.length} character${token.length === 1 ? '' : 's'}, ${what} at character ${at + 1})`,
+      )
+  }
+}
+
 /** The client's configuration from `options`. */
 function readOptions(options) {
   if (options === null || typeof options !== 'object')
@@ -90,6 +119,7 @@ function readOptions(options) {
   if (token !== undefined && typeof token !== 'string')
     throw invalidOption('token', 'a non-empty string, or left out', token)
   if (token === '') throw invalidOption('token', 'a non-empty string, or left out', token, true)
+  if (token !== undefined) checkToken(token)
   return {
     members: [...new Set(urls)],
     token,
