@@ -36,7 +36,8 @@ const USAGE = `Usage:
                                        default layout's); refused while a process has it open
 ${leaseListUsage()}
   flake-idgen serve --port P [--host H] (--id N | --lease URL --namespace N) --token-file F
-                    [--max-count N] [--layout L] [--epoch T] [--scope S] [--state-dir D]
+                    [--max-count N] [--max-queued N] [--allowed-future-ms N] [--layout L]
+                    [--epoch T] [--scope S] [--state-dir D]
 ${serveLeaseUsage()}
 
 Options:
@@ -71,7 +72,10 @@ ${storeOptionsUsage()}
   --lease URL          serve: lease the node id from the store at URL
   --token-file F       serve: the file holding the bearer token clients send
   --max-count N        serve: the most ids one request takes (default 100000)
-  -h, --help           show this help
+  --max-queued N       serve: the most batch requests served at once (default 128)
+  --allowed-future-ms N
+                       serve: how far ahead of the clock ids may be borrowed (default 0)
+  -h, --help           show this help (serve --help: serve's own)
 
 Bad arguments exit with status 2 and the reason on stderr.`
 
@@ -97,6 +101,8 @@ const OPTIONS = {
   lease: true,
   'token-file': true,
   'max-count': true,
+  'max-queued': true,
+  'allowed-future-ms': true,
   help: false,
 }
 const SHORT = { n: 'count', h: 'help' }
@@ -135,6 +141,8 @@ const COMMANDS = {
       'namespace',
       'token-file',
       'max-count',
+      'max-queued',
+      'allowed-future-ms',
       'layout',
       'epoch',
       'scope',
@@ -187,7 +195,8 @@ function main(argv) {
   // A directory's name need not be UTF-8: its bytes, where process.argv lost them.
   if (values['state-dir'] !== undefined) values['state-dir'] = rawValue(argv, parsed, 'state-dir')
   if (values.help) {
-    process.stdout.write(`${USAGE}\n`)
+    const serve = positionals[0] === 'serve'
+    process.stdout.write(`${serve ? require('../lib/cli/serve-help.js').SERVE_USAGE : USAGE}\n`)
     return
   }
   const [command, args] = commandOf(positionals)

@@ -3,9 +3,9 @@
 // `flake-idgen serve`: a member ready to run. An HTTP server whose one listener is
 // generator.batchHandler, on a given node id (`--id`) or one leased from a store (`--lease URL
 // --namespace NS`, the store found by the URL's scheme among lib/lease/stores.js's rows). It prints
-// one line once it listens, and stops on SIGTERM or SIGINT, releasing its lease.
+// one line once it listens, answers GET /healthz and GET /metrics (serve-probes.js), and drains
+// on SIGTERM or SIGINT: no new connection, the requests in flight answered, its lease released.
 
-const fs = require('node:fs')
 const http = require('node:http')
 const FlakeId = require('../flake-id.js')
 const { describe } = require('../errors.js')
@@ -16,10 +16,23 @@ const { REFUSALS } = require('../member/refusals.js')
 const { readStateDir, readEpoch, readLayout } = require('./args.js')
 const { UsageError, CommandError, withFlags } = require('./command-errors.js')
 const { findClient, connect, reason } = require('./store-client.js')
+const { readToken } = require('./serve-token.js')
+const { isProbe, answerProbe, leaseState } = require('./serve-probes.js')
 
 // A member's requests are one line of headers and no body: the server's own limits are tight,
-// so that a slow or oversized request costs a socket for seconds, not minutes.
-const SERVER_OPTIONS = { maxHeaderSize: 8192, headersTimeout: 10_000, requestTimeout: 30_000 }
+// so that a slow or oversized request costs a socket for seconds, not minutes. Node looks at
+// headersTimeout and requestTimeout only every connectionsCheckingInterval (30 s by default), so
+// a client dribbling its headers a byte a second kept its socket 30 s, not 10: looked at each
+// second, it is closed within 11.
+const SERVER_OPTIONS = {
+  maxHeaderSize: 8192,
+  headersTimeout: 10_000,
+  requestTimeout: 30_000,
+  connectionsCheckingInterval: 1000,
+}
+// How long a drain waits for the requests in flight: a batch waits for the clock at most
+// allowedFutureMs past its run, but a client may read its answer slowly; then they are cut.
+const DRAIN_MS = SERVER_OPTIONS.requestTimeout
 
 /** A whole number from `min` to `max` given as flag `flag`, or a UsageError. */
 function whole(text, flag, min, max) {
@@ -27,22 +40,6 @@ function whole(text, flag, min, max) {
   if (!(value >= min && value <= max))
     throw new UsageError(`${flag} must be an integer from ${min} to ${max}, got ${describe(text)}`)
   return value
-}
-
-/** The token in `file`: its content without the trailing newline; a CommandError if unusable. */
-function readToken(file) {
-  // The path in full, not cut as values are: a user finds the file by it.
-  const named = JSON.stringify(file)
-  let text
-  try {
-    text = fs.readFileSync(file, 'utf8')
-  } catch (error) {
-    throw new CommandError(`cannot read --token-file ${named}: ${error.code ?? error.message}`)
-  }
-  const token = text.replace(/\r?\n$/, '')
-  if (token.length === 0 || /[\r\n]/.test(token))
-    throw new CommandError(`--token-file ${named} must hold the token on one line, not empty`)
-  return token
 }
 
 /** The store whose row takes `url`'s scheme, with the URL checked. */
@@ -60,7 +57,7 @@ function storeOf(text) {
 }
 
 /** A leased generator from the store at `url`, over the project's own client, which serve keeps. */
-async function leased(url, namespace, options, onGone) {
+async function leased(url, namespace, options, flags, onGone, onLost) {
   const store = storeOf(url)
   const found = findClient(store.clients)
   if (found === undefined)
@@ -80,13 +77,33 @@ async function leased(url, namespace, options, onGone) {
   // exits (to be restarted by its supervisor) rather than refuse for ever.
   client.client.on('end', () => onGone('the lease store closed the connection'))
   client.client.on('error', (error) => onGone(scrub(reason(error), secrets)))
-  const generator = await FlakeId.lease({
-    ...options,
-    store: client.client,
-    namespace,
-    onLost: (error) => process.stderr.write(`flake-idgen serve: ${error.message}; refusing until leased again\n`),
-  })
+  let generator
+  try {
+    generator = await FlakeId.lease({
+      ...options,
+      store: client.client,
+      namespace,
+      onLost: (error) => {
+        process.stderr.write(`flake-idgen serve: ${error.message}; refusing until leased again\n`)
+        onLost(error, generator)
+      },
+    })
+  } catch (error) {
+    await client.close().catch(() => {})
+    // A value of a flag the lease refused (--allowed-future-ms past the layout's) names its flag.
+    withFlags(() => {
+      throw error
+    }, flags)
+  }
   return { generator, close: () => generator.close().finally(() => client.close()) }
+}
+
+/** `--allowed-future-ms`'s value: digits, for the library to check against the layout's bound. */
+function allowedFutureMs(text) {
+  if (text === undefined) return undefined
+  if (!/^[0-9]{1,10}$/.test(text))
+    throw new UsageError(`--allowed-future-ms must be a whole number of ms, got ${describe(text)}`)
+  return Number(text)
 }
 
 /** Runs the member the flags describe until SIGTERM or SIGINT. */
@@ -100,51 +117,120 @@ async function serve(values) {
   if ((values.lease === undefined) !== (values.namespace === undefined))
     throw new UsageError('serve --lease URL needs --namespace N, and --namespace needs --lease')
   const maxCount = values['max-count'] === undefined ? undefined : whole(values['max-count'], '--max-count', 1, 2 ** 24)
-  const token = readToken(values['token-file'])
+  const maxQueued =
+    values['max-queued'] === undefined ? undefined : whole(values['max-queued'], '--max-queued', 1, 100_000)
   const options = {
     layout: readLayout(values.layout),
     epoch: readEpoch(values.epoch),
     scope: values.scope,
     stateDir: readStateDir(values['state-dir']),
+    allowedFutureMs: allowedFutureMs(values['allowed-future-ms']),
   }
   for (const key of Object.keys(options)) if (options[key] === undefined) delete options[key]
+  // A value the library refuses is shown as typed (the library saw a number).
+  const flags = { allowedFutureMs: ['--allowed-future-ms', values['allowed-future-ms']] }
+  const { token, warning } = readToken(values['token-file'])
+  // Node id 0 by default, as for new ids, would make two members on two hosts repeat each
+  // other's ids: a member is always told which id is its own, or to lease one.
+  if (values.lease === undefined && values.id === undefined)
+    throw new UsageError('serve needs --id N or --lease URL --namespace N: each member needs a node id of its own')
 
-  let server
-  const stop = (status, why) => {
-    if (why !== undefined) process.stderr.write(`flake-idgen serve: ${why}\n`)
-    process.exitCode = status
-    server?.close()
-    server?.closeAllConnections?.()
-    Promise.resolve(member?.close())
-      .catch(() => {})
-      .finally(() => process.exit(status))
-  }
   let member
+  let lostAt
+  const stopper = { server: undefined, stopping: false }
   if (values.lease !== undefined) {
     withFlags(() => checkNamespace(values.namespace))
-    member = await leased(values.lease, values.namespace, options, (why) => stop(1, `lease store lost: ${why}`))
+    member = await leased(
+      values.lease,
+      values.namespace,
+      options,
+      flags,
+      (why) => stop(stopper, member, 1, `lease store lost: ${why}`),
+      (error, generator) => {
+        lostAt = { error, fence: generator?.lease }
+      },
+    )
   } else {
-    const generator = withFlags(() => new FlakeId({ ...options, id: values.id }))
+    const generator = withFlags(() => new FlakeId({ ...options, id: values.id }), flags)
     member = { generator, close: () => {} }
   }
   const { generator } = member
-  const handler = withFlags(() => generator.batchHandler({ token, maxCount }))
-  server = http.createServer(SERVER_OPTIONS, handler)
-  server.on('clientError', clientError)
+  const handler = withFlags(() => generator.batchHandler({ token, maxCount, maxQueued }))
+  // Requests being answered, for /metrics and for the drain (a response not yet begun is told to
+  // close its connection, so that a drain is not held by a client's keep-alive).
+  const inFlight = new Set()
+  const parserRefusals = {}
+  const probed = () => ({
+    stats: handler.stats(),
+    parserRefusals,
+    inFlight: inFlight.size,
+    lease: leaseState(generator, values.lease !== undefined, lostAt),
+    node: generator.id,
+    stopping: stopper.stopping,
+  })
+  const server = http.createServer(SERVER_OPTIONS, (req, res) => {
+    if (stopper.stopping) res.setHeader('connection', 'close')
+    if (isProbe(req)) return answerProbe(req, res, probed)
+    inFlight.add(res)
+    res.once('close', () => inFlight.delete(res))
+    handler(req, res)
+  })
+  stopper.server = server
+  stopper.inFlight = inFlight
+  server.on('clientError', (error, socket) => {
+    const code = clientError(error, socket)
+    if (code !== undefined) parserRefusals[code] = (parserRefusals[code] ?? 0) + 1
+  })
   await new Promise((resolve, reject) => {
     server.once('error', (error) => reject(new CommandError(`cannot listen on ${host}:${port}: ${error.code}`)))
     server.listen(port, host, resolve)
   })
-  process.once('SIGTERM', () => stop(0))
-  process.once('SIGINT', () => stop(0))
+  // A second signal while draining stops at once.
+  const onSignal = () => (stopper.stopping ? stop(stopper, member, 0) : drain(stopper, member))
+  process.on('SIGTERM', onSignal)
+  process.on('SIGINT', onSignal)
+  // Told once the member runs: a refused start says only why it was refused.
+  if (warning !== undefined) process.stderr.write(`${warning}\n`)
   const { port: bound } = server.address()
   const shown = host.includes(':') ? `[${host}]` : host
   process.stdout.write(`flake-idgen serve: listening on http://${shown}:${bound}/ as node id ${generator.id}\n`)
 }
 
-/** A request Node's parser refused (oversized headers, too slow, not HTTP): a coded JSON error. */
+/** Stops at once: connections cut, the lease released, exit with `status`. */
+function stop({ server }, member, status, why) {
+  if (why !== undefined) process.stderr.write(`flake-idgen serve: ${why}\n`)
+  process.exitCode = status
+  server?.close()
+  server?.closeAllConnections()
+  Promise.resolve(member?.close())
+    .catch(() => {})
+    .finally(() => process.exit(status))
+}
+
+/**
+ * Stops gracefully: the listener closed (a new connection is refused), idle connections closed,
+ * the requests in flight answered (their connections closed after), then the lease released and
+ * exit 0. Past DRAIN_MS, what is left is cut.
+ */
+function drain(stopper, member) {
+  stopper.stopping = true
+  const { server, inFlight } = stopper
+  for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close')
+  const cut = setTimeout(() => server.closeAllConnections(), DRAIN_MS)
+  cut.unref()
+  server.close(() => {
+    clearTimeout(cut)
+    stop(stopper, member, 0)
+  })
+  server.closeIdleConnections()
+}
+
+/** A request Node's parser refused (oversized headers, too slow, not HTTP): a coded JSON error, its code returned. */
 function clientError(error, socket) {
-  if (!socket.writable || error.code === 'ECONNRESET') return socket.destroy()
+  if (!socket.writable || error.code === 'ECONNRESET') {
+    socket.destroy()
+    return undefined
+  }
   const [status, code] =
     error.code === 'HPE_HEADER_OVERFLOW'
       ? [431, 'ERR_FLAKE_HEADERS_TOO_LARGE']
@@ -153,7 +239,8 @@ function clientError(error, socket) {
         : [400, 'ERR_FLAKE_BAD_REQUEST']
   const detail = {
     ERR_FLAKE_HEADERS_TOO_LARGE: SERVER_OPTIONS.maxHeaderSize,
-    ERR_FLAKE_REQUEST_TIMEOUT: SERVER_OPTIONS.requestTimeout,
+    // Node's requestTimeout (30 s) never comes first: a body is the handler's to time (10 s).
+    ERR_FLAKE_REQUEST_TIMEOUT: SERVER_OPTIONS.headersTimeout,
     ERR_FLAKE_BAD_REQUEST: `not HTTP/1.1 that Node's parser reads (${error.code})`,
   }[code]
   const message = REFUSALS[code][1](detail)
@@ -161,6 +248,7 @@ function clientError(error, socket) {
   socket.end(
     `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   )
+  return code
 }
 
 module.exports = serve
