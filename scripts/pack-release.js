@@ -11,10 +11,11 @@
 //   WebAssembly one with `cpu: ["wasm32"]`, as `napi pre-publish` stages it.
 // A platform package's files (its package.json `files`: the binary, or the .wasm and its loaders)
 // are looked for, in this order, in: this machine's release build (made here, as `npm run build`
-// makes it, unless --no-build), each --binaries <dir>, each target/platforms/<step>/ that
-// .ci/platforms cross-builds into, and npm/<platform>/ (where `napi artifacts` puts the release
-// workflow's). With --all a target without its files is an error (the release); without, it is
-// left out, saying so.
+// makes it, unless --no-build), each --binaries <dir>, the checkout for the WebAssembly package
+// (where `npm run build:wasm` leaves it; a .node there may be a debug build), each
+// target/platforms/<step>/ that .ci/platforms cross-builds into, and npm/<platform>/ (where
+// `napi artifacts` puts the release workflow's). With --all a target without its files is an
+// error (the release); without, it is left out, saying so.
 // Prints the tarballs' paths, the main package first; everything else goes to stderr.
 
 const { execFileSync } = require('node:child_process')
@@ -129,11 +130,14 @@ async function packRelease(options) {
   const stage = fs.mkdtempSync(path.join(os.tmpdir(), `${config.packageName}-release-`))
   try {
     const built = options.build ? buildHere(path.join(stage, 'build')) : undefined
-    const sources = [...(built ? [built] : []), ...options.binaries, ...crossBuilds()]
+    const given = [...(built ? [built] : []), ...options.binaries]
+    const cross = crossBuilds()
     const packages = []
     for (const { target, dir, manifest } of platforms) {
       const files = manifest.files ?? []
-      const source = [...sources, dir].find(
+      const checkout = target.arch === 'wasm32' ? [root] : []
+      const sources = [...given, ...checkout, ...cross, dir]
+      const source = sources.find(
         (candidate) => files.length > 0 && files.every((file) => fs.existsSync(path.join(candidate, file))),
       )
       if (source === undefined) {
@@ -147,9 +151,8 @@ async function packRelease(options) {
       for (const file of files) fs.copyFileSync(path.join(source, file), path.join(staged, file))
       const published = publishedManifest(manifest, config, target, packageJson.version)
       fs.writeFileSync(path.join(staged, 'package.json'), `${JSON.stringify(published, null, 2)}\n`)
-      console.error(
-        `${manifest.name}: ${files.join(', ')} from ${source === built ? 'the build here' : path.relative(root, source)}`,
-      )
+      const from = source === built ? 'the build here' : source === root ? 'the checkout' : path.relative(root, source)
+      console.error(`${manifest.name}: ${files.join(', ')} from ${from}`)
       packages.push(staged)
     }
 

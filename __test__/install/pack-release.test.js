@@ -93,3 +93,30 @@ test('pack:release packs each platform package that has its binary, and a main p
     assert.equal(fs.readFileSync(path.join(unpacked, `${binaryName}.${abi}.node`), 'utf8'), `binary of ${triple}`)
   }
 })
+
+// Issue 50: after `npm run build:wasm`, whose files are left in the checkout, pack:release packed
+// the WebAssembly package only when given `--binaries .`, which nothing documented.
+test('pack:release packs the WebAssembly package from the checkout, where `npm run build:wasm` leaves it', (t) => {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), `${packageName}-pack-release-wasm-`))
+  t.after(() => fs.rmSync(work, { recursive: true, force: true }))
+  const repo = checkout(work)
+  const wasm = JSON.parse(fs.readFileSync(path.join(root, 'npm', 'wasm32-wasi', 'package.json'), 'utf8'))
+  for (const file of wasm.files) fs.writeFileSync(path.join(repo, file), `${file} of the build`)
+  const { status, stdout, stderr } = spawnSync(
+    process.execPath,
+    [path.join(repo, 'scripts', 'pack-release.js'), path.join(work, 'out'), '--no-build'],
+    { cwd: repo, encoding: 'utf8' },
+  )
+  assert.equal(status, 0, stderr)
+  const tarball = stdout
+    .trim()
+    .split('\n')
+    .find((file) => path.basename(file) === `${wasm.name}-${packageJson.version}.tgz`)
+  assert.ok(tarball, `no ${wasm.name} among what it packed:\n${stdout}\n${stderr}`)
+  const { dir: unpacked, manifest, files } = unpack(tarball)
+  // As napi pre-publish stages it beside native targets: installed where npm is asked for wasm32.
+  assert.deepEqual(manifest.cpu, ['wasm32'])
+  assert.deepEqual(files.sort(), ['README.md', 'package.json', ...wasm.files].sort())
+  for (const file of wasm.files)
+    assert.equal(fs.readFileSync(path.join(unpacked, file), 'utf8'), `${file} of the build`)
+})
