@@ -6,8 +6,8 @@
 // once more on a new one: every invocation after 20 thaws gets an id, and no id twice.
 //
 // One real member (batchHandler on node:http) in a child process, its idle connections closed
-// after 100 ms instead of Node's 5 s to keep the test short: the freeze is still longer than
-// that, as the report's were longer than 5 s. The client in another child, asked from a timer on thawing, as
+// after 300 ms instead of Node's 5 s to keep the test short: each freeze lasts until the member has
+// no connection open, longer than that, as the report's were longer than 5 s. The client in another child, asked from a timer on thawing, as
 // a thawed Lambda's handler runs before the process has read its sockets' news.
 
 const { describe, it, before, after } = require('node:test')
@@ -20,7 +20,7 @@ const { setTimeout: sleep } = require('node:timers/promises')
 const ROOT = path.join(__dirname, '..', '..')
 const TOKEN = 'client-freeze-test-token'
 const THAWS = 20
-const KEEP_ALIVE_MS = 100
+const KEEP_ALIVE_MS = 300
 
 // Node's own keepAliveTimeout sends a hint (Keep-Alive: timeout=N, in whole seconds) that Node's
 // agent honours by closing the socket itself 1 s before: lowered to 100 ms, the hint is 0 and no
@@ -36,8 +36,13 @@ const server = http.createServer((req, res) => {
   handler(req, res)
 })
 server.keepAliveTimeout = 0
-// Each connection it closes, said: the parent thaws the client only once the idle one is gone.
-server.on('connection', (socket) => socket.on('close', () => console.log(JSON.stringify({ closed: true }))))
+// How many connections it has open, said at each change: the parent thaws the client only once
+// none is (the idle one gone). A count, not each close: fetch may open two connections at once.
+let open = 0
+server.on('connection', (socket) => {
+  console.log(JSON.stringify({ open: ++open }))
+  socket.on('close', () => console.log(JSON.stringify({ open: --open, closed: true })))
+})
 server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ port: server.address().port })))
 `
 
@@ -58,9 +63,14 @@ readline.createInterface({ input: process.stdin }).on('line', () =>
 function child(script) {
   const proc = spawn(process.execPath, ['-e', script], { stdio: ['pipe', 'pipe', 'inherit'] })
   const lines = []
+  // The last count of open connections a member said, and the closes it said.
+  const connections = { open: 0, closed: 0 }
   let wake = () => {}
   readline.createInterface({ input: proc.stdout }).on('line', (line) => {
-    lines.push(JSON.parse(line))
+    const parsed = JSON.parse(line)
+    if (parsed.open !== undefined) connections.open = parsed.open
+    if (parsed.closed) connections.closed++
+    else lines.push(parsed)
     wake()
   })
   /** The next line matching `test`, the others before it dropped; fails after `ms`. */
@@ -73,7 +83,15 @@ function child(script) {
       await Promise.race([new Promise((resolve) => (wake = resolve)), sleep(100)])
     }
   }
-  return { proc, next, send: (line) => proc.stdin.write(`${line}\n`) }
+  /** Resolves once the member has no connection open; fails after `ms`. */
+  async function noneOpen(ms = 20_000) {
+    const deadline = Date.now() + ms
+    while (connections.open > 0) {
+      assert.ok(Date.now() < deadline, `the member closing its idle connections within ${ms} ms`)
+      await Promise.race([new Promise((resolve) => (wake = resolve)), sleep(100)])
+    }
+  }
+  return { proc, next, noneOpen, connections, send: (line) => proc.stdin.write(`${line}\n`) }
 }
 
 for (const via of ['http', 'fetch'])
@@ -95,12 +113,18 @@ for (const via of ['http', 'fetch'])
       const first = await app.next((line) => line.id || line.error, 'the first invocation')
       assert.ok(first.id, first.error)
       ids.add(first.id)
+      // Thaws whose freeze saw the member close a connection the client kept: the report's case.
+      let closedWhileFrozen = 0
       for (let thaw = 1; thaw <= THAWS; thaw++) {
         app.proc.kill('SIGSTOP')
+        const closed = member.connections.closed
         // The invocation comes while it is frozen, as a thawed Lambda's does: its process reads
-        // it before it reads that the member closed the idle connection meanwhile.
+        // it before it reads that the member closed the idle connection meanwhile. Frozen past
+        // the batch's validity too (100 ms), so that each thaw asks the member.
         app.send('invoke')
-        await member.next((line) => line.closed, 'the member closing the idle connection')
+        await sleep(150)
+        await member.noneOpen()
+        if (member.connections.closed > closed) closedWhileFrozen++
         await sleep(50)
         app.proc.kill('SIGCONT')
         const got = await app.next((line) => line.id || line.error, `the invocation at thaw ${thaw}`)
@@ -108,5 +132,10 @@ for (const via of ['http', 'fetch'])
         assert.ok(!ids.has(got.id), `thaw ${thaw}: id ${got.id} was handed out before`)
         ids.add(got.id)
       }
+      // Most freezes began within KEEP_ALIVE_MS of the last answer (a loaded machine may miss some).
+      assert.ok(
+        closedWhileFrozen >= THAWS / 2,
+        `only ${closedWhileFrozen} of ${THAWS} freezes outlasted a kept connection`,
+      )
     })
   })
