@@ -311,32 +311,43 @@ class FlakeIdClient {
 
   /** Fetches batches, one request at a time, until the waiting callers are served and ids are not low. */
   async #fill() {
-    const { prefetchCount } = this.#config
     // #fetching is cleared in the same turn as the check that ends the loop: a caller that comes
     // after finds no request in flight, and starts one (cleared after an await, a caller resumed
     // by #serve would run first, find one "in flight", and wait for ever).
     while (!this.#closed && (this.#waiters.length > 0 || this.#low())) {
-      const missing = Math.max(0, this.#needed - this.#fresh())
-      const count = Math.min(MAX_PREFETCH, missing + prefetchCount)
-      // Timed from before the request: the member makes the ids after it was sent.
-      const mono = performance.now()
-      const wall = Date.now()
-      let batch
       try {
-        batch = await this.#members.fetch(count)
+        await this.#fetchBatch()
       } catch (error) {
         this.#fetching = false
         if (this.#closed) return
-        this.#counts.failures++
         this.#retryAt = performance.now() + RETRY_MS
         this.#rejectWaiters(error)
         return
       }
       if (this.#closed) break
-      this.#push(batch, mono, wall)
       this.#serve()
     }
     this.#fetching = false
+  }
+
+  /**
+   * One batch, for the ids the callers wait for and a prefetch more, added to those at hand (none
+   * once closed); what the members did thrown, counted as a failure.
+   */
+  async #fetchBatch() {
+    const missing = Math.max(0, this.#needed - this.#fresh())
+    const count = Math.min(MAX_PREFETCH, missing + this.#config.prefetchCount)
+    // Timed from before the request: the member makes the ids after it was sent.
+    const mono = performance.now()
+    const wall = Date.now()
+    let batch
+    try {
+      batch = await this.#members.fetch(count)
+    } catch (error) {
+      if (!this.#closed) this.#counts.failures++
+      throw error
+    }
+    if (!this.#closed) this.#push(batch, mono, wall)
   }
 
   /** Adds `batch`, asked at `mono` and `wall`, to the batches at hand. */
@@ -368,33 +379,19 @@ class FlakeIdClient {
       for (;;) {
         if (this.#closed) throw closed()
         if (this.#fresh() >= count) return this.#copy(count)
-        this.#scopedFill ??= this.#fillOnce().finally(() => {
+        this.#scopedFill ??= this.#fetchBatch().finally(() => {
           this.#scopedFill = undefined
         })
-        await this.#scopedFill
+        try {
+          await this.#scopedFill
+        } catch (error) {
+          throw this.#closed ? closed() : error
+        }
       }
     } finally {
       this.#scopedWaiting--
       this.#needed -= count
     }
-  }
-
-  /** One batch, for the callers waiting in #waitScoped and a prefetch more. */
-  async #fillOnce() {
-    const missing = Math.max(0, this.#needed - this.#fresh())
-    const count = Math.min(MAX_PREFETCH, missing + this.#config.prefetchCount)
-    const mono = performance.now()
-    const wall = Date.now()
-    let batch
-    try {
-      batch = await this.#members.fetch(count)
-    } catch (error) {
-      if (this.#closed) throw closed()
-      this.#counts.failures++
-      throw error
-    }
-    if (this.#closed) throw closed()
-    this.#push(batch, mono, wall)
   }
 
   /** Answers the waiting callers, in order, while fresh ids are enough for the first. */
