@@ -123,7 +123,7 @@ class FlakeIdClient {
   nextAsync() {
     // An id at hand resolves at once, copied as next() copies it: no batch of one is made.
     if (!this.#closed && this.#waiters.length === 0 && this.#scopedWaiting === 0) {
-      const ids = this.#takeAtHand()
+      const ids = this.#takeAtHand(true)
       if (ids !== undefined) return Promise.resolve(idAt(ids, this.#at))
     }
     return this.nextBatchAsync(1)
@@ -137,7 +137,7 @@ class FlakeIdClient {
     } catch (error) {
       return Promise.reject(error)
     }
-    if (this.#waiters.length === 0 && this.#scopedWaiting === 0 && this.#fresh() >= count) {
+    if (this.#waiters.length === 0 && this.#scopedWaiting === 0 && this.#fresh(true) >= count) {
       const ids = this.#copy(count)
       this.#refill(false)
       return Promise.resolve(ids)
@@ -185,37 +185,42 @@ class FlakeIdClient {
   }
 
   /** The Buffer of a fresh id taken now, its offset in #at, or undefined; for a caller none waits before. */
-  #takeAtHand() {
+  #takeAtHand(always) {
     // A stale first batch: #fresh() drops it, and any after it that are.
-    return this.#takeFresh() ?? (this.#fresh() > 0 ? this.#take() : undefined)
+    return this.#takeFresh(always) ?? (this.#fresh(always) > 0 ? this.#take() : undefined)
   }
 
   /**
    * The per-id path of a sync call: the Buffer of the next id, taken from the first batch if it
    * is fresh, its offset in #at; or undefined. One batch looked at, the wall clock read once.
    */
-  #takeFresh() {
+  #takeFresh(always) {
     const batch = this.#batches[0]
     if (batch === undefined) return undefined
     // Both clocks: a wall clock set back (or standing still) reads as no time passed, and the
     // monotonic one stops while the machine sleeps. The monotonic one is read again once the wall
     // clock moved, and once per turn of the event loop (#readClocks). A batch of
     // prefetchValidityMs 0 ends at Infinity.
-    const wall = this.#readClocks()
+    const wall = this.#readClocks(always)
     if (this.#now < batch.monoEnd && wall < batch.wallEnd) return this.#take()
     return undefined
   }
 
   /**
    * The wall clock's reading; the monotonic clock's into #now, when the wall clock moved or first
-   * in a turn (a microtask marks it stale at the turn's end). Read only when the wall clock moved,
-   * a process whose wall clock stood still issued ids of a batch 3.7 s old (validity 1 s); read for
-   * every id, a run of sync ids cost a third more. Within one turn, ids are a batch's at most,
-   * handed out in microseconds.
+   * in a turn (a microtask marks it stale at the turn's end), or `always` (a promise's call).
+   * Read only when the wall clock moved, a process whose wall clock stood still issued ids of a
+   * batch 3.7 s old (validity 1 s); read for every sync id, a run of them cost a third more.
+   * Within one turn, ids are a batch's at most, handed out in microseconds. A promise's call is a
+   * microtask of its own: the microtask that marks the reading stale made nextAsync() 1.7 × a
+   * local generator's, where reading both clocks costs it about a tenth.
    */
-  #readClocks() {
+  #readClocks(always) {
     const wall = Date.now()
-    if (wall !== this.#wall || !this.#monoRead) {
+    if (always) {
+      this.#wall = wall
+      this.#now = performance.now()
+    } else if (wall !== this.#wall || !this.#monoRead) {
       this.#wall = wall
       this.#now = performance.now()
       if (!this.#monoRead) {
@@ -243,14 +248,14 @@ class FlakeIdClient {
   }
 
   /** Drops the batches too old to use; returns the ids left, all fresh. */
-  #fresh() {
+  #fresh(always = false) {
     const validity = this.#config.prefetchValidityMs
     if (validity === 0) return this.#left
     const batches = this.#batches
     while (batches.length > 0) {
       const { monoEnd, wallEnd } = batches[0]
       // Both clocks, read as #takeFresh() reads them.
-      const wall = this.#readClocks()
+      const wall = this.#readClocks(always)
       if (this.#now < monoEnd && wall < wallEnd) break
       const batch = batches.shift()
       const dropped = (batch.ids.length - batch.at) / 8
