@@ -5,21 +5,11 @@
 // every request answered, all ids distinct, none older than the validity.
 
 const { describe, it, before, after } = require('node:test')
-const { execFileSync, spawn } = require('node:child_process')
+const { spawn } = require('node:child_process')
 const fs = require('node:fs')
 const path = require('node:path')
-const { TOKEN, startMember, bundled, answering, manyRequests, BIN } = require('./client-edge-helpers.js')
-
-/** The devDependency's binary of `runtime`, or why it cannot run here. */
-function binaryOf(runtime) {
-  const binary = path.join(BIN, runtime)
-  try {
-    execFileSync(binary, ['--version'], { stdio: 'pipe', timeout: 60_000 })
-    return { binary }
-  } catch (error) {
-    return { skip: `no ${runtime} that runs here: ${String(error.message).split('\n')[0]}` }
-  }
-}
+const { TOKEN, startMember, bundled, answering, manyRequests } = require('./client-edge-helpers.js')
+const { devRuntime } = require('../support/dev-runtime.js')
 
 // A server of the bundle's handler on a free loopback port, which prints its port. The bindings
 // are given as Workers give them, in the handler's `env`.
@@ -46,7 +36,7 @@ describe('a client kept at module scope in Deno and Bun', { timeout: 120_000 }, 
   after(() => member?.close())
 
   for (const runtime of ['deno', 'bun']) {
-    const { binary, skip } = binaryOf(runtime)
+    const { binary, skip } = devRuntime(runtime)
     it(`${runtime}: answers 1,100 requests from 11+ batches`, { skip: skip ?? false }, async (t) => {
       fs.writeFileSync(path.join(dir, 'serve.mjs'), SERVERS[runtime])
       const env = JSON.stringify({ ID_MEMBERS: member.url, ID_TOKEN: TOKEN })

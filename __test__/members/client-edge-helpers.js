@@ -14,6 +14,7 @@ const path = require('node:path')
 const FlakeId = require('../..')
 const { linkPackage } = require('../support/package-copy.js')
 const { removeAtExit } = require('../support/remove-at-exit.js')
+const { freePort } = require('../support/loopback.js')
 
 const ROOT = path.join(__dirname, '..', '..')
 const BIN = path.join(ROOT, 'node_modules', '.bin')
@@ -70,15 +71,6 @@ function bundled(args = []) {
     stdio: 'pipe',
   })
   return dir
-}
-
-/** A free loopback port (one a server had and gave back). */
-async function freePort() {
-  const server = http.createServer()
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address()
-  await new Promise((resolve) => server.close(resolve))
-  return port
 }
 
 /** Polls `url` until it answers (any status), or fails after `ms` naming `what`. */

@@ -9,29 +9,9 @@ const assert = require('node:assert/strict')
 const http = require('node:http')
 const FlakeId = require('../..')
 const client = require('../../client.js')
+const { listening, deadUrl } = require('../support/loopback.js')
 
 const TOKEN = 'client-pass-over-token'
-
-/** `server` listening on a free loopback port: its URL and close(). */
-async function listening(server) {
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
-  return {
-    url: `http://127.0.0.1:${server.address().port}/`,
-    close() {
-      server.close()
-      server.closeAllConnections()
-    },
-  }
-}
-
-/** A loopback URL where nothing listens (a member killed -9): a port a server had, and gave back. */
-async function deadUrl() {
-  const server = http.createServer()
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address()
-  await new Promise((resolve) => server.close(resolve))
-  return `http://127.0.0.1:${port}/`
-}
 
 describe('a member that failed is passed over for a while', { timeout: 60_000 }, () => {
   it('with one of two members dead, 40 refills fail over a few times, not about half of them', async () => {

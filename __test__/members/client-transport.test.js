@@ -12,12 +12,14 @@ const http = require('node:http')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const { execFile, execFileSync } = require('node:child_process')
+const { execFile } = require('node:child_process')
 const { promisify } = require('node:util')
 const { setTimeout: sleep } = require('node:timers/promises')
 const FlakeId = require('../..')
 const client = require('../../client.js')
 const { VIA } = require('../../lib/client/transport.js')
+const { devRuntime } = require('../support/dev-runtime.js')
+const { listening } = require('../support/loopback.js')
 
 const ROOT = path.join(__dirname, '..', '..')
 const TOKEN = 'client-transport-test-token'
@@ -28,16 +30,6 @@ const ENDLESS_BYTES = 64 * 1024 * 1024
 // What socket buffers may hold on loopback before a client's close is seen: well under ENDLESS_BYTES.
 const BUFFERED_BYTES = 16 * 1024 * 1024
 const REDIRECTS = [301, 302, 303, 307, 308]
-
-/** `server` listening on a free loopback port: its URL, and close(), which ends its connections too. */
-async function listening(server) {
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const close = () => {
-    server.close()
-    server.closeAllConnections()
-  }
-  return { url: `http://127.0.0.1:${server.address().port}/`, close }
-}
 
 /** Resolves once `check()` holds, polling; fails after `ms`. */
 async function until(check, what, ms = 20_000) {
@@ -217,24 +209,13 @@ for (const via of ['http', 'fetch'])
     for (const [what, check] of Object.entries(CHECKS)) it(what, () => check(results, members))
   })
 
-/** The devDependency's binary of `runtime` (deno, bun), or undefined when it does not run here. */
-function binaryOf(runtime) {
-  const binary = path.join(ROOT, 'node_modules', '.bin', runtime)
-  try {
-    execFileSync(binary, ['--version'], { stdio: 'pipe', timeout: 60_000 })
-    return binary
-  } catch {
-    return undefined
-  }
-}
-
 for (const [runtime, args] of [
   ['deno', ['run', '--allow-net', '--allow-read', '--allow-env']],
   ['bun', ['run']],
 ])
   describe(`in ${runtime} (fetch), a client refuses members that answer wrongly`, {
     timeout: 90_000,
-    skip: binaryOf(runtime) === undefined && `no ${runtime} that runs here`,
+    skip: devRuntime(runtime).skip ?? false,
   }, () => {
     let members
     let results
@@ -254,7 +235,7 @@ for (const [runtime, args] of [
          })();`,
       )
       // Asynchronously: the fake members answering it are in this process.
-      const { stdout } = await promisify(execFile)(binaryOf(runtime), [...args, file], {
+      const { stdout } = await promisify(execFile)(devRuntime(runtime).binary, [...args, file], {
         timeout: 60_000,
         cwd: ROOT,
         maxBuffer: 64 * 1024 * 1024,

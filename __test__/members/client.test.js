@@ -18,24 +18,17 @@ const { setTimeout: sleep } = require('node:timers/promises')
 const FlakeId = require('../..')
 const client = require('../../client.js')
 const { VIA } = require('../../lib/client/transport.js')
+const { devRuntime } = require('../support/dev-runtime.js')
+const { listening, deadUrl } = require('../support/loopback.js')
 
 const ROOT = path.join(__dirname, '..', '..')
 
 /** Why the `runtime` check cannot run here (its devDependency is Linux's, or missing), or false. */
 const skipRuntime = (runtime) =>
   (process.platform !== 'linux' && `the ${runtime} devDependency is installed for Linux, where CI runs it`) ||
-  (binaryOf(runtime) === undefined && `no ${runtime} that runs here`)
+  devRuntime(runtime).skip ||
+  false
 
-/** The devDependency's binary of `runtime` (deno, bun), or undefined when it does not run here. */
-function binaryOf(runtime) {
-  const binary = path.join(ROOT, 'node_modules', '.bin', runtime)
-  try {
-    execFileSync(binary, ['--version'], { stdio: 'pipe', timeout: 60_000 })
-    return binary
-  } catch {
-    return undefined
-  }
-}
 const TOKEN = 'client-test-token'
 
 /** A member of `generator` on a free loopback port; `seen` counts its requests, at most how many at once. */
@@ -51,25 +44,6 @@ async function member(generator, { delayMs = 0 } = {}) {
     else handler(req, res)
   })
   return { ...(await listening(server)), seen, handler }
-}
-
-/** `server` listening on a free loopback port: its URL, and close(), which ends its connections too. */
-async function listening(server, scheme = 'http') {
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const close = () => {
-    server.close()
-    server.closeAllConnections()
-  }
-  return { url: `${scheme}://127.0.0.1:${server.address().port}/`, close }
-}
-
-/** A loopback URL where nothing listens: a port a server had, and gave back. */
-async function deadUrl() {
-  const server = http.createServer()
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address()
-  await new Promise((resolve) => server.close(resolve))
-  return `http://127.0.0.1:${port}/`
 }
 
 /** Resolves once `check()` holds, polling; fails after `ms`. */
@@ -437,7 +411,7 @@ describe('flake-idgen-rs/client loads no native binary', { timeout: 60_000 }, ()
       const file = path.join(os.tmpdir(), `flake-idgen-client-${runtime}-${process.pid}.cjs`)
       fs.writeFileSync(file, script(m.url))
       try {
-        const { stdout } = await run(binaryOf(runtime), [...args, file])
+        const { stdout } = await run(devRuntime(runtime).binary, [...args, file])
         assert.deepEqual(JSON.parse(stdout.trim().split('\n').at(-1)), { length: 8, native: [] })
       } finally {
         fs.rmSync(file, { force: true })

@@ -20,7 +20,7 @@ const wire = require('../batch-wire.js')
 const codedError = require('../coded-error.js')
 const { readOptions, checkCount, describe, MAX_PREFETCH } = require('./options.js')
 const { Members, closed } = require('./members.js')
-const { VIA } = require('./transport.js')
+const { VIA, REQUEST_SCOPED } = require('./transport.js')
 
 const noPrefetched = () =>
   codedError(
@@ -33,13 +33,10 @@ const noPrefetched = () =>
 // tried again for this long: sync callers on a client whose members are down do not hammer them.
 const RETRY_MS = 1000
 
-// Runtimes that tie each I/O to the request being served and cancel what is left of it once that
-// request is answered: Cloudflare's workerd, and Vercel's Edge runtime, built on its rules. There
-// a refill started for no caller (ahead of need) would be cancelled with the request that started
-// it, and a caller of another request waiting on it would wait for ever; so a refill is made only
-// by a caller that needs it and waits for it, in its own request (see #waitScoped).
-const REQUEST_SCOPED =
-  globalThis.navigator?.userAgent === 'Cloudflare-Workers' || typeof globalThis.EdgeRuntime === 'string'
+// In a request-scoped runtime (transport.js), a refill started for no caller (ahead of need) would
+// be cancelled with the request that started it, and a caller of another request waiting on it
+// would wait for ever; so a refill is made only by a caller that needs it and waits for it, in its
+// own request (see #waitScoped).
 
 /** `size` bytes to write ids into: a Buffer where the runtime has one (ids stay Buffers there), else a Uint8Array. */
 const bytes = Buffer === undefined ? (size) => new Uint8Array(size) : (size) => Buffer.allocUnsafeSlow(size)

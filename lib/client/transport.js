@@ -19,6 +19,14 @@
 const codedError = require('../coded-error.js')
 
 /**
+ * Whether this runtime ties each I/O to the request being served, and cancels what is left of it
+ * once that request is answered: Cloudflare's workerd, and Vercel's Edge runtime, built on its
+ * rules (index.js fetches there only for a caller that waits, in its own request).
+ */
+const REQUEST_SCOPED =
+  globalThis.navigator?.userAgent === 'Cloudflare-Workers' || typeof globalThis.EdgeRuntime === 'string'
+
+/**
  * Whether this runtime is Node itself: Bun, Deno, workerd (whose `process` is there by its
  * compatibility date or nodejs_compat) and Vercel's Edge runtime say they are Node too.
  */
@@ -26,8 +34,7 @@ const isNode =
   globalThis.process?.release?.name === 'node' &&
   globalThis.Bun === undefined &&
   globalThis.Deno === undefined &&
-  globalThis.EdgeRuntime === undefined &&
-  globalThis.navigator?.userAgent !== 'Cloudflare-Workers'
+  !REQUEST_SCOPED
 
 /** How much of an answer that is not a 200 is read: its refusal quotes an excerpt (refusal.js). */
 const ERROR_BYTES = 4096
@@ -205,4 +212,4 @@ function transport(via = isNode ? 'http' : 'fetch') {
 // run the client over each transport in Node.
 const VIA = Symbol('flake-idgen-rs client transport')
 
-module.exports = { transport, VIA }
+module.exports = { transport, VIA, REQUEST_SCOPED }
