@@ -69,12 +69,12 @@ let realm = Object.hasOwn(globalThis, REALM) ? globalThis[REALM] : undefined
 const later = realm !== undefined
 if (!later) {
   realm = {
-    FlakeId: require('./lib/flake-id.js'),
+    FlakeId: require('./lib/generator/flake-id.js'),
     // Loaded when first read, as Node's own lib loads its parts: a process that never makes a
     // UUIDv7 or a Flake128 does not pay for their code at its start.
-    uuidv7: once(() => require('./lib/uuid.js')),
-    Flake128: once(() => require('./lib/flake128.js')),
-    forgetEarlierCopies: once(() => require('./lib/earlier-copies.js')),
+    uuidv7: once(() => require('./lib/kinds/uuid.js')),
+    Flake128: once(() => require('./lib/kinds/flake128.js')),
+    forgetEarlierCopies: once(() => require('./lib/binding/earlier-copies.js')),
   }
   Object.defineProperty(globalThis, REALM, { value: realm })
 }

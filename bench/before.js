@@ -8,13 +8,13 @@ function loadBefore() {
   const dir = process.env.BENCH_BEFORE
   if (!dir) return undefined
   const Before = require(path.resolve(dir))
-  // A process loads one binary per version (lib/load-binding.js): a checkout of the same version
+  // A process loads one binary per version (lib/binding/load-binding.js): a checkout of the same version
   // would time this build's binary twice, and show no difference whatever the change.
   let theirs
   try {
-    theirs = require(path.resolve(dir, 'lib/load-binding.js'))
+    theirs = require(path.resolve(dir, 'lib/binding/load-binding.js'))
   } catch {}
-  if (theirs === require('../lib/load-binding.js')) {
+  if (theirs === require('../lib/binding/load-binding.js')) {
     throw new Error(
       `BENCH_BEFORE=${dir} shares this build's native binary (the same package version): give one of them another version in package.json`,
     )

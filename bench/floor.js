@@ -2,7 +2,7 @@
 // The floor every per-id ratio is taken against: one clock reading and one 8-byte Buffer of its
 // own, the least an id can cost (bench/README.md, "Where the time of `next()` goes").
 
-// Buffer from the module, as lib/native.js takes it: the global `Buffer` is an accessor in
+// Buffer from the module, as lib/binding/native.js takes it: the global `Buffer` is an accessor in
 // Node 20 that costs a few ns on each use.
 const { Buffer } = require('node:buffer')
 

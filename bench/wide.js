@@ -8,14 +8,14 @@
 // starts on a fresh millisecond (the wait is not timed) and stays well under the limit, as in
 // per-call.js, and every candidate gets the same batches.
 
-// Buffer from the module, as per-call.js's floor and lib/native.js take it: the global is an
+// Buffer from the module, as per-call.js's floor and lib/binding/native.js take it: the global is an
 // accessor that costs a few ns per use.
 const { Buffer } = require('node:buffer')
 const crypto = require('node:crypto')
 const uuid = require('uuid')
 const { monotonicFactory } = require('ulid')
 const FlakeId = require('..')
-const binding = require('../lib/load-binding.js')
+const binding = require('../lib/binding/load-binding.js')
 const freshMillisecond = require('./millisecond.js')
 const timing = require('./timing.js')
 

@@ -5,7 +5,7 @@
 // runs from its own file under lib/cli/.
 
 const { parse, rawValue } = require('../lib/cli/args.js')
-const { describe } = require('../lib/errors.js')
+const { describe } = require('../lib/errors/errors.js')
 const { UsageError, CommandError } = require('../lib/cli/command-errors.js')
 const { exitOnClosedPipe } = require('../lib/cli/output.js')
 const { STORE_FLAGS, leaseListUsage, serveLeaseUsage, storeOptionsUsage } = require('../lib/cli/store-flags.js')

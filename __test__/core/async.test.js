@@ -100,7 +100,7 @@ test('a wait reads the clock once at the call: a scripted clock loses no reading
 })
 
 test("a clock of the user's that stands still keeps the wait past the system clock's bound, until it moves", async () => {
-  // The system clock's waits give up 100 ms past what the clock needed (lib/wait.js); a clock of
+  // The system clock's waits give up 100 ms past what the clock needed (lib/generator/wait.js); a clock of
   // the user's is the user's time, and a test may keep it still for as long as it likes.
   let now = 11_000
   const generator = new FlakeId({ seqMask: 1, clock: () => now })

@@ -15,7 +15,7 @@ const { shims, shimEnv } = require('../support/clock-shims.js')
 
 const CHILD = path.join(__dirname, '..', 'support', 'waits-child.js')
 const options = { skip: shims().skip ?? false }
-// How long an async wait goes on past what the clock needed (lib/wait.js), and an upper bound on
+// How long an async wait goes on past what the clock needed (lib/generator/wait.js), and an upper bound on
 // when it must have given up by: room for a loaded machine, far below the child's 10 s for a
 // hang.
 const GRACE_MS = 100

@@ -220,7 +220,7 @@ test('next() by the system clock takes its build’s path: under WebAssembly the
   // by one that throws: native.js takes its id functions from that setup. Natively next() calls
   // it; under WebAssembly it must not (src/js/wasm_exports.rs), errors included.
   const child = `
-    const binding = require('./lib/load-binding.js')
+    const binding = require('./lib/binding/load-binding.js')
     const thread = binding.setup(new Uint8Array(new SharedArrayBuffer(binding.SCRATCH_BYTES)))
     thread.issue = () => { throw new Error('the id function') }
     const FlakeId = require('.')

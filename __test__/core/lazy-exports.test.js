@@ -23,7 +23,7 @@ test('require and a first id load neither UUIDv7, Flake128, leases, callbacks, a
   const loaded = fresh(
     `const FlakeId = require('.'); new FlakeId({ id: 1 }).next(); console.log(JSON.stringify(${LOADED}))`,
   )
-  assert.ok(loaded.includes('lib/flake-id.js') && loaded.includes('lib/native.js'), loaded.join())
+  assert.ok(loaded.includes('lib/generator/flake-id.js') && loaded.includes('lib/binding/native.js'), loaded.join())
   for (const later of [
     'uuid.js',
     'flake128.js',
@@ -52,7 +52,12 @@ test('each later part loads with the call that needs it, and works', () => {
     })`)
   const [idBytes, batchBytes, files] = [loaded[0], loaded[1], loaded[2]]
   assert.deepEqual([idBytes, batchBytes], [8, 16])
-  for (const file of ['lib/callbacks.js', 'lib/batch-async.js', 'lib/uuid.js', 'lib/flake128.js'])
+  for (const file of [
+    'lib/generator/callbacks.js',
+    'lib/generator/batch-async.js',
+    'lib/kinds/uuid.js',
+    'lib/kinds/flake128.js',
+  ])
     assert.ok(files.includes(file), `${file} not loaded: ${files.join()}`)
 })
 
@@ -72,7 +77,7 @@ test('the exports: the same keys, values and property kinds as plain assignments
   }
   // Assigned before it is ever read, an export is replaced, as a plain property would be.
   const replaced = fresh(
-    `const FlakeId = require('.'); FlakeId.uuidv7 = 7; console.log(JSON.stringify([FlakeId.uuidv7, ${LOADED}.includes('lib/uuid.js')]))`,
+    `const FlakeId = require('.'); FlakeId.uuidv7 = 7; console.log(JSON.stringify([FlakeId.uuidv7, ${LOADED}.includes('lib/kinds/uuid.js')]))`,
   )
   assert.deepEqual(replaced, [7, false])
 })

@@ -4,8 +4,8 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const binding = require('../../lib/load-binding.js')
-const native = require('../../lib/native.js')
+const binding = require('../../lib/binding/load-binding.js')
+const native = require('../../lib/binding/native.js')
 const { decode } = require('../support/helpers')
 const FlakeId = require('../..')
 
@@ -198,7 +198,7 @@ test('call fields no configuration makes are refused, never read as an id', () =
 })
 
 test('the id functions write only into memory that cannot be detached', () => {
-  const binding = require('../../lib/load-binding.js')
+  const binding = require('../../lib/binding/load-binding.js')
   // The attack transferred the scratch's buffer away and left the native side writing
   // into freed memory. A scratch over a plain ArrayBuffer (or part of one) is refused, ...
   const bytes = binding.SCRATCH_BYTES

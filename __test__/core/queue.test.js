@@ -3,7 +3,7 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const Queue = require('../../lib/queue.js')
+const Queue = require('../../lib/generator/queue.js')
 
 test('first in, first out across many segments, interleaved', () => {
   const queue = new Queue()

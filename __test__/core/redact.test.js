@@ -1,10 +1,10 @@
 'use strict'
 // Issue 33: no password from any connection form (a URL, libpq keywords, a client's options
-// object) reaches a message. lib/redact.js is where every message shows one.
+// object) reaches a message. lib/errors/redact.js is where every message shows one.
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { redact, secretsOf, scrub } = require('../../lib/redact.js')
+const { redact, secretsOf, scrub } = require('../../lib/errors/redact.js')
 const FlakeId = require('../..')
 
 const SECRET = 'hunter2'

@@ -8,7 +8,7 @@ const { spawn, spawnSync } = require('node:child_process')
 const fs = require('node:fs')
 const path = require('node:path')
 const { once } = require('node:events')
-const binding = require('../../lib/load-binding.js')
+const binding = require('../../lib/binding/load-binding.js')
 const { stateDir } = require('../support/state-files.js')
 
 const ROOT = path.join(__dirname, '..', '..')
@@ -26,7 +26,7 @@ const runIn = (env, script) => spawnSync(process.execPath, ['-e', script], { cwd
 test('two processes, one with XDG_RUNTIME_DIR and TMPDIR and one without, default options: one state, 0 duplicates', async (t) => {
   const session = defaults({ XDG_RUNTIME_DIR: stateDir('xdg'), TMPDIR: stateDir('tmpdir') })
   const service = defaults({})
-  const where = "process.stdout.write(require('./lib/load-binding.js').defaultStateDir())"
+  const where = "process.stdout.write(require('./lib/binding/load-binding.js').defaultStateDir())"
   const dirs = [session, service].map((env) => runIn(env, where).stdout)
   // The user's own default directory, as any program using the library would use it: what the
   // test found there stays; what it made goes, unless a process (another run's) still has it.

@@ -2,7 +2,7 @@
 // Issue 51, item 4: a fresh process's first id paid for binding.js (890 generated lines, compiled
 // and run to choose the binary; where /usr/bin/ldd is missing, a diagnostic report of 5 ms or
 // more to tell musl from glibc) and for two modules it needs only for the WebAssembly build.
-// lib/load-binding.js loads the binary binding.js would choose, without running it: here, on
+// lib/binding/load-binding.js loads the binary binding.js would choose, without running it: here, on
 // every target of napi.targets, with its C library told by each of binding.js's probes, it must
 // ask for the very files and packages binding.js asks for, in its order, or leave the choice to
 // binding.js. Both run with process.platform, arch and the C library's traces faked, and a
@@ -19,7 +19,7 @@ const root = path.join(__dirname, '..', '..')
 const packageJson = require('../../package.json')
 const { binaryName, packageName } = packageJson.napi
 const targets = require('../support/targets.js')
-const codedError = require('../../lib/coded-error.js')
+const codedError = require('../../lib/errors/coded-error.js')
 
 const file = ({ abi }) => `./${binaryName}.${abi}.node`
 const pkg = ({ abi }) => `${packageName}-${abi}`
@@ -90,7 +90,7 @@ function run(relative, require, fakeProcess) {
 }
 
 /**
- * Loads the binary as `entry` (lib/load-binding.js or binding.js) does on `target`, whose C
+ * Loads the binary as `entry` (lib/binding/load-binding.js or binding.js) does on `target`, whose C
  * library `probe` tells, with `installed` (ids as binding.js names them) requirable. Returns
  * what each file asked for, as binding.js names it, whether binding.js ran, and the exports or
  * the error.
@@ -99,23 +99,23 @@ function load(entry, target, probe, { installed = {}, env = {}, config, maps } =
   const { process: fakeProcess, builtins } = system(target, probe, maps)
   Object.assign(fakeProcess.env, env)
   if (config !== undefined) fakeProcess.config = config
-  const asked = { 'lib/load-binding.js': [], 'binding.js': [] }
+  const asked = { 'lib/binding/load-binding.js': [], 'binding.js': [] }
   let ranBinding = false
   const requireFrom = (relative) => {
     const require = (id) => {
       if (Object.hasOwn(builtins, id)) return builtins[id]
       if (id === 'node:path') return path
-      if (relative === 'lib/load-binding.js') {
-        if (id === '../binding.js') {
+      if (relative === 'lib/binding/load-binding.js') {
+        if (id === '../../binding.js') {
           ranBinding = true
           return run('binding.js', requireFrom('binding.js'), fakeProcess)
         }
         if (id === './wasm-instance.js') return { capturing: (loadIt) => loadIt() }
-        if (id === './coded-error.js') return codedError
-        if (id === '../package.json') return packageJson
+        if (id === '../errors/coded-error.js') return codedError
+        if (id === '../../package.json') return packageJson
       }
       // As binding.js names it: a file beside it, or a package.
-      const named = id.startsWith('../') ? `./${id.slice(3)}` : id
+      const named = id.startsWith('../../') ? `./${id.slice(6)}` : id
       asked[relative].push(named)
       if (Object.hasOwn(installed, named)) return installed[named]
       throw notFound(named)
@@ -141,12 +141,12 @@ test("load-binding.js asks for binding.js's files and packages, in its order, or
     for (const probe of probes(target)) {
       const where = `${target.triple}, libc from ${probe}`
       const theirs = load('binding.js', target, probe).asked['binding.js']
-      const ours = load('lib/load-binding.js', target, probe)
+      const ours = load('lib/binding/load-binding.js', target, probe)
       // With nothing installed, each asks for every binary it would load, then binding.js runs.
       assert.equal(ours.error?.code, 'ERR_FLAKE_NO_NATIVE_BINARY', where)
       assert.deepEqual(ours.asked['binding.js'], theirs, where)
       // Its own choice is binding.js's, but where only binding.js's last probe tells the libc.
-      const own = ours.asked['lib/load-binding.js']
+      const own = ours.asked['lib/binding/load-binding.js']
       assert.deepEqual(own, probe === 'ldd --version' ? [] : theirs, where)
       assert.ok(own.length === 0 || own.slice(-2).join() === [file(target), pkg(target)].join(), where)
     }
@@ -163,7 +163,9 @@ test('load-binding.js exports the binary binding.js would, as binding.js exports
         const binary = () => ({ createGenerator() {}, abi: target.abi })
         const theirs = load('binding.js', target, probe, { installed: { ...version, [installed]: binary() } }).exports
         const mine = binary()
-        const ours = load('lib/load-binding.js', target, probe, { installed: { ...version, [installed]: mine } })
+        const ours = load('lib/binding/load-binding.js', target, probe, {
+          installed: { ...version, [installed]: mine },
+        })
         assert.equal(ours.error, undefined, where)
         assert.equal(ours.ranBinding, false, where)
         assert.equal(ours.exports, mine, where)
@@ -185,20 +187,25 @@ test("what changes binding.js's choice leaves the choice to binding.js", () => {
     'NAPI_RS_ENFORCE_VERSION_CHECK',
   ]) {
     const env = { [name]: name === 'NAPI_RS_WASI_FLAVOR' ? 'wasm32-wasi' : '1' }
-    const ours = load('lib/load-binding.js', glibc, 'ldd', { env })
-    assert.deepEqual(ours.asked['lib/load-binding.js'], [], name)
+    const ours = load('lib/binding/load-binding.js', glibc, 'ldd', { env })
+    assert.deepEqual(ours.asked['lib/binding/load-binding.js'], [], name)
     assert.equal(ours.ranBinding, true, name)
   }
   // /proc/self/maps naming both C libraries, or neither, does not tell: binding.js asks.
   for (const maps of [`${GLIBC_MAPS}${MUSL_MAPS}`, '7f0000000000-7f0000001000 r--p 00000000 00:00 0 [vdso]\n']) {
-    assert.equal(load('lib/load-binding.js', glibc, 'report', { maps }).asked['lib/load-binding.js'].length, 0)
+    assert.equal(
+      load('lib/binding/load-binding.js', glibc, 'report', { maps }).asked['lib/binding/load-binding.js'].length,
+      0,
+    )
   }
   // A Node built as a shared library, or by MinGW, on Windows x64: binding.js's GNU build.
   const windows = targets.find(({ triple }) => triple === 'x86_64-pc-windows-msvc')
   for (const variables of [{ shlib_suffix: 'dll.a' }, { node_target_type: 'shared_library' }]) {
     const config = { variables }
     const theirs = load('binding.js', windows, undefined, { config }).asked['binding.js']
-    const ours = load('lib/load-binding.js', windows, undefined, { config }).asked['lib/load-binding.js']
+    const ours = load('lib/binding/load-binding.js', windows, undefined, { config }).asked[
+      'lib/binding/load-binding.js'
+    ]
     assert.deepEqual(ours, theirs, JSON.stringify(variables))
     assert.ok(ours.includes(`./${binaryName}.win32-x64-gnu.node`), ours.join())
   }
@@ -211,7 +218,10 @@ test("this machine's C library, told from /proc/self/maps, is the one process.re
   const target = { platform: 'linux', arch: process.arch, libc: report.header.glibcVersionRuntime ? 'glibc' : 'musl' }
   const maps = fs.readFileSync('/proc/self/maps', 'utf8')
   const theirs = load('binding.js', target, 'report').asked['binding.js']
-  assert.deepEqual(load('lib/load-binding.js', target, 'report', { maps }).asked['lib/load-binding.js'], theirs)
+  assert.deepEqual(
+    load('lib/binding/load-binding.js', target, 'report', { maps }).asked['lib/binding/load-binding.js'],
+    theirs,
+  )
 })
 
 test("a fresh process's first id loads the binary without binding.js, nor what only the WebAssembly build needs", () => {
@@ -229,9 +239,9 @@ test("a fresh process's first id loads the binary without binding.js, nor what o
   )
   for (const file of [
     'binding.js',
-    'lib/wasm-instance.js',
-    'lib/coded-error.js',
-    'lib/earlier-copies.js',
+    'lib/binding/wasm-instance.js',
+    'lib/errors/coded-error.js',
+    'lib/binding/earlier-copies.js',
     'package.json',
   ]) {
     assert.ok(!loaded.includes(file), `${file} loaded: ${loaded.join()}`)

@@ -8,7 +8,7 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const { readFileSync } = require('node:fs')
 const path = require('node:path')
-const binding = require('../../lib/load-binding.js')
+const binding = require('../../lib/binding/load-binding.js')
 const { WIDE_KINDS } = require('../../lib/cli/decompose.js')
 
 const names = binding.kinds().map((row) => row.name)

@@ -4,7 +4,7 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const binding = require('../../lib/load-binding.js')
+const binding = require('../../lib/binding/load-binding.js')
 const FlakeId = require('../..')
 const { uuidv7, Flake128 } = require('../..')
 

@@ -15,7 +15,7 @@ const path = require('node:path')
 const { spawn, spawnSync } = require('node:child_process')
 const readline = require('node:readline')
 const FlakeId = require('../..')
-const wire = require('../../lib/batch-wire.js')
+const wire = require('../../lib/wire/batch-wire.js')
 const { assertUsageErrors } = require('../support/helpers.js')
 
 const TOKEN = 'member-test-token'

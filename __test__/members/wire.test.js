@@ -1,7 +1,7 @@
 'use strict'
 // Issue 41: "a leased member whose node id changes during a batch cuts the batch at the change".
 // A batch is sent as one node id and ranges of (time, first sequence, count), so ids of a second
-// node id in it would be rebuilt under the first: lib/batch-wire.js's rangesOf stops at the first
+// node id in it would be rebuilt under the first: lib/wire/batch-wire.js's rangesOf stops at the first
 // id of another node id. And a client handed fewer ids than it asked for asks again.
 
 const { test } = require('node:test')
@@ -9,7 +9,7 @@ const assert = require('node:assert/strict')
 const http = require('node:http')
 const FlakeId = require('../..')
 const client = require('../../client.js')
-const wire = require('../../lib/batch-wire.js')
+const wire = require('../../lib/wire/batch-wire.js')
 
 /** The ids `batch` ({ layout, node, ranges }) stands for, as sent and rebuilt by a client. */
 function rebuilt(batch) {

@@ -123,7 +123,7 @@ const scenarios = {
     const bindings = new Set()
     const load = () => {
       const copy = fresh(true)
-      bindings.add(require(path.join(root, 'lib', 'load-binding.js')))
+      bindings.add(require(path.join(root, 'lib', 'binding', 'load-binding.js')))
       return copy
     }
     // Warm-up: the JIT's code and the caches grow to their working size over the first loads.

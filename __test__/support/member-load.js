@@ -3,7 +3,7 @@
 // over real loopback HTTP, and every id they hold, checked for duplicates.
 
 const http = require('node:http')
-const wire = require('../../lib/batch-wire.js')
+const wire = require('../../lib/wire/batch-wire.js')
 
 /** POSTs `url` (a member's, with its `?count=`): status, headers and body as a Buffer. */
 function ask(url, headers, agent) {

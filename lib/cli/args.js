@@ -2,8 +2,8 @@
 
 // The command line as getopt reads it, and the readings of values more than one command takes.
 
-const binding = require('../load-binding.js')
-const { describe } = require('../errors.js')
+const binding = require('../binding/load-binding.js')
+const { describe } = require('../errors/errors.js')
 const { UsageError } = require('./command-errors.js')
 
 /**

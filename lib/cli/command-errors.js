@@ -3,7 +3,7 @@
 // The command's two ways to fail, told apart by their exit status; and a value the library
 // refuses made a bad argument that names the flag it came from.
 
-const { describe } = require('../errors.js')
+const { describe } = require('../errors/errors.js')
 
 /** A bad argument: exit status 2, and the message as one line on stderr. */
 class UsageError extends Error {

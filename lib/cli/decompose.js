@@ -5,9 +5,9 @@
 // most 20 decimal digits, or 0x and 16 hex digits).
 
 const { createInterface } = require('node:readline')
-const FlakeId = require('../flake-id.js')
+const FlakeId = require('../generator/flake-id.js')
 const { uuidv7, Flake128 } = require('../../index.js')
-const { describe } = require('../errors.js')
+const { describe } = require('../errors/errors.js')
 const { readEpoch, readLayout } = require('./args.js')
 const { UsageError, withFlags } = require('./command-errors.js')
 const { write } = require('./output.js')

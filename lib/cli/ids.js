@@ -2,9 +2,9 @@
 
 // `flake-idgen [options]`: new ids, one per line or as one JSON array.
 
-const FlakeId = require('../flake-id.js')
+const FlakeId = require('../generator/flake-id.js')
 const { readCount, readStateDir, readEpoch, readLayout } = require('./args.js')
-const { describe } = require('../errors.js')
+const { describe } = require('../errors/errors.js')
 const { UsageError, withFlags } = require('./command-errors.js')
 const { IDS_PER_WRITE, write } = require('./output.js')
 

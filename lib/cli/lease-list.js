@@ -2,12 +2,12 @@
 
 // `flake-idgen lease list`: who holds each generator id of a namespace in a FlakeId.lease store.
 
-const { describe } = require('../errors.js')
+const { describe } = require('../errors/errors.js')
 const { checkNamespace } = require('../lease/options.js')
 const { UsageError, CommandError, withFlags } = require('./command-errors.js')
 const { write, table, iso, cell } = require('./output.js')
 const { findClient, connect, reason } = require('./store-client.js')
-const { redact, secretsOf, scrub } = require('../redact.js')
+const { redact, secretsOf, scrub } = require('../errors/redact.js')
 const { STORES } = require('../lease/stores.js')
 const { storeFor } = require('../lease/store.js')
 

@@ -7,11 +7,11 @@
 // on SIGTERM or SIGINT: no new connection, the requests in flight answered, its lease released.
 
 const http = require('node:http')
-const FlakeId = require('../flake-id.js')
-const { describe } = require('../errors.js')
+const FlakeId = require('../generator/flake-id.js')
+const { describe } = require('../errors/errors.js')
 const { checkNamespace } = require('../lease/options.js')
 const { STORES } = require('../lease/stores.js')
-const { redact, secretsOf, scrub } = require('../redact.js')
+const { redact, secretsOf, scrub } = require('../errors/redact.js')
 const { REFUSALS } = require('../member/refusals.js')
 const { readStateDir, readEpoch, readLayout } = require('./args.js')
 const { UsageError, CommandError, withFlags } = require('./command-errors.js')

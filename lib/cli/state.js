@@ -4,7 +4,7 @@
 // flake-idgen's, UUIDv7's, Flake128's, each other layout's), listed; or what one of them holds
 // forgotten: a node id's word, its start, or the whole file.
 
-const binding = require('../load-binding.js')
+const binding = require('../binding/load-binding.js')
 const { CommandError, UsageError, withFlags } = require('./command-errors.js')
 const { write, table, iso } = require('./output.js')
 

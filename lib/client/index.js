@@ -16,8 +16,8 @@
 
 // The global one, which every runtime with fetch has (node:perf_hooks is Node's and Bun's).
 const { performance, Buffer } = globalThis
-const wire = require('../batch-wire.js')
-const codedError = require('../coded-error.js')
+const wire = require('../wire/batch-wire.js')
+const codedError = require('../errors/coded-error.js')
 const { readOptions, checkCount, describe, MAX_PREFETCH } = require('./options.js')
 const { Members, closed } = require('./members.js')
 const { VIA, REQUEST_SCOPED } = require('./transport.js')
@@ -49,7 +49,7 @@ const bigAt =
 
 /**
  * The id at `at` in `ids`, in 8 bytes of its own, copied byte by byte as a generator's next()
- * copies its id (takeId in lib/native.js): readUInt32BE/writeUInt32BE check their offsets through
+ * copies its id (takeId in lib/binding/native.js): readUInt32BE/writeUInt32BE check their offsets through
  * wrapped validators, which made a client's next() twice a generator's.
  */
 function idAt(ids, at) {

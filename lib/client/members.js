@@ -13,8 +13,8 @@
 // Every I/O object of a request (its AbortController, timer, response) is made and let go within
 // that request: edge runtimes (Cloudflare's workerd) refuse one made while serving a request to
 // be used while serving another, and a client kept at module scope serves many.
-const wire = require('../batch-wire.js')
-const codedError = require('../coded-error.js')
+const wire = require('../wire/batch-wire.js')
+const codedError = require('../errors/coded-error.js')
 const { refusalOf } = require('./refusal.js')
 const { transport } = require('./transport.js')
 

@@ -4,8 +4,8 @@
 // as the native side words the generator's (src/js/messages.rs), but made here: the client loads
 // no binding.
 
-const codedError = require('../coded-error.js')
-const integerOption = require('../integer-option.js')
+const codedError = require('../errors/coded-error.js')
+const integerOption = require('../options/integer-option.js')
 
 const DEFAULTS = { prefetchCount: 100, prefetchValidityMs: 600_000, timeoutMs: 5000 }
 const KNOWN = ['members', 'token', 'prefetchCount', 'prefetchValidityMs', 'timeoutMs']

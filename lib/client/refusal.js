@@ -5,7 +5,7 @@
 // into a message would travel into every log line and error tracker that shows it, and escape
 // codes in it would rewrite the terminal that prints it. So a short excerpt, escaped.
 
-const codedError = require('../coded-error.js')
+const codedError = require('../errors/coded-error.js')
 
 /** How much of what a member said an error quotes. */
 const EXCERPT = 200

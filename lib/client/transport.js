@@ -16,7 +16,7 @@
 // "What a client trusts"): a 200 is read up to the largest batch of the ids asked, anything else
 // up to ERROR_BYTES, and no redirect is followed.
 
-const codedError = require('../coded-error.js')
+const codedError = require('../errors/coded-error.js')
 
 /**
  * Whether this runtime ties each I/O to the request being served, and cancels what is left of it

@@ -4,7 +4,7 @@
 // stores.js), so that a fleet of processes never holds one id twice, with every id's timestamp
 // fenced (see controller.js).
 
-const native = require('../native.js')
+const native = require('../binding/native.js')
 const Lease = require('./controller.js')
 const { readLeaseOptions } = require('./options.js')
 const { storeFor } = require('./store.js')

@@ -19,7 +19,7 @@
 
 const { checkResult, schemaError } = require('./replies.js')
 const { changeable } = require('./settings.js')
-const { invalidOption } = require('../errors.js')
+const { invalidOption } = require('../errors/errors.js')
 
 const TABLE = 'flake_idgen_leases'
 

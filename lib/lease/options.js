@@ -3,8 +3,8 @@
 // The options of FlakeId.lease(), each read once and checked, and the limits the command
 // shares: a rule is stated here and nowhere else.
 
-const binding = require('../load-binding.js')
-const { codedError, describe, invalidOption, invalidOptions } = require('../errors.js')
+const binding = require('../binding/load-binding.js')
+const { codedError, describe, invalidOption, invalidOptions } = require('../errors/errors.js')
 
 // A new namespace (or one whose store lost its data) issues its first id after ttl + skew: 11 s.
 const DEFAULTS = { ttl: 10_000, maxClockSkewMs: 1000 }

@@ -13,7 +13,7 @@
 
 const { checkResult, storeError, schemaError, shown } = require('./replies.js')
 const { changeable } = require('./settings.js')
-const { invalidOption } = require('../errors.js')
+const { invalidOption } = require('../errors/errors.js')
 
 const TABLE = 'flake_idgen_leases'
 

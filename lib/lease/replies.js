@@ -4,7 +4,7 @@
 // app's MULTI) is an ERR_FLAKE_LEASE_STORE naming what came, never a raw TypeError or a fence
 // that is not a finite time.
 
-const { codedError } = require('../errors.js')
+const { codedError } = require('../errors/errors.js')
 
 // The latest time a Date holds: a ceiling or floor past it is no time.
 const MAX_TIME = 8_640_000_000_000_000

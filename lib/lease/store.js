@@ -4,8 +4,8 @@
 
 const { STORES } = require('./stores.js')
 const { integer } = require('./options.js')
-const { invalidOption } = require('../errors.js')
-const { redact } = require('../redact.js')
+const { invalidOption } = require('../errors/errors.js')
+const { redact } = require('../errors/redact.js')
 
 // Far above any deployment's replica count; this only keeps the count a number a store reads.
 const MAX_REPLICAS = 1000

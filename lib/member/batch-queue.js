@@ -10,7 +10,7 @@
 // flood of big requests never has a small one refused either.
 
 const { setImmediate, setInterval, clearInterval } = require('node:timers')
-const wire = require('../batch-wire.js')
+const wire = require('../wire/batch-wire.js')
 
 // Ids per slice: one millisecond of the default layout's, so a slice costs a turn of the event
 // loop about a millisecond and a request waits for at most one in progress.

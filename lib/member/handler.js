@@ -12,7 +12,7 @@
 // its lease is lost, so that clients go to another member.
 
 const { setTimeout, clearTimeout } = require('node:timers')
-const wire = require('../batch-wire.js')
+const wire = require('../wire/batch-wire.js')
 const batchQueue = require('./batch-queue.js')
 const { checkOptions, authorized } = require('./options.js')
 const { refuse, refusals } = require('./refusals.js')

@@ -3,8 +3,8 @@
 // generator.batchHandler()'s options, each read once and checked, and the bearer token's check.
 
 const { createHash, timingSafeEqual } = require('node:crypto')
-const { invalidOption, invalidOptions } = require('../errors.js')
-const integerOption = require('../integer-option.js')
+const { invalidOption, invalidOptions } = require('../errors/errors.js')
+const integerOption = require('../options/integer-option.js')
 
 /** The most ids a request may ask for, by default: Hazelcast's largest prefetch-count. */
 const DEFAULT_MAX_COUNT = 100_000

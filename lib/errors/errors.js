@@ -7,7 +7,7 @@ const codedError = require('./coded-error.js')
 
 // Loaded when first needed: a module may make an error before it needs the binding (and one
 // that cannot be loaded says so itself).
-const binding = () => require('./load-binding.js')
+const binding = () => require('../binding/load-binding.js')
 
 /** Node's AbortError, as fs and timers reject with it. */
 class AbortError extends Error {

@@ -1,6 +1,6 @@
 'use strict'
 
-const { decode, MET_OVERFLOW, MET_CLOCK_BEHIND, MET_WAITED } = require('./native.js')
+const { decode, MET_OVERFLOW, MET_CLOCK_BEHIND, MET_WAITED } = require('../binding/native.js')
 
 /**
  * One instance's counters, for stats(). Kept in JS: instances of one configuration share their

@@ -7,10 +7,10 @@
 
 const { Buffer } = require('node:buffer')
 const os = require('node:os')
-const binding = require('./load-binding.js')
-const native = require('./native.js')
-const { codedError, invalidOption } = require('./errors.js')
-const { STATE_OPTIONS, readOptions, stateOptions } = require('./options.js')
+const binding = require('../binding/load-binding.js')
+const native = require('../binding/native.js')
+const { codedError, invalidOption } = require('../errors/errors.js')
+const { STATE_OPTIONS, readOptions, stateOptions } = require('../options/options.js')
 
 const { issueWide, issueWideText, issueWideBy, takeWide, takeWideBigInt } = native
 

@@ -2,7 +2,7 @@
 
 /**
  * The integer option `name` from `min` to `max` (`fallback` when absent), or the error
- * `invalidOption(name, expected, value, outOfRange)` makes: the member's (lib/errors.js, worded by
+ * `invalidOption(name, expected, value, outOfRange)` makes: the member's (lib/errors/errors.js, worded by
  * the binding) or the client's (lib/client/options.js, which loads no binding).
  */
 function integerOption(options, name, fallback, min, max, invalidOption) {

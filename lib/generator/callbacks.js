@@ -5,7 +5,7 @@
 // promises of nextAsync() wait in the same line, but are rejected when the system clock stands
 // still (wait.js): next(cb) waits on, as flake-idgen's does.
 
-const { tryIssue, issueRun, IdRun, decode } = require('./native.js')
+const { tryIssue, issueRun, IdRun, decode } = require('../binding/native.js')
 const Queue = require('./queue.js')
 const { waitForClock, watchClock } = require('./wait.js')
 

@@ -5,7 +5,7 @@
 // force). Their ids are made from ids of a 64-bit layout that src/kinds/ gives each kind, so
 // what they take of FlakeId's options is STATE_OPTIONS.
 
-const { invalidOption, invalidOptions } = require('./errors.js')
+const { invalidOption, invalidOptions } = require('../errors/errors.js')
 
 /** The options that say where a generator's state lives and how it meets the clock. */
 const STATE_OPTIONS = ['scope', 'stateDir', 'allowedFutureMs', 'clock']

@@ -14,10 +14,10 @@ const path = require('node:path')
 /** The package's package.json: read as a file, which costs a fresh process less than a module. */
 function ownPackage() {
   try {
-    return JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8'))
+    return JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8'))
   } catch {
     // Deno without --allow-read lets require() alone read it.
-    return require('../package.json')
+    return require('../../package.json')
   }
 }
 
@@ -92,8 +92,8 @@ function candidates() {
     if (musl === undefined) return []
     abis = [LINUX[arch][musl ? 1 : 0]]
   }
-  // binding.js is in the directory above this file.
-  return abis.flatMap((abi) => [`../${napi.binaryName}.${abi}.node`, `${napi.packageName}-${abi}`])
+  // binding.js is two directories above this file.
+  return abis.flatMap((abi) => [`../../${napi.binaryName}.${abi}.node`, `${napi.packageName}-${abi}`])
 }
 
 /** The binary binding.js would load, loaded without it and exported as it exports it; or undefined. */
@@ -154,9 +154,9 @@ function load() {
   try {
     // Only binding.js can load the WebAssembly build, whose instance is caught as it loads (see
     // wasm-instance.js).
-    return loadDirectly() ?? require('./wasm-instance.js').capturing(() => require('../binding.js'))
+    return loadDirectly() ?? require('./wasm-instance.js').capturing(() => require('../../binding.js'))
   } catch (cause) {
-    const codedError = require('./coded-error.js')
+    const codedError = require('../errors/coded-error.js')
     const deno = denoRefusal(cause)
     if (deno !== undefined) {
       const [what, why] = deno.wasm

@@ -422,7 +422,7 @@ function configure(options, kind = 'flakeId', worker = 0) {
 const separateModule = wasmBuild && !require('node:worker_threads').isMainThread
 
 function refuseSharedState() {
-  throw require('./coded-error.js')(
+  throw require('../errors/coded-error.js')(
     Error,
     'ERR_FLAKE_WASM_THREAD',
     'flake-idgen-rs: the WebAssembly build issues from a shared state on the main thread only: each worker thread has a module of its own, whose states other threads do not see, so two threads would repeat ids; issue on the main thread, or give the generator a `clock` (a private state)',

@@ -1,7 +1,7 @@
 'use strict'
 
-const binding = require('./load-binding.js')
-const native = require('./native.js')
+const binding = require('../binding/load-binding.js')
+const native = require('../binding/native.js')
 const Counts = require('./stats.js')
 
 // Loaded by the first call that needs them: most processes never take a callback, an async
@@ -53,7 +53,7 @@ class FlakeId {
    * holders of its namespace, its timestamps fenced by the ceilings the store acknowledged.
    */
   static lease(options) {
-    lease ??= require('./lease/index.js').lease
+    lease ??= require('../lease/index.js').lease
     return lease(
       options,
       (generatorOptions, configured, fields, controller) =>
@@ -66,7 +66,7 @@ class FlakeId {
    * batches, for a process that holds no generator id. Pure JS, as `flake-idgen-rs/client` is.
    */
   static client(options) {
-    client ??= require('./client/index.js')
+    client ??= require('../client/index.js')
     return client(options)
   }
 
@@ -97,7 +97,7 @@ class FlakeId {
       this.#take()
       return takeId()
     }
-    if (typeof cb !== 'function') throw require('./errors.js').invalidArgument('cb', 'a function', cb)
+    if (typeof cb !== 'function') throw require('../errors/errors.js').invalidArgument('cb', 'a function', cb)
     this.#callbacks ??= callbacksFor(this.#fields, this.#clock, this.#counts)
     this.#callbacks.push(cb)
   }
@@ -163,7 +163,7 @@ class FlakeId {
    * clients (FlakeId.client), reserved as nextBatchAsync reserves them.
    */
   batchHandler(options) {
-    batchHandler ??= require('./member/handler.js')
+    batchHandler ??= require('../member/handler.js')
     return batchHandler(this, options, leases.get(this))
   }
 

@@ -8,9 +8,9 @@
 const { setImmediate, setTimeout, clearImmediate, clearTimeout } = require('node:timers')
 // STALL_GRACE_MS: real ms a wait goes on past the time the clock needed, before it is given up
 // on, the grace sync next() gives the same fault.
-const { systemNowMs, STALL_GRACE_MS } = require('./load-binding.js')
-const codedError = require('./coded-error.js')
-const { AbortError } = require('./errors.js')
+const { systemNowMs, STALL_GRACE_MS } = require('../binding/load-binding.js')
+const codedError = require('../errors/coded-error.js')
+const { AbortError } = require('../errors/errors.js')
 
 // The longest timer set for the clock: the system clock is read again at least this often (it
 // may be set forward meanwhile), and a delay never nears setTimeout's 2^31 - 1 ms limit, past

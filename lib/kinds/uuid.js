@@ -7,10 +7,10 @@
 
 const { Buffer } = require('node:buffer')
 const { isUint8Array } = require('node:util').types
-const binding = require('./load-binding.js')
-const native = require('./native.js')
-const { argumentOutOfRange, invalidArgument } = require('./errors.js')
-const { STATE_OPTIONS, readOptions, stateOptions } = require('./options.js')
+const binding = require('../binding/load-binding.js')
+const native = require('../binding/native.js')
+const { argumentOutOfRange, invalidArgument } = require('../errors/errors.js')
+const { STATE_OPTIONS, readOptions, stateOptions } = require('../options/options.js')
 const { explicitOptions, writeExplicit } = require('./uuid-options.js')
 
 const { issueWide, issueWideText, issueWideBy, takeWide } = native

@@ -7,7 +7,7 @@
 
 const { randomFillSync } = require('node:crypto')
 const { isUint8Array } = require('node:util').types
-const { invalidArgument, invalidOption } = require('./errors.js')
+const { invalidArgument, invalidOption } = require('../errors/errors.js')
 
 const NAMES = ['msecs', 'seq', 'random', 'rng']
 const MAX_MSECS = 2 ** 48 - 1

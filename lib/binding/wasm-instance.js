@@ -1,7 +1,7 @@
 'use strict'
 
 // The WebAssembly build's plain exports (src/js/wasm_exports.rs): functions of the module
-// itself, which lib/native.js calls on the per-id path instead of the id functions, each of
+// itself, which lib/binding/native.js calls on the per-id path instead of the id functions, each of
 // whose calls crosses between JS and the module many times under emulated N-API. napi-rs's
 // generated loader (flake-idgen-rs.wasi.cjs, never edited by hand) exports only what the
 // module registered through N-API, and emnapi keeps the module's instance to itself. So while
@@ -14,7 +14,7 @@
 const MARK = 'flake_idgen_rs_issue'
 // Kept per thread (a worker has a process object, and a module, of its own) beside the binding,
 // for every copy of this package that load-binding.js hands that binding (see there).
-const kept = Symbol.for(`flake-idgen-rs@${require('../package.json').version}: wasm exports`)
+const kept = Symbol.for(`flake-idgen-rs@${require('../../package.json').version}: wasm exports`)
 
 /** Returns what `load()` returns, keeping the exports of the module's instance it made, if any. */
 function capturing(load) {

@@ -22,7 +22,7 @@
 // The global Buffer, which only the member's side (encode, toJSON: Node) uses: the client's
 // side (decode, writeIds) runs in edge runtimes too, which have no node:buffer to require.
 const { Buffer } = globalThis
-const codedError = require('./coded-error.js')
+const codedError = require('../errors/coded-error.js')
 
 const VERSION = 1
 const HEADER = 24

@@ -8,10 +8,10 @@
 
 const { Buffer } = require('node:buffer')
 const { setImmediate, clearImmediate } = require('node:timers')
-const { checkCount } = require('./load-binding.js')
-const { slice, decode, queueOf } = require('./native.js')
+const { checkCount } = require('../binding/load-binding.js')
+const { slice, decode, queueOf } = require('../binding/native.js')
 const { waitForClock, watchClock } = require('./wait.js')
-const { AbortError, invalidArgument } = require('./errors.js')
+const { AbortError, invalidArgument } = require('../errors/errors.js')
 
 // Ids per native call: 16 ms of one generator's ids, so that even a slice of borrowed
 // milliseconds (allowedFutureMs) hands the event loop back within a fraction of a millisecond.
