@@ -1,15 +1,16 @@
 'use strict'
 // .github/workflows/release.yml runs only on GitHub, on a version tag, and CI.yml on every push.
-// Here: actionlint (with shellcheck for their scripts) finds nothing in either; CI lints, builds and
-// tests on each OS and Node line; release builds, tests and publishes each target of
-// `napi.targets`; and its publish steps, run on a copy of the checkout with an npm that records
+// Here: `npm run lint` lints both (actionlint, with shellcheck for their scripts:
+// scripts/lint-workflows.js); CI lints once, builds each target of `napi.targets` once and tests
+// those builds on each OS and Node line; release builds the same matrix, tests as CI does and
+// publishes; and its publish steps, run on a copy of the checkout with an npm that records
 // `publish` instead of uploading, publish the tarballs `npm run pack:release` makes: every
 // platform package with its binary, then a main package that names them all and carries no
 // script.
 
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
-const { execFileSync, spawnSync } = require('node:child_process')
+const { execFileSync } = require('node:child_process')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
@@ -18,9 +19,9 @@ const root = path.join(__dirname, '..', '..')
 const workflowDir = path.join(root, '.github', 'workflows')
 const workflowFile = path.join(workflowDir, 'release.yml')
 const workflow = fs.readFileSync(workflowFile, 'utf8')
+const ci = fs.readFileSync(path.join(workflowDir, 'CI.yml'), 'utf8')
 const packageJson = require('../../package.json')
 const { binaryName, packageName, targets } = packageJson.napi
-const { lintTool } = require('../../scripts/lint-tools.js')
 const allTargets = require('../support/targets.js')
 const abiOf = (triple) => [...allTargets, allTargets.wasm].find((target) => target.triple === triple).abi
 
@@ -35,9 +36,9 @@ function stepScript(job, name) {
   return script.replace(/^ {10}/gm, '')
 }
 
-/** The text of each job, by name: the lines under `jobs:` indented by two spaces, up to the next. */
-function jobs() {
-  const text = workflow.slice(workflow.indexOf('\njobs:\n'))
+/** The text of each job of `text` (a workflow), by name: the lines under `jobs:` indented by two spaces, up to the next. */
+function jobs(text = workflow) {
+  text = text.slice(text.indexOf('\njobs:\n'))
   return Object.fromEntries(
     text
       .split(/^ {2}(?=[\w-]+:$)/m)
@@ -46,59 +47,74 @@ function jobs() {
   )
 }
 
-function actionlint(args, input) {
-  const result = spawnSync(
-    lintTool('actionlint'),
-    ['-no-color', '-oneline', '-shellcheck', lintTool('shellcheck'), ...args],
-    { cwd: root, encoding: 'utf8', input },
+/** A workflow's text with no comment lines: what runs, not what is said of it. */
+const uncommented = (text) => text.replace(/^ *#.*\n/gm, '')
+
+/** The build job's matrix: each target with the host and flags it is built on and with. */
+const buildMatrix = (build) => uncommented(build.slice(build.indexOf('include:'), build.indexOf('steps:')))
+
+/** The targets whose build a workflow's test jobs download: by name, or each of the matrix's. */
+function testedTargets(text) {
+  const tests = Object.entries(jobs(text)).filter(([name]) => name.startsWith('test'))
+  const downloaded = tests.flatMap(([, job]) =>
+    [...job.matchAll(/name: bindings-(.+)\n/g)].flatMap(([, name]) =>
+      name.includes('matrix.platform.target')
+        ? [...job.matchAll(/target: (\S+)\n +abi:/g)].map(([, triple]) => triple)
+        : [name],
+    ),
   )
-  if (result.error?.code === 'ENOENT') {
-    assert.fail(
-      'actionlint is not on PATH: `npm test` installs it (scripts/lint-tools.js), as does `pip install -r .ci/requirements.txt`',
-    )
-  }
-  return result
+  return [...new Set(downloaded)]
 }
 
-test('actionlint, with shellcheck, reports nothing in any workflow', () => {
-  const shellcheck = spawnSync(lintTool('shellcheck'), ['--version'])
-  assert.ok(
-    !shellcheck.error,
-    'shellcheck is not on PATH: `npm test` installs it (scripts/lint-tools.js), as does `pip install -r .ci/requirements.txt`',
-  )
-  // It does check: a script error and an unknown job in `needs`.
-  const broken = actionlint(
-    ['-'],
-    'on: push\njobs:\n  a:\n    needs: b\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo $1\n',
-  )
-  assert.equal(broken.status, 1, broken.stdout + broken.stderr)
-  assert.match(broken.stdout, /needs.*"b"/)
-  assert.match(broken.stdout, /SC2086/)
-
+test('`npm run lint` lints every workflow with actionlint and shellcheck', () => {
+  assert.match(packageJson.scripts.lint, /&& node scripts\/lint-workflows\.js$/)
+  assert.equal(packageJson.scripts.prelint, 'node scripts/lint-tools.js')
   const files = fs.readdirSync(workflowDir).filter((file) => /\.ya?ml$/.test(file))
   assert.deepEqual(files.sort(), ['CI.yml', 'release.yml'])
-  const { status, stdout, stderr } = actionlint(files.map((file) => path.join('.github', 'workflows', file)))
-  assert.equal(stdout + stderr, '')
-  assert.equal(status, 0)
 })
 
-test('CI: every push and pull request is linted, built and tested on Linux, macOS and Windows, Node 22, 24 and 26', () => {
-  const ci = fs.readFileSync(path.join(workflowDir, 'CI.yml'), 'utf8')
+test('CI: every push and pull request is linted once, each target built once, and the builds tested on Node 20 to 26', () => {
   assert.match(ci, /^on:\n {2}push:\n {4}branches:\n {6}- '\*\*'\n/m)
   assert.match(ci, /^ {2}pull_request:\n/m)
-  const lint = ci.slice(ci.indexOf('\n  lint:\n'), ci.indexOf('\n  test:\n'))
+  const { lint, build, test: testJob, ...others } = jobs(ci)
   for (const command of ['npm run lint', 'cargo fmt --check', 'cargo clippy --all-targets -- -D warnings'])
     assert.ok(lint.includes(`run: ${command}\n`), command)
-  const testJob = ci.slice(ci.indexOf('\n  test:\n'))
-  assert.match(testJob, /os: \[ubuntu-latest, macos-latest, windows-latest\]/)
-  assert.match(testJob, /node: \['22', '24', '26'\]/)
-  // The Node lines the workflow tests are those engines admits, from the oldest CI tests up.
-  assert.match(packageJson.engines.node, /^>= 20/)
-  assert.match(testJob, /run: npm install\n/)
-  // The store tests where the servers install; everything else everywhere.
+
+  // The same builds as the release's, cached, and uploaded for the tests.
+  assert.equal(buildMatrix(build), buildMatrix(jobs().build))
+  assert.match(build, /uses: Swatinem\/rust-cache@v2\n +with:\n +key: \$\{\{ matrix\.target \}\}/)
+  assert.match(build, /--target \$\{\{ matrix\.target \}\}/)
+  assert.match(build, /name: bindings-\$\{\{ matrix\.target \}\}/)
+  assert.match(build, /run: git diff --exit-code -- binding\.js binding\.d\.ts\n/)
+
+  // Every Node line engines admits, from 20: its lower bound is CI's oldest line.
+  assert.match(packageJson.engines.node, /^>= 20(\.|$)/)
+  assert.match(testJob, /node: \['20', '22', '24', '26'\]/)
   assert.match(testJob, /apt-get install -y --no-install-recommends redis-server postgresql mariadb-server/)
-  assert.match(testJob, /if: runner\.os == 'Linux'\n +run: npm test\n/)
-  assert.match(testJob, /if: runner\.os != 'Linux'\n +run: npm run test:unit\n/)
+  assert.match(testJob, /if: matrix\.platform\.target == 'x86_64-unknown-linux-gnu'\n +run: npm run test:node\n/)
+  assert.match(testJob, /if: matrix\.platform\.target != 'x86_64-unknown-linux-gnu'\n +run: npm run test:node:unit\n/)
+  assert.match(testJob, /run: npm run test:types\n/)
+  assert.match(testJob, /run: cargo test\n/)
+
+  // The tests take the builds: none builds the addon, lints, or installs but from the lockfile.
+  const tests = [
+    testJob,
+    ...Object.entries(others)
+      .filter(([name]) => name.startsWith('test-'))
+      .map(([, job]) => job),
+  ]
+  assert.equal(tests.length, 4)
+  for (const job of tests) {
+    assert.match(job, /needs: build\n/)
+    assert.match(job, /run: npm ci --ignore-scripts\n/)
+    assert.match(job, /uses: actions\/download-artifact@v8\n +with:\n +name: bindings-/)
+    assert.doesNotMatch(
+      uncommented(job),
+      /npm (test|install|run (lint|build|test:rust|test:unit)\b)|napi build|cargo (clippy|fmt)/,
+    )
+  }
+  assert.deepEqual(testedTargets(ci).sort(), [...targets].sort())
+  assert.doesNotMatch(uncommented(ci), /npm install|npm test/)
 })
 
 test('the workflow builds, tests and publishes every target of napi.targets, on a version tag', () => {
@@ -119,7 +135,11 @@ test('the workflow builds, tests and publishes every target of napi.targets, on 
     assert.equal(abi, abiOf(triple), triple)
   }
   assert.match(testJob, /name: bindings-\$\{\{ matrix\.platform\.target \}\}/)
-  assert.match(testJob, /run: npm test$/m)
+  // As CI tests: every Node test where the servers install, the rest where they do not.
+  assert.match(testJob, /apt-get install -y --no-install-recommends redis-server postgresql mariadb-server/)
+  assert.match(testJob, /if: runner\.os == 'Linux'\n +run: npm run test:node\n/)
+  assert.match(testJob, /if: runner\.os != 'Linux'\n +run: npm run test:node:unit\n/)
+  assert.doesNotMatch(uncommented(workflow), /npm test|npm install/)
   assert.match(testMusl, /name: bindings-\$\{\{ matrix\.platform\.target \}\}/)
   assert.match(testMusl, /flake-idgen-rs\.\$\{\{ matrix\.platform\.abi \}\}\.node/)
   assert.match(testArmv7, /name: bindings-armv7-unknown-linux-gnueabihf$/m)
@@ -138,7 +158,8 @@ test('the workflow builds, tests and publishes every target of napi.targets, on 
   assert.match(testWasm, /name: bindings-wasm32-wasip1-threads$/m)
   assert.match(testWasm, /NAPI_RS_FORCE_WASI: error/)
 
-  assert.match(publish, /needs: \[test, test-musl, test-armv7, test-wasm\]/)
+  assert.deepEqual(testedTargets(workflow).sort(), [...targets].sort())
+  assert.match(publish, /needs: \[lint, test, test-musl, test-armv7, test-wasm\]/)
   assert.match(publish, /id-token: write/)
   for (const command of [ARTIFACTS, PACK]) assert.ok(publish.includes(command), command)
   assert.match(stepScript(publish, 'Publish'), /npm publish "\$tarball"/)
