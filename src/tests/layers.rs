@@ -1,12 +1,18 @@
 //! The rules of docs/ARCHITECTURE.md that the layout keeps. The core stands apart from N-API:
 //! only `js` (and these tests) may know it, so that every rule of the ids can be tested here on
 //! a fake clock, without Node. No two files (or folders) import each other, but for the SIGBUS
-//! guard's pair. Code for one system lives in `os/`, but for the SIGBUS guard.
+//! guard's pair. Code for one system lives in `os/`, but for the SIGBUS guard and the
+//! WebAssembly build's exports, each place named with its reason (`OS_GATED`). Imports are read
+//! through renames and re-exports (`modules`); `faults` shows each check finding what it is for.
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
-use super::modules::{circles, cycle, module_graph, module_tree, tokens};
+use super::modules::{circles, module_graph, module_tree, unexcused, Source};
+use gates::{misplaced, Allowance};
+
+mod faults;
+mod gates;
 
 /// The `.rs` files under `dir`, sorted, so a failure names the same files on every run.
 fn sources_under(dir: &Path) -> Vec<PathBuf> {
@@ -47,6 +53,16 @@ fn only_the_js_layer_knows_napi() {
         .map(move |word| format!("src/{shown} mentions `{word}`"))
     })
     .collect();
+  // Nor reach `js` by another name (`use crate as c;` then `c::js::…`).
+  let mut offenders = offenders;
+  let sources = module_tree(&src);
+  let in_js = |i: usize| sources[i].file.starts_with("js/");
+  for (from, edges) in module_graph(&sources).iter().enumerate() {
+    for (&to, path) in edges.iter().filter(|(&to, _)| in_js(to) && !in_js(from)) {
+      let (from, to) = (&sources[from].file, &sources[to].file);
+      offenders.push(format!("src/{from} uses src/{to} ({path})"));
+    }
+  }
   assert!(
     offenders.is_empty(),
     "outside src/js/, the core must not know N-API:\n{}",
@@ -57,6 +73,89 @@ fn only_the_js_layer_knows_napi() {
 /// The import circles allowed: the SIGBUS handler and the file it guards, which must know each
 /// other (the handler finds the mapping the fault is in; the file registers its mappings).
 const ALLOWED_CIRCLES: &[&[&str]] = &[&["host/file.rs", "host/sigbus.rs"]];
+
+/// A circle's cycles, a step a line: `src/a.rs -> src/b.rs (the path that names it)`; where a
+/// cycle takes allowed steps, they are marked so, and the steps that are not named first.
+fn worded(
+  cycles: &[Vec<usize>],
+  step: impl Fn(usize, usize) -> String,
+  allowed: impl Fn(usize, usize) -> bool,
+) -> String {
+  cycles
+    .iter()
+    .map(|cycle| {
+      let steps: Vec<(usize, usize)> = cycle.windows(2).map(|pair| (pair[0], pair[1])).collect();
+      let new: Vec<String> = steps
+        .iter()
+        .filter(|&&(from, to)| !allowed(from, to))
+        .map(|&(from, to)| step(from, to))
+        .collect();
+      let all: Vec<String> = steps
+        .iter()
+        .map(|&(from, to)| {
+          let mark = if allowed(from, to) { " [allowed]" } else { "" };
+          format!("{}{mark}", step(from, to))
+        })
+        .collect();
+      if new.len() == steps.len() {
+        all.join(",\n    ")
+      } else {
+        format!(
+          "closed by {}:\n      {}",
+          new.join(" and "),
+          all.join(",\n      ")
+        )
+      }
+    })
+    .collect::<Vec<_>>()
+    .join("\n    ")
+}
+
+/// The circles of files among `sources` that `allowed` does not name, each worded with the
+/// edges that close it; and each allowed circle no longer found (stale, or this reading stopped
+/// seeing the paths that make it).
+fn file_circles(sources: &[Source], allowed: &[&[&str]]) -> Vec<String> {
+  let named = module_graph(sources);
+  let edges: Vec<BTreeSet<usize>> = named
+    .iter()
+    .map(|to| to.keys().copied().collect())
+    .collect();
+  let file = |i: usize| sources[i].file.as_str();
+  let excused = |from: usize, to: usize| {
+    allowed
+      .iter()
+      .any(|circle| circle.contains(&file(from)) && circle.contains(&file(to)))
+  };
+  let step = |from: usize, to: usize| {
+    format!(
+      "src/{} -> src/{} ({})",
+      file(from),
+      file(to),
+      named[from][&to]
+    )
+  };
+  let groups = circles(&edges);
+  let mut out: Vec<String> = allowed
+    .iter()
+    .filter(|circle| {
+      !groups.iter().any(|group| {
+        circle
+          .iter()
+          .all(|member| group.iter().any(|&i| file(i) == *member))
+      })
+    })
+    .map(|circle| format!("the allowed circle {circle:?} is not among those found"))
+    .collect();
+  for (group, cycles) in unexcused(&edges, excused) {
+    let files: Vec<String> = group.iter().map(|&i| format!("src/{}", file(i))).collect();
+    out.push(format!(
+      "{}:\n    {}",
+      files.join(", "),
+      worded(&cycles, step, excused)
+    ));
+  }
+  out
+}
 
 #[test]
 fn no_two_rust_files_import_each_other() {
@@ -80,51 +179,7 @@ fn no_two_rust_files_import_each_other() {
     in_tree, on_disk,
     "the files `mod` declarations reach are src/'s"
   );
-  let named = module_graph(&sources);
-  let edges: Vec<BTreeSet<usize>> = named
-    .iter()
-    .map(|to| to.keys().copied().collect())
-    .collect();
-  let shown = |path: &[usize]| {
-    path
-      .windows(2)
-      .map(|step| {
-        let (from, to) = (&sources[step[0]].file, &sources[step[1]].file);
-        format!("src/{from} -> src/{to} ({})", named[step[0]][&step[1]])
-      })
-      .collect::<Vec<_>>()
-      .join(",\n    ")
-  };
-  let groups = circles(&edges);
-  let seen: Vec<Vec<&str>> = groups
-    .iter()
-    .map(|group| group.iter().map(|&i| sources[i].file.as_str()).collect())
-    .collect();
-  for allowed in ALLOWED_CIRCLES {
-    // Else the allowance is stale, or this test stopped reading `super::` paths.
-    assert!(
-      seen.iter().any(|group| group == allowed),
-      "the allowed circle {allowed:?} is not among those found: {seen:?}"
-    );
-  }
-  let bad: Vec<String> = groups
-    .into_iter()
-    .filter(|group| {
-      let files: Vec<&str> = group.iter().map(|&i| sources[i].file.as_str()).collect();
-      !ALLOWED_CIRCLES.contains(&files.as_slice())
-    })
-    .map(|group| {
-      let files: Vec<String> = group
-        .iter()
-        .map(|&i| format!("src/{}", sources[i].file))
-        .collect();
-      format!(
-        "{}:\n    {}",
-        files.join(", "),
-        shown(&cycle(&edges, &group))
-      )
-    })
-    .collect();
+  let bad = file_circles(&sources, ALLOWED_CIRCLES);
   assert!(
     bad.is_empty(),
     "Rust files that import each other (docs/ARCHITECTURE.md):\n  {}",
@@ -132,21 +187,17 @@ fn no_two_rust_files_import_each_other() {
   );
 }
 
-/// The same between src/'s top-level folders (and its files): one may use another, or be used
-/// by it, not both.
-#[test]
-fn no_two_folders_of_src_import_each_other() {
-  let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-  let sources = module_tree(&src);
-  let named = module_graph(&sources);
+/// The circles between src/'s top-level folders (and its files) among `sources`: one may use
+/// another, or be used by it, not both.
+fn folder_circles(sources: &[Source]) -> Vec<String> {
+  let named = module_graph(sources);
   let unit = |file: &str| match file.split_once('/') {
     Some((folder, _)) => format!("{folder}/"),
     None => file.to_string(),
   };
   let units: Vec<String> = sources
     .iter()
-    .map(|source| source.file.as_str())
-    .map(&unit)
+    .map(|source| unit(&source.file))
     .collect::<BTreeSet<_>>()
     .into_iter()
     .collect();
@@ -165,18 +216,24 @@ fn no_two_folders_of_src_import_each_other() {
       }
     }
   }
-  let bad: Vec<String> = circles(&unit_edges)
+  let step = |from: usize, to: usize| unit_named[&(from, to)].clone();
+  unexcused(&unit_edges, |_, _| false)
     .into_iter()
-    .map(|group| {
-      let path = cycle(&unit_edges, &group);
-      let steps: Vec<String> = path
-        .windows(2)
-        .map(|step| unit_named[&(step[0], step[1])].clone())
-        .collect();
+    .map(|(group, cycles)| {
       let names: Vec<String> = group.iter().map(|&i| format!("src/{}", units[i])).collect();
-      format!("{}:\n    {}", names.join(", "), steps.join(",\n    "))
+      format!(
+        "{}:\n    {}",
+        names.join(", "),
+        worded(&cycles, step, |_, _| false)
+      )
     })
-    .collect();
+    .collect()
+}
+
+#[test]
+fn no_two_folders_of_src_import_each_other() {
+  let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+  let bad = folder_circles(&module_tree(&src));
   assert!(
     bad.is_empty(),
     "folders of src/ that import each other:\n  {}",
@@ -184,92 +241,59 @@ fn no_two_folders_of_src_import_each_other() {
   );
 }
 
-/// The files outside `os/` that may hold code for one system (`#[cfg(unix)]`,
-/// `cfg!(target_os = …)`, …), and why.
-const OS_GATED: &[(&str, &str)] = &[
-  ("host/mod.rs", "declares the SIGBUS guard, Linux's alone"),
+/// The SIGBUS guard's condition: Linux (and Android, Linux's kernel).
+const LINUX: &[&str] = &[r#"target_os = "linux""#, r#"target_os = "android""#];
+
+/// The WebAssembly build's condition.
+const WASM: &[&str] = &[r#"target_family = "wasm""#];
+
+/// The places outside `os/` that may hold code for one system (`#[cfg(unix)]`,
+/// `cfg!(target_os = …)`, `target_env`, `target_arch`, …), on which conditions, and why.
+const OS_GATED: &[Allowance] = &[
+  (
+    "host/mod.rs",
+    LINUX,
+    "declares the SIGBUS guard, Linux's alone",
+  ),
   (
     "host/file.rs",
+    LINUX,
     "the SIGBUS guard: a truncated mapping survived, on Linux",
   ),
   (
+    "sequencer.rs",
+    LINUX,
+    "`spent`, the words a lost state file reads, for the SIGBUS guard",
+  ),
+  (
     "js/mod.rs",
+    WASM,
     "declares the WebAssembly build's plain exports (js/wasm_exports.rs), its module alone",
   ),
   (
-    "js/protocol.rs",
+    "js/**/protocol.rs",
+    WASM,
     "the WebAssembly build's scratch, in the module's memory (its runtime copies JS buffers)",
   ),
   (
-    "js/setup.rs",
+    "js/**/setup.rs",
+    WASM,
     "the WebAssembly build's refusal(), which throws why a plain export issued nothing",
   ),
   (
-    "js/thread.rs",
+    "js/**/thread.rs",
+    WASM,
     "the WebAssembly build's one env, which its plain exports (called with none) serve",
-  ),
-  (
-    "sequencer.rs",
-    "`spent`, the words a lost state file reads, for the SIGBUS guard",
   ),
 ];
 
 #[test]
-fn code_for_one_system_lives_in_host_os() {
+fn code_for_one_system_lives_in_os() {
   let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-  let mut gated = Vec::new();
-  for source in module_tree(&src) {
-    if source.file.starts_with("os/") {
-      continue;
-    }
-    let words = tokens(&source.code);
-    let mut count = 0;
-    for (i, word) in words.iter().enumerate() {
-      if !["cfg", "cfg_attr"].contains(&word.as_str()) {
-        continue;
-      }
-      // The condition: from the `(` after `cfg`, `cfg!` or `cfg_attr` to its match.
-      let open = i + 1 + usize::from(words.get(i + 1).is_some_and(|word| word == "!"));
-      if words.get(open).is_none_or(|word| word != "(") {
-        continue;
-      }
-      let mut depth = 0;
-      let condition = words[open..].iter().take_while(|word| {
-        depth += match word.as_str() {
-          "(" => 1,
-          ")" => -1,
-          _ => 0,
-        };
-        depth > 0
-      });
-      let os = [
-        "unix",
-        "windows",
-        "target_os",
-        "target_family",
-        "target_vendor",
-      ];
-      if condition
-        .into_iter()
-        .any(|word| os.contains(&word.as_str()))
-      {
-        count += 1;
-      }
-    }
-    let allowed = OS_GATED.iter().any(|(file, _)| *file == source.file);
-    if count > 0 && !allowed {
-      gated.push(format!("src/{}: {count}", source.file));
-    }
-    if count == 0 && allowed {
-      gated.push(format!(
-        "src/{}: none (no longer needs its allowance)",
-        source.file
-      ));
-    }
-  }
+  let bad = misplaced(&module_tree(&src), OS_GATED);
   assert!(
-    gated.is_empty(),
-    "code for one system outside src/os/ (gates per file):\n  {}",
-    gated.join("\n  ")
+    bad.is_empty(),
+    "code for one system outside src/os/ (docs/ARCHITECTURE.md):\n  {}",
+    bad.join("\n  ")
   );
 }

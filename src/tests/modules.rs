@@ -1,8 +1,14 @@
 //! The crate's module tree and import graph, read from `src/` as text for `layers`: which file
-//! each `mod` declares, and which files each one's paths name.
+//! each `mod` declares (here), which files each one's paths name (`graph`), and the circles
+//! they make (`circles`).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
+
+mod circles;
+mod graph;
+
+pub(super) use circles::{circles, unexcused};
+pub(super) use graph::module_graph;
 
 /// The source with its comments and the insides of its string and char literals blanked (line
 /// breaks kept, so a line of it is the same line of the file): what is left is code.
@@ -139,46 +145,58 @@ fn without_test_modules(code: &str) -> String {
 
 /// The tokens of code: words, `::`, and every other character alone.
 pub(super) fn tokens(code: &str) -> Vec<String> {
+  spans(code).into_iter().map(|(word, _)| word).collect()
+}
+
+/// The tokens of code, each with its place as a range of char indices (which are the same in
+/// the file, `code` keeping one char for each).
+pub(super) fn spans(code: &str) -> Vec<(String, std::ops::Range<usize>)> {
   let chars: Vec<char> = code.chars().collect();
   let mut out = Vec::new();
   let mut i = 0;
   while i < chars.len() {
     let c = chars[i];
+    let start = i;
     if c.is_whitespace() {
       i += 1;
+      continue;
     } else if c.is_alphanumeric() || c == '_' {
-      let start = i;
       while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
         i += 1;
       }
-      out.push(chars[start..i].iter().collect());
     } else if c == ':' && chars.get(i + 1) == Some(&':') {
-      out.push("::".into());
       i += 2;
     } else {
-      out.push(c.into());
       i += 1;
     }
+    out.push((chars[start..i].iter().collect(), start..i));
   }
   out
 }
 
-/// A file of the crate's module tree: its path from `src/`, its module's path, and the modules
-/// it declares (`mod name;`).
+/// A file of the crate's module tree: its path from `src/`, its module's path, the modules it
+/// declares (`mod name;`), its text, and its code (`code`, test modules blanked).
 pub(super) struct Source {
   pub file: String,
-  module: Vec<String>,
-  children: Vec<String>,
+  pub module: Vec<String>,
+  pub children: Vec<String>,
+  pub text: String,
   pub code: String,
 }
 
 /// Every file of the crate's module tree from `src/lib.rs`, by `mod` declarations (each of a
 /// `#[path]` or `#[cfg_attr(…, path = …)]`'s files: every system's), but for the tests.
 pub(super) fn module_tree(src: &Path) -> Vec<Source> {
+  tree_of(|file| std::fs::read_to_string(src.join(file)).ok())
+}
+
+/// The module tree of the files `read` gives by their paths from `src/` (`None`: no such file),
+/// from `lib.rs`: `module_tree` reads them from disk, the layers' own tests from memory.
+pub(super) fn tree_of(read: impl Fn(&str) -> Option<String>) -> Vec<Source> {
   let mut out: Vec<Source> = Vec::new();
   let mut queue = vec![("lib.rs".to_string(), Vec::<String>::new())];
   while let Some((file, module)) = queue.pop() {
-    let text = std::fs::read_to_string(src.join(&file)).expect("a readable source file");
+    let text = read(&file).unwrap_or_else(|| panic!("src/{file}: a readable source file"));
     let code = without_test_modules(&code(&text));
     // Where its children's files are: beside it for lib.rs and a mod.rs, else in its folder.
     let folder = match file.rsplit_once('/') {
@@ -223,7 +241,7 @@ pub(super) fn module_tree(src: &Path) -> Vec<Source> {
         );
         let files = if paths.is_empty() {
           let flat = format!("{folder}{name}.rs");
-          vec![if src.join(&flat).exists() {
+          vec![if read(&flat).is_some() {
             flat
           } else {
             format!("{folder}{name}/mod.rs")
@@ -245,164 +263,10 @@ pub(super) fn module_tree(src: &Path) -> Vec<Source> {
       file,
       module,
       children,
+      text,
       code,
     });
   }
   out.sort_by(|a, b| a.file.cmp(&b.file));
   out
-}
-
-/// The paths a use tree at `words[*at..]` names, each from `prefix`: `a::b::{c, d::*}` is
-/// `a::b::c` and `a::b::d`.
-fn use_tree(words: &[String], at: &mut usize, mut prefix: Vec<String>, out: &mut Vec<Vec<String>>) {
-  while let Some(word) = words.get(*at) {
-    match word.as_str() {
-      "{" => {
-        *at += 1;
-        while words.get(*at).is_some_and(|word| word != "}") {
-          use_tree(words, at, prefix.clone(), out);
-          // Past a rename (`as x`) to the next branch.
-          while words
-            .get(*at)
-            .is_some_and(|word| word != "," && word != "}")
-          {
-            *at += 1;
-          }
-          if words.get(*at).is_some_and(|word| word == ",") {
-            *at += 1;
-          }
-        }
-        *at += 1;
-        return;
-      }
-      "*" => {
-        *at += 1;
-        break;
-      }
-      word if word.chars().all(|c| c.is_alphanumeric() || c == '_') => {
-        prefix.push(word.to_string());
-        *at += 1;
-        if words.get(*at).is_some_and(|word| word == "::") {
-          *at += 1;
-        } else {
-          break;
-        }
-      }
-      _ => break,
-    }
-  }
-  out.push(prefix);
-}
-
-/// Each file's edges to the files whose modules it names (`crate::…`, `super::…`, `self::…`, a
-/// child's `name::…`, in `use` lines and in code), each with the first path that names it.
-pub(super) fn module_graph(sources: &[Source]) -> Vec<BTreeMap<usize, String>> {
-  let mut files_of: HashMap<&[String], Vec<usize>> = HashMap::new();
-  for (i, source) in sources.iter().enumerate() {
-    files_of.entry(&source.module).or_default().push(i);
-  }
-  sources
-    .iter()
-    .enumerate()
-    .map(|(from, source)| {
-      let words = tokens(&source.code);
-      let mut edges = BTreeMap::new();
-      for i in 0..words.len() {
-        let starts = words.get(i + 1).is_some_and(|word| word == "::")
-          && (i == 0 || words[i - 1] != "::")
-          && (["crate", "super", "self"].contains(&words[i].as_str())
-            || source.children.contains(&words[i]));
-        if !starts {
-          continue;
-        }
-        let mut paths = Vec::new();
-        let mut at = i;
-        use_tree(&words, &mut at, Vec::new(), &mut paths);
-        for path in paths {
-          let mut module = Vec::new();
-          for (k, segment) in path.iter().enumerate() {
-            match segment.as_str() {
-              "crate" if k == 0 => module.clear(),
-              "self" if k == 0 => module = source.module.clone(),
-              "self" => {}
-              "super" if k == 0 => module = source.module[..source.module.len() - 1].to_vec(),
-              "super" => {
-                module.pop();
-              }
-              _ if k == 0 => {
-                module = source.module.clone();
-                module.push(segment.clone());
-              }
-              _ => module.push(segment.clone()),
-            }
-          }
-          // The module it names is the longest prefix of it that is one.
-          let named = (0..=module.len())
-            .rev()
-            .find_map(|len| files_of.get(&module[..len]))
-            .expect("the crate root is a module");
-          for &to in named {
-            if to != from {
-              let path = path.strip_suffix(&["self".to_string()]).unwrap_or(&path);
-              edges.entry(to).or_insert_with(|| path.join("::"));
-            }
-          }
-        }
-      }
-      edges
-    })
-    .collect()
-}
-
-/// The groups of nodes that reach one another (strongly connected, two nodes or more), each
-/// sorted, and with one shortest cycle through its first node, as node indices.
-pub(super) fn circles(edges: &[BTreeSet<usize>]) -> Vec<Vec<usize>> {
-  let reach = |from: usize| {
-    let mut seen = BTreeSet::from([from]);
-    let mut todo = vec![from];
-    while let Some(node) = todo.pop() {
-      for &next in &edges[node] {
-        if seen.insert(next) {
-          todo.push(next);
-        }
-      }
-    }
-    seen
-  };
-  let reached: Vec<BTreeSet<usize>> = (0..edges.len()).map(reach).collect();
-  let mut groups: Vec<Vec<usize>> = (0..edges.len())
-    .map(|a| {
-      (0..edges.len())
-        .filter(|&b| reached[a].contains(&b) && reached[b].contains(&a))
-        .collect::<Vec<_>>()
-    })
-    .filter(|group| group.len() > 1)
-    .collect();
-  groups.sort();
-  groups.dedup();
-  groups
-}
-
-/// One shortest cycle through `group[0]` within `group`, back to where it starts.
-pub(super) fn cycle(edges: &[BTreeSet<usize>], group: &[usize]) -> Vec<usize> {
-  let start = group[0];
-  let mut came_from: HashMap<usize, usize> = HashMap::new();
-  let mut todo = std::collections::VecDeque::from([start]);
-  while let Some(node) = todo.pop_front() {
-    for &next in edges[node].iter().filter(|next| group.contains(next)) {
-      if next == start {
-        let mut path = vec![start, node];
-        while *path.last().unwrap() != start {
-          path.push(came_from[path.last().unwrap()]);
-        }
-        path.reverse();
-        return path;
-      }
-      if let std::collections::hash_map::Entry::Vacant(entry) = came_from.entry(next) {
-        entry.insert(node);
-        todo.push_back(next);
-      }
-    }
-  }
-  unreachable!("a group of nodes that reach one another has a cycle")
 }
