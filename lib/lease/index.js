@@ -10,7 +10,7 @@ const { readLeaseOptions } = require('./options.js')
 const { storeFor } = require('./store.js')
 
 /**
- * A generator leased from `options.store` (see the README's "Fleets"), once it can issue:
+ * A generator leased from `options.store` (docs/fleets.md), once it can issue:
  * `make(generatorOptions, configured, fields, lease)` makes it, on the `fields` the lease drives.
  */
 async function lease(options, make) {
