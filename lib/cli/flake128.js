@@ -2,7 +2,7 @@
 
 // `flake-idgen flake128`: new 128-bit flake ids (Boundary's: ms | 48-bit worker | sequence), one per line.
 
-const { Flake128 } = require('../../index.js')
+const Flake128 = require('../kinds/flake128.js')
 const { describe } = require('../errors/errors.js')
 const { readCount, readStateDir } = require('./args.js')
 const { UsageError, CommandError, withFlags } = require('./command-errors.js')

@@ -2,7 +2,7 @@
 
 // `flake-idgen uuid`: new UUIDv7s, one per line, increasing across the host's processes.
 
-const { uuidv7 } = require('../../index.js')
+const uuidv7 = require('../kinds/uuid.js')
 const { readCount, readStateDir } = require('./args.js')
 const { withFlags } = require('./command-errors.js')
 const { writeIds } = require('./output.js')

@@ -54,6 +54,19 @@ const STORED = `SELECT owner, expires, ceiling FROM ${TABLE} WHERE namespace = ?
 const SOONEST = `SELECT MIN(expires) AS soonest FROM ${TABLE} WHERE namespace = ? AND held = 1 AND expires > ? AND id BETWEEN ? AND ?`
 const TAKE = `UPDATE ${TABLE} SET owner = ?, expires = ?, ceiling = ? WHERE namespace = ? AND id = ?`
 
+// The namespace's marker, and the span of ids its rows cover (prepare).
+const INSERT_MARKER = `INSERT IGNORE INTO ${TABLE} (namespace, id, owner, expires, ceiling, meta) VALUES (?, -1, NULL, 0, ${NOW} + ?, ?)`
+const SET_POOL = `UPDATE ${TABLE} SET pool_first = ?, pool_last = ? WHERE namespace = ? AND id = -1`
+// A change of settings: refused while a lease is live, then every ceiling shifted, then the meta.
+const LIVE = `SELECT 1 FROM ${TABLE} WHERE namespace = ? AND held = 1 AND expires > ? LIMIT 1 LOCK IN SHARE MODE`
+const SHIFT = `UPDATE ${TABLE} SET ceiling = ceiling + ? WHERE namespace = ?`
+const SET_META = `UPDATE ${TABLE} SET meta = ? WHERE namespace = ? AND id = -1`
+const RESPELL = `UPDATE ${TABLE} SET meta = ? WHERE namespace = ? AND id = -1 AND meta = ?`
+// A renewal locks the row its owner holds, then writes it.
+const HELD = `SELECT ceiling FROM ${TABLE} WHERE namespace = ? AND id = ? AND id >= 0 AND owner = ? FOR UPDATE`
+const RENEWED = `UPDATE ${TABLE} SET expires = ?, ceiling = ? WHERE namespace = ? AND id = ?`
+const RELEASE = `UPDATE ${TABLE} SET owner = NULL, expires = 0, ceiling = ? WHERE namespace = ? AND id = ? AND id >= 0 AND owner = ?`
+
 const LIST = `SELECT id, owner, expires, ceiling, meta FROM ${TABLE}
 WHERE namespace = ? AND (id = -1 OR expires >= 0) ORDER BY id`
 
@@ -107,16 +120,27 @@ const INDEX_INFO = `SELECT INDEX_NAME AS name, NON_UNIQUE AS non_unique, COLUMN_
 FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '${TABLE}'
 ORDER BY INDEX_NAME, SEQ_IN_INDEX`
 
+const WHERE = `table ${TABLE} (MySQL)`
+
 /** Refuses (ERR_FLAKE_LEASE_SCHEMA) a table of other types or keys than CREATE's, naming what differs. */
 async function checkSchema(connection) {
-  const where = `table ${TABLE} (MySQL)`
+  await checkEngine(connection)
+  checkColumns(await readColumns(connection))
+  checkIndexes(await readIndexes(connection))
+}
+
+async function checkEngine(connection) {
   const [info] = await connection.query(TABLE_INFO)
   if (String(info?.engine).toLowerCase() !== 'innodb') {
     throw schemaError(
       'mysql2',
-      `${where} uses engine ${info?.engine}, not InnoDB: leases need its transactions and row locks`,
+      `${WHERE} uses engine ${info?.engine}, not InnoDB: leases need its transactions and row locks`,
     )
   }
+}
+
+/** The table's columns by name, each as COLUMNS' rules read it. */
+async function readColumns(connection) {
   const columns = new Map()
   for (const row of await connection.query(COLUMN_INFO)) {
     const c = { ...row, name: text(row.name), type: text(row.type).toLowerCase(), full: text(row.full) }
@@ -125,17 +149,25 @@ async function checkSchema(connection) {
     c.nullable = text(row.nullable)
     columns.set(c.name, c)
   }
+  return columns
+}
+
+function checkColumns(columns) {
   for (const [name, [ok, must]] of Object.entries(COLUMNS)) {
     const c = columns.get(name)
-    if (c === undefined) throw schemaError('mysql2', `${where} has no column \`${name}\`: it must be ${must}`)
+    if (c === undefined) throw schemaError('mysql2', `${WHERE} has no column \`${name}\`: it must be ${must}`)
     if (!ok(c)) {
       const is = `${c.full}${c.nullable === 'YES' ? ' NULL' : ' NOT NULL'}${c.expression ? ` AS (${c.expression})` : ''}`
       throw schemaError(
         'mysql2',
-        `${where} column \`${name}\` is ${is}, but must be ${must}: a type that cannot hold every value exactly would make the lease fence by a ceiling the table does not hold`,
+        `${WHERE} column \`${name}\` is ${is}, but must be ${must}: a type that cannot hold every value exactly would make the lease fence by a ceiling the table does not hold`,
       )
     }
   }
+}
+
+/** The table's indexes by name: whether unique, their columns in order, and whether one is a prefix. */
+async function readIndexes(connection) {
   const indexes = new Map()
   for (const row of await connection.query(INDEX_INFO)) {
     const name = text(row.name)
@@ -144,6 +176,10 @@ async function checkSchema(connection) {
     if (row.sub_part !== null) index.prefix = true
     indexes.set(name, index)
   }
+  return indexes
+}
+
+function checkIndexes(indexes) {
   for (const { columns: wanted, unique, add } of INDEXES) {
     const same = (index) => index.columns.join() === wanted.join() && !index.prefix
     const found = [...indexes.values()].some((index) =>
@@ -152,7 +188,7 @@ async function checkSchema(connection) {
     if (!found) {
       throw schemaError(
         'mysql2',
-        `${where} has no ${unique ? 'unique key' : 'index'} on (${wanted.join(', ')})${unique ? ', whole columns' : ''}: it must have ${add}`,
+        `${WHERE} has no ${unique ? 'unique key' : 'index'} on (${wanted.join(', ')})${unique ? ', whole columns' : ''}: it must have ${add}`,
       )
     }
   }
@@ -232,275 +268,78 @@ function callbackConnection(connection) {
   }
 }
 
+/** A connection of `pool`, as recognise saw it: the promise API's or the callback API's. */
+function connector(pool, api) {
+  if (api === 'promise') return async () => promiseConnection(await pool.getConnection())
+  return () =>
+    new Promise((resolve, reject) => {
+      pool.getConnection((error, connection) => (error ? reject(error) : resolve(callbackConnection(connection))))
+    })
+}
+
 // The pools whose table was made and checked (or is being), each with that promise.
 const made = new WeakMap()
 
 /**
- * A MySQL store over the user's mysql2 pool.
- * @param {() => Promise<{ query: Function, release: Function, destroy: Function }>} connect a
- *   connection of the pool's, its own until released
- * @param {object} pool the pool, whose table is checked once
- * @returns {import('./stores.js').Store}
+ * `pool`'s table, made and checked on `connection`: once per pool, whatever number of leases
+ * share it; InnoDB takes two CREATE TABLE IF NOT EXISTS at once. A table that is not CREATE's
+ * is refused at each acquire until it is fixed.
  */
-function mysqlStore(connect, pool) {
-  // Once per pool, whatever number of leases share it; InnoDB takes two CREATE TABLE IF NOT
-  // EXISTS at once. A table that is not CREATE's is refused at each acquire until it is fixed.
-  function table(connection) {
-    let ready = made.get(pool)
-    if (ready === undefined) {
-      ready = (async () => {
-        await connection.query(CREATE)
-        await checkSchema(connection)
-      })().catch((error) => {
-        made.delete(pool)
-        throw error
-      })
-      made.set(pool, ready)
-    }
-    return ready
-  }
-
-  /** `work(connection)` in a transaction of its own, rolled back if it throws; its result once committed. */
-  async function transaction(work, create = true) {
-    const connection = await connect()
-    let settled = false
-    try {
-      if (create) await table(connection)
-      await connection.query('START TRANSACTION')
-      const result = await work(connection)
-      await connection.query('COMMIT')
-      settled = true
-      return result
-    } catch (error) {
-      if (!settled) {
-        try {
-          await connection.query('ROLLBACK')
-          settled = true
-        } catch {}
-      }
+function table(pool, connection) {
+  let ready = made.get(pool)
+  if (ready === undefined) {
+    ready = (async () => {
+      await connection.query(CREATE)
+      await checkSchema(connection)
+    })().catch((error) => {
+      made.delete(pool)
       throw error
-    } finally {
-      // A connection left mid-transaction must not go back to the pool for the app.
-      if (settled) connection.release()
-      else connection.destroy()
+    })
+    made.set(pool, ready)
+  }
+  return ready
+}
+
+/**
+ * `work(connection)` in a transaction of its own, on a connection of `connect`'s once `pool`'s
+ * table is ready, rolled back if it throws; its result once committed.
+ */
+async function transaction(connect, pool, work) {
+  const connection = await connect()
+  let settled = false
+  try {
+    await table(pool, connection)
+    await connection.query('START TRANSACTION')
+    const result = await work(connection)
+    await connection.query('COMMIT')
+    settled = true
+    return result
+  } catch (error) {
+    if (!settled) {
+      try {
+        await connection.query('ROLLBACK')
+        settled = true
+      } catch {}
     }
+    throw error
+  } finally {
+    // A connection left mid-transaction must not go back to the pool for the app.
+    if (settled) connection.release()
+    else connection.destroy()
   }
+}
 
-  /** The marker's row, with the server's time; `lock` ' FOR UPDATE' or ' LOCK IN SHARE MODE'. */
-  async function marker(connection, namespace, lock) {
-    const rows = await connection.execute(`${MARKER}${lock}`, [namespace])
-    if (rows.length > 0) return rows[0]
-    const [{ now }] = await connection.query(`SELECT ${NOW} AS now`)
-    return { now, meta: null }
-  }
+/** The server's time, ms since 1970, as the server sent it (a BIGINT's string). */
+async function clock(connection) {
+  const [{ now }] = await connection.query(`SELECT ${NOW} AS now`)
+  return now
+}
 
-  // The marker, if there is none, then a row for each id from the lowest to the highest of the
-  // pool's and [first, last] that has none, as postgres.js's PREPARE does.
-  async function prepare({ namespace, first, last, meta, unknownMs }) {
-    await transaction(async (connection) => {
-      await connection.execute(
-        `INSERT IGNORE INTO ${TABLE} (namespace, id, owner, expires, ceiling, meta) VALUES (?, -1, NULL, 0, ${NOW} + ?, ?)`,
-        [namespace, unknownMs, meta],
-      )
-    })
-    await transaction(async (connection) => {
-      const m = await marker(connection, namespace, ' FOR UPDATE')
-      if (m.meta === null || text(m.meta) !== meta) return
-      const lo = Math.min(num(m.pool_first) ?? first, first)
-      const hi = Math.max(num(m.pool_last) ?? last, last)
-      if (num(m.pool_first) === lo && num(m.pool_last) === hi) return
-      // A row missing inside the marker's pool was deleted (by hand: rows are never deleted),
-      // maybe while held: its history is lost, so it starts as a new namespace's ids do.
-      const deleted = (id) => m.pool_first !== null && id >= num(m.pool_first) && id <= num(m.pool_last)
-      const unknown = String(Math.max(num(m.ceiling), num(m.now) + unknownMs))
-      for (let from = lo; from <= hi; from += CHUNK) {
-        const to = Math.min(hi, from + CHUNK - 1)
-        const values = []
-        for (let id = from; id <= to; id++) values.push(namespace, id, deleted(id) ? unknown : m.ceiling)
-        const rows = Array.from({ length: to - from + 1 }, () => '(?, ?, NULL, -1, ?)').join(', ')
-        await connection.execute(
-          `INSERT IGNORE INTO ${TABLE} (namespace, id, owner, expires, ceiling) VALUES ${rows}`,
-          values,
-        )
-      }
-      await connection.execute(`UPDATE ${TABLE} SET pool_first = ?, pool_last = ? WHERE namespace = ? AND id = -1`, [
-        lo,
-        hi,
-        namespace,
-      ])
-    })
-  }
-
-  // The namespace's settings, changed to `meta` once no lease is live, every ceiling shifted by
-  // the change of epoch (see postgres.js's CHANGE). The marker locked first: acquires and
-  // renewals wait on it.
-  function change(namespace, meta) {
-    return transaction(async (connection) => {
-      const m = await marker(connection, namespace, ' FOR UPDATE')
-      const old = text(m.meta)
-      if (old === meta) return true
-      if (old === null || !changeable(old, meta)) return false
-      const live = await connection.execute(
-        `SELECT 1 FROM ${TABLE} WHERE namespace = ? AND held = 1 AND expires > ? LIMIT 1 LOCK IN SHARE MODE`,
-        [namespace, m.now],
-      )
-      if (live.length > 0) return false
-      const shift = JSON.parse(meta).epoch - JSON.parse(old).epoch
-      await connection.execute(`UPDATE ${TABLE} SET ceiling = ceiling + ? WHERE namespace = ?`, [shift, namespace])
-      await connection.execute(`UPDATE ${TABLE} SET meta = ? WHERE namespace = ? AND id = -1`, [meta, namespace])
-      return true
-    })
-  }
-
-  /** One acquire: the answer, or 'prepare' or 'change' for what must come first. */
-  function attempt({ namespace, first, last, owner, ttl, ahead, meta }) {
-    return transaction(async (connection) => {
-      const m = await marker(connection, namespace, ' LOCK IN SHARE MODE')
-      const now = num(m.now)
-      if (m.meta === null) return { next: 'prepare', now }
-      const current = text(m.meta)
-      if (current !== meta) return { next: current === misescaped(meta) ? 'respell' : 'change', meta: current }
-      const range = [first, last]
-      const [free] = await connection.execute(FREE, [namespace, ...range])
-      // A free id whose ceiling has passed costs its holder no wait: no expired lease does better.
-      const [expired] =
-        free && num(free.ceiling) < now ? [] : await connection.execute(EXPIRED, [namespace, now, ...range])
-      const [pick] = [free, expired]
-        .filter(Boolean)
-        .map((row) => ({ id: Number(row.id), ceiling: num(row.ceiling) }))
-        .sort((a, b) => a.ceiling - b.ceiling || a.id - b.id)
-      const covered = num(m.pool_first) !== null && num(m.pool_first) <= first && num(m.pool_last) >= last
-      if (pick === undefined) {
-        if (!covered) return { next: 'prepare', now }
-        const [{ soonest }] = await connection.execute(SOONEST, [namespace, now, ...range])
-        return { status: 'exhausted', now, retryAt: soonest === null ? now : num(soonest) }
-      }
-      const ceiling = Math.max(pick.ceiling, now + ahead)
-      await connection.execute(TAKE, [owner, now + ttl, ceiling, namespace, pick.id])
-      await readBack(connection, namespace, pick.id, { owner, expires: now + ttl, ceiling })
-      return { status: 'acquired', id: pick.id, floor: pick.ceiling, ceiling, now }
-    })
-  }
-
-  // The marker an earlier version wrote with its escapes kept (see misescaped), spelled right.
-  function respell(namespace, wrong, meta) {
-    return transaction((connection) =>
-      connection.execute(`UPDATE ${TABLE} SET meta = ? WHERE namespace = ? AND id = -1 AND meta = ?`, [
-        meta,
-        namespace,
-        wrong,
-      ]),
-    )
-  }
-
-  return {
-    kind: 'mysql2',
-    async time() {
-      const connection = await connect()
-      try {
-        const [{ now }] = await connection.query(`SELECT ${NOW} AS now`)
-        return checkResult('mysql2', 'time', { now: num(now) }).now
-      } finally {
-        connection.release()
-      }
-    },
-    async acquire(args) {
-      let changed = false
-      for (let tries = 1; ; tries++) {
-        let answer
-        try {
-          answer = await attempt(args)
-          if (answer.next === 'prepare' && tries < ATTEMPTS) {
-            await prepare(args)
-            continue
-          }
-        } catch (error) {
-          if (RETRY.has(error?.errno) && tries < ATTEMPTS) continue
-          throw error
-        }
-        if (answer.next === 'respell' && tries < ATTEMPTS) {
-          await respell(args.namespace, answer.meta, args.meta)
-          continue
-        }
-        if (answer.next === 'change' || answer.next === 'respell') {
-          if (!changed && tries < ATTEMPTS && changeable(answer.meta, args.meta)) {
-            changed = true
-            if (await change(args.namespace, args.meta)) continue
-          }
-          return checkResult('mysql2', 'acquire', { status: 'mismatch', meta: answer.meta }, answer)
-        }
-        if (answer.next === 'prepare') answer = { status: 'exhausted', now: answer.now, retryAt: answer.now }
-        return checkResult('mysql2', 'acquire', answer)
-      }
-    },
-    async renew({ namespace, id, owner, ttl, ahead, meta }) {
-      const answer = await retried(() =>
-        transaction(async (connection) => {
-          const m = await marker(connection, namespace, ' LOCK IN SHARE MODE')
-          const now = num(m.now)
-          if (text(m.meta) !== meta) return { status: 'lost', now }
-          const [row] = await connection.execute(
-            `SELECT ceiling FROM ${TABLE} WHERE namespace = ? AND id = ? AND id >= 0 AND owner = ? FOR UPDATE`,
-            [namespace, id, owner],
-          )
-          if (row === undefined) return { status: 'lost', now }
-          const ceiling = Math.max(num(row.ceiling), now + ahead)
-          await connection.execute(`UPDATE ${TABLE} SET expires = ?, ceiling = ? WHERE namespace = ? AND id = ?`, [
-            now + ttl,
-            ceiling,
-            namespace,
-            id,
-          ])
-          await readBack(connection, namespace, id, { owner, expires: now + ttl, ceiling })
-          return { status: 'renewed', ceiling, now }
-        }),
-      )
-      return checkResult('mysql2', 'renew', answer)
-    },
-    async release({ namespace, id, owner, last }) {
-      // The ceiling it writes is the next holder's floor: read back as the others are.
-      const affectedRows = await retried(() =>
-        transaction(async (connection) => {
-          const { affectedRows } = await connection.execute(
-            `UPDATE ${TABLE} SET owner = NULL, expires = 0, ceiling = ? WHERE namespace = ? AND id = ? AND id >= 0 AND owner = ?`,
-            [last, namespace, id, owner],
-          )
-          if (affectedRows === 1) await readBack(connection, namespace, id, { owner: null, expires: 0, ceiling: last })
-          return affectedRows
-        }),
-      )
-      return { status: affectedRows === 1 ? 'released' : 'lost' }
-    },
-    async list({ namespace }) {
-      // Read only: a monitoring user may lack CREATE, and a listing should not make the table.
-      const connection = await connect()
-      let rows
-      let now
-      try {
-        ;[{ now }] = await connection.query(`SELECT ${NOW} AS now`)
-        try {
-          rows = await connection.execute(LIST, [namespace])
-        } catch (error) {
-          if (error?.errno !== NO_TABLE) throw error
-          rows = []
-        }
-      } finally {
-        connection.release()
-      }
-      const result = { now: num(now), meta: null, floor: null, records: [] }
-      for (const row of rows) {
-        const id = Number(row.id)
-        if (id === -1) {
-          result.meta = text(row.meta)
-          result.floor = num(row.ceiling)
-        } else {
-          result.records.push({ id, owner: text(row.owner), expires: num(row.expires), ceiling: num(row.ceiling) })
-        }
-      }
-      return result
-    },
-    async close() {},
-  }
+/** The marker's row, with the server's time; `lock` ' FOR UPDATE' or ' LOCK IN SHARE MODE'. */
+async function marker(connection, namespace, lock) {
+  const rows = await connection.execute(`${MARKER}${lock}`, [namespace])
+  if (rows.length > 0) return rows[0]
+  return { now: await clock(connection), meta: null }
 }
 
 /**
@@ -520,13 +359,215 @@ async function readBack(connection, namespace, id, wrote) {
   }
 }
 
-/** A connection of `pool`, as recognise saw it: the promise API's or the callback API's. */
-function connector(pool, api) {
-  if (api === 'promise') return async () => promiseConnection(await pool.getConnection())
-  return () =>
-    new Promise((resolve, reject) => {
-      pool.getConnection((error, connection) => (error ? reject(error) : resolve(callbackConnection(connection))))
-    })
+// Each operation below runs in the transaction `run` gives it (transaction(), above), or on a
+// connection of its own when it only reads.
+
+// The marker, if there is none, then a row for each id from the lowest to the highest of the
+// pool's and [first, last] that has none, as postgres.js's PREPARE does.
+async function prepare(run, args) {
+  await run((connection) => insertMarker(connection, args))
+  await run((connection) => widenPool(connection, args))
+}
+
+async function insertMarker(connection, { namespace, meta, unknownMs }) {
+  await connection.execute(INSERT_MARKER, [namespace, unknownMs, meta])
+}
+
+async function widenPool(connection, { namespace, first, last, meta, unknownMs }) {
+  const m = await marker(connection, namespace, ' FOR UPDATE')
+  if (m.meta === null || text(m.meta) !== meta) return
+  const lo = Math.min(num(m.pool_first) ?? first, first)
+  const hi = Math.max(num(m.pool_last) ?? last, last)
+  if (num(m.pool_first) === lo && num(m.pool_last) === hi) return
+  // A row missing inside the marker's pool was deleted (by hand: rows are never deleted),
+  // maybe while held: its history is lost, so it starts as a new namespace's ids do.
+  const deleted = (id) => m.pool_first !== null && id >= num(m.pool_first) && id <= num(m.pool_last)
+  const unknown = String(Math.max(num(m.ceiling), num(m.now) + unknownMs))
+  for (let from = lo; from <= hi; from += CHUNK) {
+    const to = Math.min(hi, from + CHUNK - 1)
+    await insertRows(connection, namespace, from, to, (id) => (deleted(id) ? unknown : m.ceiling))
+  }
+  await connection.execute(SET_POOL, [lo, hi, namespace])
+}
+
+/** A never-held row for each id from `from` to `to` that has none, of ceiling `ceilingOf(id)`. */
+async function insertRows(connection, namespace, from, to, ceilingOf) {
+  const values = []
+  for (let id = from; id <= to; id++) values.push(namespace, id, ceilingOf(id))
+  const rows = Array.from({ length: to - from + 1 }, () => '(?, ?, NULL, -1, ?)').join(', ')
+  await connection.execute(
+    `INSERT IGNORE INTO ${TABLE} (namespace, id, owner, expires, ceiling) VALUES ${rows}`,
+    values,
+  )
+}
+
+// The namespace's settings, changed to `meta` once no lease is live, every ceiling shifted by
+// the change of epoch (see postgres.js's CHANGE). The marker locked first: acquires and
+// renewals wait on it. Whether the namespace now has `meta`.
+async function changeSettings(connection, namespace, meta) {
+  const m = await marker(connection, namespace, ' FOR UPDATE')
+  const old = text(m.meta)
+  if (old === meta) return true
+  if (old === null || !changeable(old, meta)) return false
+  const live = await connection.execute(LIVE, [namespace, m.now])
+  if (live.length > 0) return false
+  const shift = JSON.parse(meta).epoch - JSON.parse(old).epoch
+  await connection.execute(SHIFT, [shift, namespace])
+  await connection.execute(SET_META, [meta, namespace])
+  return true
+}
+
+// The marker an earlier version wrote with its escapes kept (see misescaped), spelled right.
+function respell(connection, namespace, wrong, meta) {
+  return connection.execute(RESPELL, [meta, namespace, wrong])
+}
+
+/** Takes an id as the Store's acquire does, each try in a transaction of its own. */
+async function acquire(run, args) {
+  let changed = false
+  for (let tries = 1; ; tries++) {
+    let answer
+    try {
+      answer = await run((connection) => attempt(connection, args))
+      if (answer.next === 'prepare' && tries < ATTEMPTS) {
+        await prepare(run, args)
+        continue
+      }
+    } catch (error) {
+      if (RETRY.has(error?.errno) && tries < ATTEMPTS) continue
+      throw error
+    }
+    if (answer.next === 'respell' && tries < ATTEMPTS) {
+      await run((connection) => respell(connection, args.namespace, answer.meta, args.meta))
+      continue
+    }
+    if (answer.next === 'change' || answer.next === 'respell') {
+      if (!changed && tries < ATTEMPTS && changeable(answer.meta, args.meta)) {
+        changed = true
+        if (await run((connection) => changeSettings(connection, args.namespace, args.meta))) continue
+      }
+      return checkResult('mysql2', 'acquire', { status: 'mismatch', meta: answer.meta }, answer)
+    }
+    if (answer.next === 'prepare') answer = { status: 'exhausted', now: answer.now, retryAt: answer.now }
+    return checkResult('mysql2', 'acquire', answer)
+  }
+}
+
+/** One acquire: the answer, or 'prepare', 'respell' or 'change' for what must come first. */
+async function attempt(connection, { namespace, first, last, owner, ttl, ahead, meta }) {
+  const m = await marker(connection, namespace, ' LOCK IN SHARE MODE')
+  const now = num(m.now)
+  if (m.meta === null) return { next: 'prepare', now }
+  const current = text(m.meta)
+  if (current !== meta) return { next: current === misescaped(meta) ? 'respell' : 'change', meta: current }
+  const range = [first, last]
+  const pick = await candidate(connection, namespace, range, now)
+  const covered = num(m.pool_first) !== null && num(m.pool_first) <= first && num(m.pool_last) >= last
+  if (pick === undefined) {
+    if (!covered) return { next: 'prepare', now }
+    const [{ soonest }] = await connection.execute(SOONEST, [namespace, now, ...range])
+    return { status: 'exhausted', now, retryAt: soonest === null ? now : num(soonest) }
+  }
+  const ceiling = Math.max(pick.ceiling, now + ahead)
+  await connection.execute(TAKE, [owner, now + ttl, ceiling, namespace, pick.id])
+  await readBack(connection, namespace, pick.id, { owner, expires: now + ttl, ceiling })
+  return { status: 'acquired', id: pick.id, floor: pick.ceiling, ceiling, now }
+}
+
+/** The id to take in `range`, locked: the free row or the expired lease of lower ceiling (then id), if any. */
+async function candidate(connection, namespace, range, now) {
+  const [free] = await connection.execute(FREE, [namespace, ...range])
+  // A free id whose ceiling has passed costs its holder no wait: no expired lease does better.
+  const [expired] = free && num(free.ceiling) < now ? [] : await connection.execute(EXPIRED, [namespace, now, ...range])
+  const [pick] = [free, expired]
+    .filter(Boolean)
+    .map((row) => ({ id: Number(row.id), ceiling: num(row.ceiling) }))
+    .sort((a, b) => a.ceiling - b.ceiling || a.id - b.id)
+  return pick
+}
+
+async function renew(connection, { namespace, id, owner, ttl, ahead, meta }) {
+  const m = await marker(connection, namespace, ' LOCK IN SHARE MODE')
+  const now = num(m.now)
+  if (text(m.meta) !== meta) return { status: 'lost', now }
+  const [row] = await connection.execute(HELD, [namespace, id, owner])
+  if (row === undefined) return { status: 'lost', now }
+  const ceiling = Math.max(num(row.ceiling), now + ahead)
+  await connection.execute(RENEWED, [now + ttl, ceiling, namespace, id])
+  await readBack(connection, namespace, id, { owner, expires: now + ttl, ceiling })
+  return { status: 'renewed', ceiling, now }
+}
+
+/** Frees `id` if `owner` holds it: the rows released (1 or 0). */
+async function release(connection, { namespace, id, owner, last }) {
+  const { affectedRows } = await connection.execute(RELEASE, [last, namespace, id, owner])
+  // The ceiling it writes is the next holder's floor: read back as the others are.
+  if (affectedRows === 1) await readBack(connection, namespace, id, { owner: null, expires: 0, ceiling: last })
+  return affectedRows
+}
+
+async function serverTime(connect) {
+  const connection = await connect()
+  try {
+    return checkResult('mysql2', 'time', { now: num(await clock(connection)) }).now
+  } finally {
+    connection.release()
+  }
+}
+
+// Read only: a monitoring user may lack CREATE, and a listing should not make the table.
+async function list(connect, namespace) {
+  const connection = await connect()
+  let rows
+  let now
+  try {
+    now = await clock(connection)
+    try {
+      rows = await connection.execute(LIST, [namespace])
+    } catch (error) {
+      if (error?.errno !== NO_TABLE) throw error
+      rows = []
+    }
+  } finally {
+    connection.release()
+  }
+  const result = { now: num(now), meta: null, floor: null, records: [] }
+  for (const row of rows) {
+    const id = Number(row.id)
+    if (id === -1) {
+      result.meta = text(row.meta)
+      result.floor = num(row.ceiling)
+    } else {
+      result.records.push({ id, owner: text(row.owner), expires: num(row.expires), ceiling: num(row.ceiling) })
+    }
+  }
+  return result
+}
+
+/**
+ * A MySQL store over the user's mysql2 pool.
+ * @param {() => Promise<{ query: Function, execute: Function, release: Function, destroy: Function }>} connect a
+ *   connection of the pool's, its own until released
+ * @param {object} pool the pool, whose table is checked once
+ * @returns {import('./stores.js').Store}
+ */
+function mysqlStore(connect, pool) {
+  const run = (work) => transaction(connect, pool, work)
+  return {
+    kind: 'mysql2',
+    time: () => serverTime(connect),
+    acquire: (args) => acquire(run, args),
+    async renew(args) {
+      const answer = await retried(() => run((connection) => renew(connection, args)))
+      return checkResult('mysql2', 'renew', answer)
+    },
+    async release(args) {
+      const released = await retried(() => run((connection) => release(connection, args)))
+      return { status: released === 1 ? 'released' : 'lost' }
+    },
+    list: ({ namespace }) => list(connect, namespace),
+    async close() {},
+  }
 }
 
 /** The MySQL store over the user's mysql2 `Pool` (`mysql2` or `mysql2/promise`). */
