@@ -153,6 +153,16 @@ export declare function invalidOptions(got: unknown): TypeError
 export declare function issueBatch(ids: Uint8Array, clock?: () => number): { error?: Error; overflows: number; clockBackwards: number; waits: number }
 
 /**
+ * As `issueSlice`, for a member, which sends a batch as its runs (lib/wire/batch-wire.js): up to
+ * `max` ids, written as their runs rather than as ids. Into `runs`: `RUNS_HEADER_BYTES` (the
+ * ids' node id and the count of runs, u32 each), then `RUN_BYTES` a run, in the wire's form of
+ * a range (the time in units since the epoch, u64; the first sequence and the count of ids, u32
+ * each), all big-endian. A run that goes on from the one before it (one time unit, the next
+ * sequence) is merged into it. Room for `max` runs: a run holds one id at least.
+ */
+export declare function issueRuns(runs: Uint8Array, max: number, now?: unknown): number
+
+/**
  * Up to `max` ids into `ids` from its `start`-th id on, as many as the clock (the system's, or
  * the reading `now` of the generator's own) allows now, without waiting. Returns a report as
  * `issueRun` does (see `protocol`): how many were written, or how long to wait before any can
@@ -171,6 +181,8 @@ export declare function issueWideBatch(ids: Uint8Array, clock?: () => number): {
 export interface KindDescription {
   /** Its name. */
   name: KindName
+  /** What the package exports for it (`index.js`). */
+  export: string
   /** Bytes of one id. */
   bytes: number
   /**
@@ -180,6 +192,8 @@ export interface KindDescription {
   idsPerMs?: number
   /** Its parts after `timestamp` and `date`, in `decompose`'s order. */
   parts: Array<string>
+  /** The largest worker id its ids carry, if they carry one (a flake's: 2^48 - 1). */
+  maxWorker?: number
 }
 
 /**
@@ -306,6 +320,12 @@ export interface ResolvedLayout {
  */
 export declare function resolveLayout(layout?: unknown): ResolvedLayout
 
+/** Bytes of each run `issueRuns` writes: a range as the members' wire sends it. */
+export declare const RUN_BYTES: number
+
+/** Bytes before a member's runs (see `issueRuns`): the runs' node id and their count. */
+export declare const RUNS_HEADER_BYTES: number
+
 /** Bytes in the scratch. */
 export declare const SCRATCH_BYTES: number
 
@@ -374,7 +394,7 @@ export declare const SLOT_READS_FIELDS: number
 
 /**
  * Real ms a promise's wait for the system clock goes on past the time the clock needed, before
- * it is given up on (lib/wait.js): the sync calls' grace, `clock::STALL_GRACE_MS`.
+ * it is given up on (lib/generator/wait.js): the sync calls' grace, `clock::STALL_GRACE_MS`.
  */
 export declare const STALL_GRACE_MS: number
 

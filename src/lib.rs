@@ -1,12 +1,12 @@
 //! flake-idgen-rs: 64-bit k-ordered unique ids for Node.js, a drop-in for flake-idgen 1.4.0.
 //!
 //! Two layers. The core, every module but `js`, is plain Rust that takes its clock as a
-//! parameter: what an id is (`layout`, `decompose`), the state behind ids (`sequencer`,
-//! `registry`, `host`), generators and batches (`generator`, `batch`, `stats`), clock readings
-//! (`clock`), 128-bit ids made from 64-bit ones (`uuid`, `flake128`, with `random` bits), the
-//! options and the values they come as (`options`, `input`, `number`), what it needs of the
-//! OS (`os`) and the errors (`error`). `js` is the N-API layer on top of it, the only one that knows N-API: the
-//! exported functions, the protocol with `lib/native.js` and the per-thread tables it serves.
+//! parameter: the kinds of id and their bits (`kinds`: 64-bit layouts and their read-back,
+//! UUIDv7, Boundary's flake), the state behind ids (`sequencer`, `registry`, `host`),
+//! generators and batches (`generator`, `sync_take`, `batch`, `stats`), clock readings
+//! (`clock`), random bits (`random`), options and the values they come as (`options`, `input`,
+//! `number`), the OS (`os`), errors (`error`). `js` is the N-API layer on top of it, the only one that knows N-API: the
+//! exported functions, the protocol with `lib/binding/native.js` and the per-thread tables it serves.
 //! The core never uses `js` (`tests::layers` checks), so it can be tested without Node.
 #![deny(clippy::all)]
 // The export macros register the exports only outside `cfg(test)`, so in the test build the

@@ -1,4 +1,4 @@
-//! What one batch met, for `stats()`: `lib/stats.js` adds it to the instance's counters (JS
+//! What one batch met, for `stats()`: `lib/generator/stats.js` adds it to the instance's counters (JS
 //! keeps them, since instances of one configuration share their native side).
 
 use crate::error::FlakeError;

@@ -1,5 +1,5 @@
 'use strict'
-// The protocol between native.js and the id functions (src/js/protocol.rs says it): the
+// The protocol between native.js and the id functions (src/js/seam/protocol.rs says it): the
 // reports as native.js decodes them, and the ids of a run as it rebuilds them.
 
 const test = require('node:test')

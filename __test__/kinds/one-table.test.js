@@ -6,7 +6,7 @@
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
-const { readFileSync } = require('node:fs')
+const { readFileSync, readdirSync } = require('node:fs')
 const path = require('node:path')
 const binding = require('../../lib/binding/load-binding.js')
 const { WIDE_KINDS } = require('../../lib/cli/decompose.js')
@@ -55,5 +55,73 @@ test("each decompose row's forms take its kind's text and no other kind's", () =
         )
       }
     }
+  }
+})
+
+test("each row's export is the package's, a named ESM import and typed in index.d.ts", () => {
+  const pkg = require('../..')
+  const entry = readFileSync(path.join(__dirname, '../../index.js'), 'utf8')
+  // Node's ESM named imports are what its lexer reads in index.js's text (see there).
+  const lexed = entry.match(/^0 && \(module\.exports = \{ (.*) \}\)$/m)
+  assert.ok(lexed, "index.js spells its named exports for Node's lexer")
+  const types = readFileSync(path.join(__dirname, '../../index.d.ts'), 'utf8')
+  for (const row of binding.kinds()) {
+    assert.equal(typeof pkg[row.export], 'function', row.export)
+    if (row.bytes === 16) assert.ok(lexed[1].split(', ').includes(row.export), row.export)
+    // FlakeId is the module itself (`export = FlakeId`); the others are declared in its namespace.
+    assert.match(types, new RegExp(`^\\s*(export|declare) (class|const|function) ${row.export}\\b`, 'm'), row.export)
+  }
+})
+
+/** `text` without its comments (`//` to the line's end, `/* … *\/`), near enough for names. */
+const uncommented = (text) => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1')
+
+/** The files under `dir` (from the package's root) whose names end in `suffix`. */
+function filesUnder(dir, suffix) {
+  const root = path.join(__dirname, '../..')
+  return readdirSync(path.join(root, dir), { recursive: true })
+    .map((file) => path.join(dir, file).replaceAll(path.sep, '/'))
+    .filter((file) => file.endsWith(suffix))
+}
+
+// Where a 128-bit kind may be spelt, its name or its export (issue 52): what a kind adds (its
+// Rust file, its row of each_kind! in src/kinds/mod.rs, its JS file, its command row with its
+// command's file), and what cannot read the table: its decompose row (text forms), index.js
+// (Node's ESM lexer reads the export names from its text) and its public types. The stem of
+// each kind's files is here: a kind added without one fails.
+const STEMS = { uuidv7: 'uuid', flake128: 'flake128' }
+const SITES = (stem) => [
+  `src/kinds/${stem}.rs`,
+  'src/kinds/mod.rs',
+  `lib/kinds/${stem}.js`,
+  'bin/flake-idgen.js',
+  `lib/cli/${stem}.js`,
+  'lib/cli/decompose.js',
+  'index.js',
+  'index.d.ts',
+]
+
+test('a 128-bit kind is spelt at its sites alone: everything else reads the table', () => {
+  const root = path.join(__dirname, '../..')
+  const sources = [
+    ...filesUnder('src', '.rs').filter((file) => !file.startsWith('src/tests/')),
+    ...filesUnder('lib', '.js'),
+    ...filesUnder('bin', '.js'),
+    'index.js',
+    'index.d.ts',
+    'client.js',
+    'client.d.ts',
+  ].map((file) => [file, uncommented(readFileSync(path.join(root, file), 'utf8'))])
+  for (const row of binding.kinds().filter((row) => row.bytes === 16)) {
+    const stem = STEMS[row.name]
+    assert.ok(stem, `the stem of ${row.name}'s files`)
+    const spelt = new RegExp(`\\b(${row.name}|${row.export})\\b`)
+    const found = sources.filter(([, text]) => spelt.test(text)).map(([file]) => file)
+    assert.ok(found.includes('src/kinds/mod.rs'), `${row.name}'s row`)
+    assert.deepEqual(
+      found.filter((file) => !SITES(stem).includes(file)),
+      [],
+      `${row.name} spelt outside its sites`,
+    )
   }
 })

@@ -1,6 +1,6 @@
 'use strict'
 
-// The JS side of the protocol with the native id functions; src/js/protocol.rs is the other
+// The JS side of the protocol with the native id functions; src/js/seam/protocol.rs is the other
 // side, and says what the scratch holds and what a report means. This module is the only one
 // on this side that reads or writes the scratch: the others hand it a generator's fields.
 
@@ -18,7 +18,7 @@ const {
   SLOT_FENCED,
 } = binding
 
-// The thread's setup (see src/js/setup.rs): its id functions and its scratch. Shared memory,
+// The thread's setup (see src/js/generator/setup.rs): its id functions and its scratch. Shared memory,
 // because a SharedArrayBuffer can never be detached: the native side writes into it, and a
 // detachable buffer could be taken away under its feet. The first copy of this module in a
 // thread sets it up with the scratch made here; every later copy (a test runner's fresh module
@@ -27,7 +27,7 @@ const {
 const thread = binding.setup(new Uint8Array(new SharedArrayBuffer(SCRATCH_BYTES)))
 // Views of this copy's own realm, over the memory whichever copy made: the whole buffer made
 // here, or in the WebAssembly build the block of the module's memory the native side gave back
-// in its place (its runtime can only copy a buffer of JS's, see src/js/protocol.rs).
+// in its place (its runtime can only copy a buffer of JS's, see src/js/seam/protocol.rs).
 const memory = thread.scratch.buffer
 const base = thread.scratch.byteOffset
 const scratch = new Uint8Array(memory, base, SCRATCH_BYTES)
@@ -50,7 +50,7 @@ const WIDE_ID = binding.SCRATCH_WIDE_ID
 const INSTANCE = binding.SCRATCH_INSTANCE / 4
 const WORKER = binding.SCRATCH_WORKER / 8
 
-// The id functions (see src/js/id_functions.rs). A generator's fields go through the scratch,
+// The id functions (see src/js/seam/id_functions.rs). A generator's fields go through the scratch,
 // not as arguments: reading an argument costs the native side a `napi_get_value_*` each, a
 // store here costs nothing measurable. Taken out of their object once, so that a call loads no
 // property on the per-id path.
@@ -98,7 +98,7 @@ class GeneratorFields {
     this.stateHigh = NOTHING_ISSUED
     this.ceiling = Infinity
     // Its number in the thread, written with its fields: a slot keeps the tally of the instance
-    // that last took ids through it (src/js/instance_tally.rs), so a sync call throws the
+    // that last took ids through it (src/js/seam/instance_tally.rs), so a sync call throws the
     // overflow only for a unit the instance used up itself, not one its neighbours (threads,
     // processes) did, as flake-idgen's instance counter does (see src/sync_take.rs).
     this.instance = configured.instance
@@ -212,7 +212,7 @@ function issuePlain(fields) {
 // Chosen once: the call site in flake-id.js sees one function, whichever build loaded.
 const issue = typeof plainIssue === 'function' ? issuePlain : issueNative
 
-// 128-bit ids from a shared state by the system clock (see src/js/wide_functions.rs), of the
+// 128-bit ids from a shared state by the system clock (see src/js/seam/wide_functions.rs), of the
 // kind the generator's fields say: into the scratch, for takeWide(), or as text; or throws.
 
 const issueWide = (fields) => {
@@ -267,7 +267,7 @@ function issueRun(fields, max) {
 }
 
 /**
- * `count` ids in a Buffer of their own, synchronously (see src/js/batches.rs). Returns what the
+ * `count` ids in a Buffer of their own, synchronously (see src/js/generator/batches.rs). Returns what the
  * batch met, with `ids`, or with `error` if it failed; throws what `clock` throws.
  */
 function batch(fields, count, clock) {
@@ -294,8 +294,20 @@ function slice(fields, batchIds, start, max, clock) {
 }
 
 /**
+ * Up to `max` ids that `clock` allows now, as their runs into `runs` (a member's: see issueRuns
+ * in src/js/generator/batches.rs); a report.
+ */
+function runSlice(fields, runs, max, clock) {
+  const now = clock === undefined ? undefined : clock()
+  enter(fields)
+  const report = binding.issueRuns(runs, max, now)
+  leave(fields)
+  return report
+}
+
+/**
  * `count` 128-bit ids of the generator's kind in a Buffer of their own, synchronously (see
- * issueWideBatch in src/js/batches.rs); throws why it failed, and what `clock` throws.
+ * issueWideBatch in src/js/generator/batches.rs); throws why it failed, and what `clock` throws.
  */
 function wideBatch(fields, count, clock) {
   const batchIds = Buffer.allocUnsafeSlow(binding.checkCount(count) * 16)
@@ -389,7 +401,7 @@ class IdRun {
   }
 }
 
-// Reports (see src/js/protocol.rs): `undefined` for one id and nothing met, `count * UNIT + met`
+// Reports (see src/js/seam/protocol.rs): `undefined` for one id and nothing met, `count * UNIT + met`
 // when ids were issued, `-(waitMs * UNIT + met)` when none was.
 const decode = {
   /** What the call met: MET_NONE, MET_OVERFLOW, MET_CLOCK_BEHIND or MET_WAITED. */
@@ -494,7 +506,7 @@ const layoutOf = (fields) => binding.layoutOf(fields.shape, fields.epoch, fields
  * The time (ms since 1970) of the last id a leased generator issued, or undefined: its own,
  * counted by the instance (not a neighbour's on its shared state), so a ceiling written from it
  * is above every id it issued, and no higher; the state's last if another leased generator of
- * its configuration in the thread took ids since (see src/js/instance_tally.rs), higher but
+ * its configuration in the thread took ids since (see src/js/seam/instance_tally.rs), higher but
  * still above every id it issued.
  */
 function lastIssuedAt(fields) {
@@ -509,6 +521,7 @@ module.exports = {
   issueRun,
   batch,
   slice,
+  runSlice,
   takeId,
   takeBigInt,
   issueWide,

@@ -1,6 +1,6 @@
 'use strict'
 
-// The errors the JS modules make. A bad value is worded by the native side (src/js/messages.rs),
+// The errors the JS modules make. A bad value is worded by the native side (src/js/values/messages.rs),
 // as the constructor's options are: an option reads the same whichever side checks it.
 
 const codedError = require('./coded-error.js')

@@ -8,8 +8,8 @@
 
 const { Buffer } = require('node:buffer')
 const { setImmediate, clearImmediate } = require('node:timers')
-const { checkCount } = require('../binding/load-binding.js')
-const { slice, decode, queueOf } = require('../binding/native.js')
+const { checkCount, RUNS_HEADER_BYTES, RUN_BYTES } = require('../binding/load-binding.js')
+const { slice, runSlice, decode, queueOf } = require('../binding/native.js')
 const { waitForClock, watchClock } = require('./wait.js')
 const { AbortError, invalidArgument } = require('../errors/errors.js')
 
@@ -55,9 +55,11 @@ function nextTurn(then) {
   return () => clearImmediate(immediate)
 }
 
-/** Fills `ids`, counting into `counts`, a slice at a time. */
-async function issueAll(fields, clock, counts, ids, signal) {
-  const total = ids.length / 8
+/**
+ * Takes `total` ids a slice at a time, `take(filled, max)` each (a report), counting into
+ * `counts`; fewer once `cut()` says so.
+ */
+async function issueAll(clock, counts, total, take, signal, cut) {
   let filled = 0
   // A wait counts once, however often it polls; on the system clock, it is watched (wait.js).
   let waitCounted = false
@@ -66,7 +68,7 @@ async function issueAll(fields, clock, counts, ids, signal) {
     if (signal?.aborted) throw new AbortError(signal)
     let report
     try {
-      report = slice(fields, ids, filled, Math.min(SLICE, total - filled), clock)
+      report = take(filled, Math.min(SLICE, total - filled))
     } catch (error) {
       counts.refused(error)
       throw error
@@ -91,9 +93,9 @@ async function issueAll(fields, clock, counts, ids, signal) {
     counts.ids += count
     counts.met(report)
     filled += count
+    if (cut?.()) return
     if (filled < total) await waitOrAbort(nextTurn, signal)
   }
-  return ids
 }
 
 /**
@@ -106,11 +108,46 @@ async function batchAsync(fields, clock, counts, count, options) {
   const signal = signalOf(options)
   const ids = Buffer.allocUnsafeSlow(checkCount(count) * 8)
   if (signal?.aborted) throw new AbortError(signal)
+  const take = (filled, max) => slice(fields, ids, filled, max, clock)
+  await inTurn(fields, signal, () => issueAll(clock, counts, ids.length / 8, take, signal))
+  return ids
+}
+
+// The runs of a member's slice (runsAsync), read by its `add` before the next is taken: one
+// Buffer for them all, as big as the biggest slice asked.
+let runs = Buffer.alloc(0)
+
+/**
+ * As batchAsync, for a member, which sends its ids as runs: up to `count` ids, taken as their
+ * runs (src/js/generator/batches.rs, issueRuns), each slice's handed to `add(runs)` as it is
+ * taken. Fewer where `add` returns false: runs of another node id (a leased generator that took
+ * a new id), whose ids are dropped.
+ */
+async function runsAsync(fields, clock, counts, count, options, add) {
+  const signal = signalOf(options)
+  const total = checkCount(count)
+  if (signal?.aborted) throw new AbortError(signal)
+  const bytes = RUNS_HEADER_BYTES + RUN_BYTES * Math.min(SLICE, total)
+  if (runs.length < bytes) runs = Buffer.allocUnsafeSlow(bytes)
+  let cut = false
+  const take = (_filled, max) => {
+    const report = runSlice(fields, runs, max, clock)
+    if (decode.count(report) > 0 && !add(runs)) cut = true
+    return report
+  }
+  await inTurn(fields, signal, () => issueAll(clock, counts, total, take, signal, () => cut))
+}
+
+/**
+ * `work()` once the batches before it on `fields`' state are done, done or failed (the first
+ * asked is the first done), or an AbortError when `signal` aborts first.
+ */
+function inTurn(fields, signal, work) {
   const key = queueOf(fields)
   const before = running.get(key)
   const mine = (
     before === undefined ? Promise.resolve() : waitOrAbort((then) => before.then(then) && (() => {}), signal)
-  ).then(() => issueAll(fields, clock, counts, ids, signal))
+  ).then(work)
   const done = mine.then(
     () => {},
     () => {},
@@ -125,3 +162,4 @@ async function batchAsync(fields, clock, counts, count, options) {
 }
 
 module.exports = batchAsync
+module.exports.runsAsync = runsAsync

@@ -17,8 +17,9 @@ const { issueWide, issueWideText, issueWideBy, takeWide, takeWideBigInt } = nati
 // This kind's name in src/kinds/ (KINDS).
 const KIND = 'flake128'
 const OPTIONS = [...STATE_OPTIONS, 'worker', 'interface']
-const MAX_WORKER = 2 ** 48 - 1
-const WORKER_EXPECTED = 'an integer from 0 to 2^48 - 1 (a number, a bigint or a decimal string) or a MAC address'
+// The largest worker id, from the kind's row (src/kinds/flake128.rs says its bits).
+const MAX_WORKER = binding.describeKind(KIND).maxWorker
+const WORKER_EXPECTED = `an integer from 0 to 2^${Math.log2(MAX_WORKER + 1)} - 1 (a number, a bigint or a decimal string) or a MAC address`
 const MAC = /^[0-9a-f]{2}([:-])[0-9a-f]{2}(\1[0-9a-f]{2}){4}$/i
 const NO_MAC = '00:00:00:00:00:00'
 

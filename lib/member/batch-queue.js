@@ -23,13 +23,14 @@ const LEASE_POLL_MS = 50
 const refusalError = (refusal) => Object.assign(new Error(refusal.message), { code: refusal.code })
 
 /**
- * The queue of `generator`'s batches (of wire `layout`), at most `limit` requests at once of each
+ * The queue of batches taken by `takeRuns(count, { signal }, add)` (a generator's ids as runs,
+ * each slice's handed to `add`, in wire `layout`), at most `limit` requests at once of each
  * kind (one slice or fewer, bigger): `take(count, res)` is undefined past it, else a promise of
  * { node, ranges, count }: the ids served (fewer than asked only when a leased generator's node
  * id changed mid-batch), or the Error that stopped them (an AbortError when `res` closed first:
  * its ids are never handed out).
  */
-function batchQueue(generator, layout, lease, limit) {
+function batchQueue(takeRuns, layout, lease, limit) {
   const jobs = []
   let queuedIds = 0
   let running = false
@@ -59,9 +60,10 @@ function batchQueue(generator, layout, lease, limit) {
     return best
   }
 
-  /** Adds `ids` (a Buffer just taken for `job`) to its ranges. */
-  function add(job, ids) {
-    const { node, ranges, count } = wire.rangesOf(ids, layout)
+  /** Adds `taken` ({ node, ranges, count }: a slice of `asked` ids just taken for `job`) to it. */
+  function add(job, taken, asked) {
+    const { node, ranges, count } = taken
+    if (count === 0) return finish(job)
     if (job.node === -1) job.node = node
     // A leased generator that took a new node id: the ids under it are dropped, never sent under
     // the node id of the ids before them; the request is answered with what it has.
@@ -75,7 +77,7 @@ function batchQueue(generator, layout, lease, limit) {
     for (const range of ranges) job.ranges.push(range)
     job.served += count
     queuedIds -= count
-    if (job.served === job.count || count < ids.length / 8) finish(job)
+    if (job.served === job.count || count < asked) finish(job)
   }
 
   async function serveAll() {
@@ -97,9 +99,10 @@ function batchQueue(generator, layout, lease, limit) {
         const job = pick()
         current = new AbortController()
         job.slice = current
-        let ids
+        const asked = Math.min(SLICE, job.count - job.served)
+        const taken = { node: -1, ranges: [], count: 0 }
         try {
-          ids = await generator.nextBatchAsync(Math.min(SLICE, job.count - job.served), { signal: current.signal })
+          await takeRuns(asked, { signal: current.signal }, (runs) => wire.addRuns(taken, runs))
         } catch (error) {
           // A job already gone (its client closed) answers nothing: its slice's ids are dropped.
           finish(job, error instanceof Error ? error : new Error(String(error)))
@@ -108,7 +111,7 @@ function batchQueue(generator, layout, lease, limit) {
           current = undefined
           job.slice = undefined
         }
-        if (jobs.includes(job)) add(job, ids)
+        if (jobs.includes(job)) add(job, taken, asked)
         // A slice that met no wait resolves in a microtask: without a turn of the event loop
         // between slices, a flood would hold it for as long as its ids take (seconds).
         await new Promise(setImmediate)

@@ -27,12 +27,15 @@ const DETAILS = {
   ERR_FLAKE_BAD_REQUEST: () => 'its body was cut short',
 }
 
-/** The member of `generator` (its lease, if leased), with `options` checked. */
-function batchHandler(generator, options, lease) {
+/**
+ * The member of `generator` (its lease, if leased), with `options` checked, taking its ids by
+ * `takeRuns(count, { signal }, add)` (the generator's runs, see batch-queue.js).
+ */
+function batchHandler(generator, options, lease, takeRuns) {
   const config = checkOptions(options)
   const layout = wire.layoutOf(generator.layout)
   const counts = { batches: 0, ids: 0, refused: 0, byCode: {} }
-  const queue = batchQueue(generator, layout, lease, config.maxQueued)
+  const queue = batchQueue(takeRuns, layout, lease, config.maxQueued)
 
   const fail = (res, code, detail) => {
     counts.refused++

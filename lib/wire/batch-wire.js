@@ -42,45 +42,32 @@ const maxBytes = (count) => HEADER + RANGE * count
 /** A batch's answer that is not one: the client fails over from the member that sent it. */
 const badBatch = (why) => codedError(Error, 'ERR_FLAKE_BAD_BATCH', `a member's answer is not a batch: ${why}`)
 
+// A member's runs, as the native side takes them (issueRuns, src/js/generator/batches.rs): a
+// header of the node id and the runs' count (u32 each), then each run as a range is sent.
+const RUNS_HEADER = 8
+
 /**
- * The ranges of `ids` (a Buffer of ascending 8-byte big-endian ids of `layout`): each run of one
- * time unit and consecutive sequences, as [time, firstSequence, count]. Cut short at the first id
- * of another node id (a leased generator that took a new id mid-batch): the ids after it are
- * dropped, never sent under the wrong node. Returns { node, ranges, count }.
+ * Adds the runs a member just took (`runs`, a Uint8Array in issueRuns' form) to `batch` ({ node,
+ * ranges, count }: node -1 before the first), the first merged into the last range where it goes
+ * on from it. Adds nothing and returns false for runs of another node id than the batch's (a
+ * leased generator that took a new id: its ids are never sent under the first's).
  */
-function rangesOf(ids, layout) {
-  const { nodeBits, sequenceBits } = layout
-  const low = nodeBits + sequenceBits
-  const lowSize = 2 ** low
-  const highSize = 2 ** (32 - low)
-  const sequenceSize = 2 ** sequenceBits
-  const nodeSize = 2 ** nodeBits
-  const nodeFirst = layout.order === 'node-sequence'
-  const ranges = []
-  let node = -1
-  let count = 0
-  let range
-  // A DataView's reads, not readUInt32BE's, which check each offset through wrapped validators:
-  // a member spent more time there than taking the ids.
-  const view = new DataView(ids.buffer, ids.byteOffset, ids.byteLength)
-  for (let offset = 0; offset < ids.length; offset += 8) {
-    const hi = view.getUint32(offset)
-    const lo = view.getUint32(offset + 4)
-    // Node and sequence fit in the low word (at most 16 bits each in every layout).
-    const time = hi * highSize + Math.floor(lo / lowSize)
-    const fields = lo % lowSize
-    const idNode = nodeFirst ? Math.floor(fields / sequenceSize) : fields % nodeSize
-    const sequence = nodeFirst ? fields % sequenceSize : Math.floor(fields / nodeSize)
-    if (node === -1) node = idNode
-    else if (idNode !== node) break
-    if (range !== undefined && range[0] === time && range[1] + range[2] === sequence) range[2]++
-    else {
-      range = [time, sequence, 1]
-      ranges.push(range)
-    }
-    count++
+function addRuns(batch, runs) {
+  const view = new DataView(runs.buffer, runs.byteOffset, runs.byteLength)
+  const node = view.getUint32(0)
+  if (batch.node === -1) batch.node = node
+  else if (node !== batch.node) return false
+  const total = view.getUint32(4)
+  for (let offset = RUNS_HEADER; offset < RUNS_HEADER + RANGE * total; offset += RANGE) {
+    const time = view.getUint32(offset) * TWO_32 + view.getUint32(offset + 4)
+    const first = view.getUint32(offset + 8)
+    const count = view.getUint32(offset + 12)
+    const last = batch.ranges.at(-1)
+    if (last !== undefined && last[0] === time && last[1] + last[2] === first) last[2] += count
+    else batch.ranges.push([time, first, count])
+    batch.count += count
   }
-  return { node, ranges, count }
+  return true
 }
 
 /** The wire's layout fields of a resolved layout (generator.layout), with the epoch in force. */
@@ -165,7 +152,7 @@ function writeIds({ layout, node, ranges }, out, offset) {
   const low = BigInt(nodeBits + sequenceBits)
   const nodeFirst = layout.order === 'node-sequence'
   const step = nodeFirst ? 1 : 2 ** nodeBits
-  // A DataView's writes, as rangesOf reads: writeUInt32BE checks each offset (and value) first.
+  // A DataView's writes: writeUInt32BE checks each offset (and value) first.
   const view = new DataView(out.buffer, out.byteOffset, out.byteLength)
   let at = offset
   for (const [time, first, count] of ranges) {
@@ -198,4 +185,17 @@ function toJSON(batch) {
   return { version: VERSION, layout: batch.layout, node: batch.node, ranges: batch.ranges, ids: strings }
 }
 
-module.exports = { MEDIA_TYPE, VERSION, maxBytes, rangesOf, layoutOf, encode, decode, countOf, writeIds, toJSON }
+module.exports = {
+  MEDIA_TYPE,
+  VERSION,
+  RANGE,
+  RUNS_HEADER,
+  maxBytes,
+  addRuns,
+  layoutOf,
+  encode,
+  decode,
+  countOf,
+  writeIds,
+  toJSON,
+}

@@ -1,24 +1,13 @@
 //! The N-API layer, the only part of the crate that knows N-API: reading JS values and throwing
-//! errors, the protocol with `lib/native.js` (`protocol`) and the per-thread tables it names
-//! generators by (`slots`, `thread`), the raw functions on the per-id path (`id_functions`) and
-//! the exported ones.
+//! errors (`values`), the protocol with `lib/binding/native.js` and the per-thread tables it
+//! names generators by, with the raw functions on the per-id path (`seam`), a generator's setup
+//! and its calls off that path (`generator`), ids and layouts read back (`read_back`), the
+//! command's state files (`state`) and the WebAssembly build's plain exports (`wasm_exports`).
 
-mod batches;
-mod calls;
-mod decompose;
-mod error;
-mod id_functions;
-mod input;
-pub(crate) mod instance_tally;
-mod kinds;
-pub(crate) mod layout;
-mod messages;
-mod private_state;
-pub(crate) mod protocol;
-mod setup;
-pub(crate) mod slots;
+mod generator;
+mod read_back;
+pub(crate) mod seam;
 pub(crate) mod state;
-mod thread;
+mod values;
 #[cfg(target_family = "wasm")]
 mod wasm_exports;
-mod wide_functions;

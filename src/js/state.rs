@@ -7,10 +7,10 @@ use napi::bindgen_prelude::{Buffer, Either};
 use napi::{Env, Result};
 use napi_derive::napi;
 
-use super::error::thrown;
 use crate::error::FlakeError;
 use crate::host::{admin, dir};
 use crate::input::Input;
+use crate::js::values::error::thrown;
 use crate::number::whole;
 use crate::os;
 

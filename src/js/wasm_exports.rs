@@ -1,5 +1,5 @@
 //! The WebAssembly build's plain exports: the per-id path of `next()` as functions of the
-//! module itself, taking and returning numbers only, which `lib/native.js` calls on the
+//! module itself, taking and returning numbers only, which `lib/binding/native.js` calls on the
 //! module's instance. Through emulated N-API (emnapi), every id function's call opens a handle
 //! scope in JS and each `napi_*` call it makes is one more crossing between JS and the module:
 //! `next()` took 2.3 × flake-idgen's that way. A plain export is one call of a wasm function.
@@ -16,13 +16,13 @@ use std::cell::Cell;
 
 use napi::sys;
 
-use super::calls::{generator, thrown};
-use super::error::throw_unusable;
-use super::id_functions::{take_by_system_clock, WAITS};
-use super::protocol::{self, PLAIN_ISSUED_ONE, PLAIN_REFUSED};
-use super::thread::Thread;
 use crate::clock;
 use crate::error::FlakeError;
+use crate::js::seam::calls::{generator, thrown};
+use crate::js::seam::id_functions::{take_by_system_clock, WAITS};
+use crate::js::seam::protocol::{self, PLAIN_ISSUED_ONE, PLAIN_REFUSED};
+use crate::js::seam::thread::Thread;
+use crate::js::values::error::throw_unusable;
 use crate::number::whole_part;
 
 const ISSUED_ONE: f64 = PLAIN_ISSUED_ONE as f64;

@@ -4,9 +4,10 @@
 //! row's `shape`), taken from a shared state as any id is, so the whole of a kind's machinery is
 //! the state, the settings and the id functions of the 64-bit ids plus what its module adds:
 //! the bits around that id, its text, how it is read back and its parts, which its row holds as
-//! functions (`Does`). The N-API layer serves every 128-bit kind with one set of functions that
-//! calls them through the kind's row (`Wide`); adding a kind is a module here and a row in
-//! `KINDS` (docs/ARCHITECTURE.md, "Adding an id kind").
+//! functions (`Does`). The N-API layer serves every 128-bit kind through its row (`Wide`), its
+//! per-id functions compiled once per kind with the row as constants (`each_wide!`). Adding a
+//! kind is a module here, a row in `KINDS`, its `KindName` (src/js/read_back/kinds.rs) and, past `ARMS`
+//! kinds, an arm of `each_wide!` (docs/ARCHITECTURE.md, "Adding an id kind").
 
 mod behaviour;
 pub mod flake128;
@@ -18,17 +19,6 @@ pub use behaviour::{Does, PartValue, Parts, Text};
 use crate::error::FlakeError;
 use crate::input::Input;
 use layout::Shape;
-
-/// A kind of id; its row in `KINDS` says what it is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-  /// 64-bit ids of a layout (`FlakeId`): flake-idgen's, a preset or a custom one.
-  FlakeId,
-  /// UUIDv7s (`uuidv7`).
-  Uuidv7,
-  /// Boundary's flakes (`Flake128`).
-  Flake128,
-}
 
 /// What a kind is, and what its ids do.
 #[derive(Debug)]
@@ -48,8 +38,9 @@ pub struct Row {
   pub bytes: usize,
   /// The 64-bit layout its ids are made from; `None`: the `layout` option's.
   pub shape: Option<Shape>,
-  /// Whether its ids carry the call's worker id (`SCRATCH_WORKER`): only those read it.
-  pub worker: bool,
+  /// The largest worker id its ids carry, if they carry the call's (`SCRATCH_WORKER`): only
+  /// those read it.
+  pub worker: Option<u64>,
   /// Whether its ids carry random bits: only those draw them.
   pub random: bool,
   /// Its text form, as the readers' errors say it.
@@ -64,58 +55,98 @@ pub struct Row {
   pub wide: Option<Does>,
 }
 
-/// Every kind, in `Kind`'s order. A static, not a const: rows are handed out by reference, and a
-/// const is a fresh value at each use.
-pub static KINDS: [Row; 3] = [
-  Row {
-    kind: Kind::FlakeId,
-    name: "flakeId",
-    export: "FlakeId",
-    title: "a 64-bit id",
-    maker: "FlakeId",
-    bytes: 8,
-    shape: None,
-    worker: false,
-    random: false,
-    text: layout::decompose::ID_EXPECTED,
-    bytes_expected: "a Buffer of 8 bytes",
-    parts: &["id", "sequence"],
-    wide: None,
-  },
-  Row {
-    kind: Kind::Uuidv7,
-    name: "uuidv7",
-    export: "uuidv7",
-    title: "a UUIDv7",
-    maker: "uuidv7()",
-    bytes: 16,
-    shape: Some(uuid::SHAPE),
-    worker: false,
-    random: true,
-    text: uuid::EXPECTED,
-    bytes_expected: uuid::BYTES_EXPECTED,
-    parts: &["sequence", "random"],
-    wide: Some(uuid::DOES),
-  },
-  Row {
-    kind: Kind::Flake128,
-    name: "flake128",
-    export: "Flake128",
-    title: "a Flake128",
-    maker: "Flake128",
-    bytes: 16,
-    shape: Some(flake128::SHAPE),
-    worker: true,
-    random: false,
-    text: flake128::BASE62_EXPECTED,
-    bytes_expected: "16 bytes",
-    parts: &["worker", "sequence"],
-    wide: Some(flake128::DOES),
-  },
-];
+/// Every kind, a row each: its `Kind` variant (with its doc) and its row of `KINDS` (but for
+/// `kind`, the variant). The one list of kinds: `$then` builds from it what names every kind,
+/// `Kind` and `KINDS` here (`kind_table!`), and in the N-API layer `KindName`, the TypeScript
+/// type of a kind's name.
+macro_rules! each_kind {
+  ($then:ident) => {
+    $then! {
+      /// 64-bit ids of a layout (`FlakeId`): flake-idgen's, a preset or a custom one.
+      FlakeId => {
+        name: "flakeId",
+        export: "FlakeId",
+        title: "a 64-bit id",
+        maker: "FlakeId",
+        bytes: 8,
+        shape: None,
+        worker: None,
+        random: false,
+        text: layout::decompose::ID_EXPECTED,
+        bytes_expected: "a Buffer of 8 bytes",
+        parts: &["id", "sequence"],
+        wide: None,
+      },
+      /// UUIDv7s (`uuidv7`).
+      Uuidv7 => {
+        name: "uuidv7",
+        export: "uuidv7",
+        title: "a UUIDv7",
+        maker: "uuidv7()",
+        bytes: 16,
+        shape: Some(uuid::SHAPE),
+        worker: None,
+        random: true,
+        text: uuid::EXPECTED,
+        bytes_expected: uuid::BYTES_EXPECTED,
+        parts: &["sequence", "random"],
+        wide: Some(uuid::DOES),
+      },
+      /// Boundary's flakes (`Flake128`).
+      Flake128 => {
+        name: "flake128",
+        export: "Flake128",
+        title: "a Flake128",
+        maker: "Flake128",
+        bytes: 16,
+        shape: Some(flake128::SHAPE),
+        worker: Some(flake128::MAX_WORKER),
+        random: false,
+        text: flake128::BASE62_EXPECTED,
+        bytes_expected: "16 bytes",
+        parts: &["worker", "sequence"],
+        wide: Some(flake128::DOES),
+      },
+    }
+  };
+}
+pub(crate) use each_kind;
+
+/// `Kind` and `KINDS` from `each_kind!`'s list.
+macro_rules! kind_table {
+  ($($(#[$doc:meta])* $kind:ident => { $($field:ident: $value:expr),* $(,)? }),* $(,)?) => {
+    /// A kind of id; its row in `KINDS` says what it is.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Kind {
+      $($(#[$doc])* $kind,)*
+    }
+
+    /// Every kind, in `Kind`'s order. A static, not a const: rows are handed out by reference,
+    /// and a const is a fresh value at each use.
+    pub static KINDS: [Row; [$(Kind::$kind),*].len()] = [$(Row {
+      kind: Kind::$kind,
+      $($field: $value,)*
+    }),*];
+  };
+}
+each_kind!(kind_table);
+
+/// The largest worker id any kind's ids carry: what a call's `SCRATCH_WORKER` may hold.
+pub const MAX_WORKER: u64 = {
+  let (mut max, mut at) = (0, 0);
+  while at < KINDS.len() {
+    if let Some(worker) = KINDS[at].worker {
+      if worker > max {
+        max = worker;
+      }
+    }
+    at += 1;
+  }
+  max
+};
 
 /// How many kinds are 128-bit (have `wide`).
-const WIDE_COUNT: usize = {
+pub const WIDE_COUNT: usize = {
   let (mut count, mut at) = (0, 0);
   while at < KINDS.len() {
     count += KINDS[at].wide.is_some() as usize;
@@ -181,7 +212,8 @@ impl PartialEq for Wide {
 /// 128-bit kind with the kind's row and functions as constants: called directly and inlined.
 /// One body given the kind at run time calls through its row (LLVM merges two bodies that
 /// differ only in the kind into that): 11 ns a call more on the per-id path, side by side.
-/// `$other` is for a place past the arms, which no `Wide` has (`ARMS` holds every kind).
+/// `$other` is for a place past the arms, which no `Wide` has (`ARMS` holds every kind). An arm
+/// past `WIDE_COUNT` is never taken, and its constant guard drops it when compiled.
 macro_rules! each_wide {
   ($kind:expr, |$at:ident| $body:expr, $other:expr) => {
     match $kind.place() {
@@ -189,8 +221,16 @@ macro_rules! each_wide {
         const $at: usize = 0;
         $body
       }
-      1 => {
+      1 if 1 < $crate::kinds::WIDE_COUNT => {
         const $at: usize = 1;
+        $body
+      }
+      2 if 2 < $crate::kinds::WIDE_COUNT => {
+        const $at: usize = 2;
+        $body
+      }
+      3 if 3 < $crate::kinds::WIDE_COUNT => {
+        const $at: usize = 3;
         $body
       }
       _ => $other,
@@ -198,8 +238,8 @@ macro_rules! each_wide {
   };
 }
 /// The places `each_wide!` has an arm for: a kind past them would be made through its row, and
-/// met as `$other`. A new 128-bit kind adds an arm there.
-const ARMS: usize = 2;
+/// met as `$other`. A fifth 128-bit kind adds an arm there.
+const ARMS: usize = 4;
 const _: () = assert!(
   WIDE_COUNT <= ARMS,
   "each_wide! needs an arm for each 128-bit kind"

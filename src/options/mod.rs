@@ -98,7 +98,7 @@ pub fn parse(raw: &RawOptions, now_ms: u64) -> Result<Config, FlakeError> {
 
 /// As `parse`, for a generator of `kind`: a 128-bit kind's ids are made from ids of its row's
 /// shape, which stands in for the `layout` option (unset, as every option such a generator
-/// does not take: see `lib/options.js`).
+/// does not take: see `lib/options/options.js`).
 pub fn parse_kind(raw: &RawOptions, kind: Kind, now_ms: u64) -> Result<Config, FlakeError> {
   let custom_clock = match &raw.clock {
     unset if unset.is_unset() => false,

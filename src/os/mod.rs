@@ -4,11 +4,14 @@
 //! path, reading and writing at an offset, turning the first mapping's exclusive lock into a
 //! shared one, which directories and files are the user's own, where a state directory goes by
 //! default, and the paths and arguments the `state` command is given; for `random`, a handler
-//! for forks; for `clock`, the system clock. Both sides have the same names and types, so
-//! `dir`, `file`, `admin`, `random`, `clock` and `js::state` read the same on every system. No
-//! other file of the crate holds code for one system (`tests::layers` checks), but for the
-//! SIGBUS guard (Linux). WebAssembly (WASI) has no host scope: its side refuses every state
-//! directory.
+//! for forks; for `clock`, the system clock. Every side (unix, windows, wasm) has the same names
+//! and types, so `dir`, `file`, `admin`, `random`, `clock` and `js::state` read the same on every
+//! system.
+//! Outside `os/`, only two things are gated on a target (`tests::layers` lists each file): the
+//! SIGBUS guard, Linux's alone (`host/mod.rs`, `host/file.rs`, `sequencer.rs`'s `spent`), and the
+//! WebAssembly build's plain exports and the scratch they use (`js/mod.rs`,
+//! `js/seam/protocol.rs`, `js/generator/setup.rs`, `js/seam/thread.rs`). WebAssembly (WASI) has
+//! no host scope: its side refuses every state directory.
 
 #[cfg_attr(unix, path = "unix.rs")]
 #[cfg_attr(windows, path = "windows.rs")]

@@ -4,7 +4,7 @@
 
 use super::NOW;
 use crate::generator::{Generator, Settings, Tally};
-use crate::js::instance_tally::{CallTally, InstanceTally};
+use crate::js::seam::instance_tally::{CallTally, InstanceTally};
 use crate::kinds::layout::Shape;
 use crate::registry::SharedState;
 use crate::sequencer::Sequencer;

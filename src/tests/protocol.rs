@@ -4,7 +4,7 @@ use super::{decode, private, NOW};
 use crate::error::FlakeError;
 use crate::generator::Ids;
 use crate::input::Input;
-use crate::js::protocol::{
+use crate::js::seam::protocol::{
   encode, issued, issued_run, waits, MET_CLOCK_BEHIND, MET_NONE, MET_OVERFLOW, REPORT_UNIT,
 };
 use crate::options::RawOptions;

@@ -3,8 +3,8 @@
 use super::{config, decode, NOW};
 use crate::generator::{Generator, Settings};
 use crate::input::Input;
-use crate::js::protocol::{decode_settings, encode_settings, SLOT_READS_FIELDS};
-use crate::js::slots::{Configuration, Slots, CONFIGURATIONS};
+use crate::js::seam::protocol::{decode_settings, encode_settings, SLOT_READS_FIELDS};
+use crate::js::seam::slots::{Configuration, Slots, CONFIGURATIONS};
 use crate::options::RawOptions;
 use crate::registry::shared_state;
 
@@ -71,7 +71,7 @@ fn past_the_configurations_a_slot_is_a_state_and_the_table_stays_bounded() {
 
 #[test]
 fn settings_go_through_the_scratch_unchanged_and_nothing_else_is_read_as_settings() {
-  use crate::js::protocol::SettingsFields;
+  use crate::js::seam::protocol::SettingsFields;
   use crate::kinds::layout::{Preset, Shape};
   let sonyflake = Preset::Sonyflake.shape();
   let custom = Shape {

@@ -10,17 +10,18 @@ use napi::bindgen_prelude::{Object, Unknown};
 use napi::{sys, Env, JsValue, Result, Status};
 use napi_derive::napi;
 
-use super::calls::{generator, with_generator};
-use super::error::{error_value, thrown, unusable, CallError};
-use super::input::{clock_reading, describe, typed_array};
-use super::instance_tally::CallTally;
-use super::protocol::{self, PRIVATE_SLOT};
-use super::thread::Thread;
 use crate::batch;
 use crate::clock::{self, SystemClock};
 use crate::error::FlakeError;
 use crate::generator::{Generator, Ids};
+use crate::js::seam::calls::{generator, with_generator};
+use crate::js::seam::instance_tally::CallTally;
+use crate::js::seam::protocol::{self, PRIVATE_SLOT};
+use crate::js::seam::thread::Thread;
+use crate::js::values::error::{error_value, thrown, unusable, CallError};
+use crate::js::values::input::{clock_reading, describe, typed_array};
 use crate::kinds::{Kind, Wide};
+use crate::sequencer::Met;
 use crate::sequencer::Sequencer;
 use crate::stats::Counts;
 
@@ -187,43 +188,10 @@ pub fn issue_slice(
   };
   // No JS runs in here: the Buffer and the scratch stay as they are until it returns.
   let taken = with_generator(thread, |generator, tally| {
-    let (mut issued, mut met) = (0, None);
-    let mut spun = false;
-    loop {
-      let (count, first_met, stop) = batch::issue_available(
-        max - issued,
-        generator.ids_per_unit(),
-        |most| match now {
-          None => generator.take_by(|| Ok(clock::system_now_ms()), most),
-          Some(now) => generator.take(now, most),
-        },
-        |index, run| {
-          run.write_be(&mut out[(start + issued + index) * 8..]);
-          tally.count_apart();
-        },
-      );
-      issued += count;
-      met = met.or(first_met);
-      match stop {
-        // One millisecond's end per slice is waited for here, spinning (less than a
-        // millisecond): through the event loop, every one would cost a turn's latency, 7 % of
-        // the layout's limit in `npm run bench`. The event loop still turns once a millisecond.
-        // Bounded (`SLICE_GRACE_MS`): a clock stepped back or standing still is waited for
-        // between turns of the event loop instead (the overflow, or the step, as reported).
-        Some(FlakeError::SequenceOverflow { wait_ms: 1 }) if now.is_none() && !spun => {
-          spun = true;
-          let from = clock::system_now_ms();
-          match clock::wait_for(&mut SystemClock::new(), from, from + 1, SLICE_GRACE_MS) {
-            Ok(()) => {}
-            Err(_) if issued > 0 => return Ok((issued, met)),
-            Err(err @ FlakeError::ClockBackwards { .. }) => return Err(err),
-            Err(_) => return Err(FlakeError::SequenceOverflow { wait_ms: 1 }),
-          }
-        }
-        Some(err) if issued == 0 => return Err(err),
-        _ => return Ok((issued, met)),
-      }
-    }
+    take_slice(generator, max, now, |index, run| {
+      run.write_be(&mut out[(start + index) * 8..]);
+      tally.count_apart();
+    })
   })
   .ok_or_else(unusable)?;
   match taken {
@@ -235,6 +203,118 @@ pub fn issue_slice(
       Some(ms) => Ok(protocol::waits(&err, ms)),
       None => Err(thrown(&env, err)),
     },
+  }
+}
+
+/// Bytes before a member's runs (see `issueRuns`): the runs' node id and their count.
+#[napi]
+pub const RUNS_HEADER_BYTES: u32 = 8;
+/// Bytes of each run `issueRuns` writes: a range as the members' wire sends it.
+#[napi]
+pub const RUN_BYTES: u32 = 16;
+
+/// As `issueSlice`, for a member, which sends a batch as its runs (lib/wire/batch-wire.js): up to
+/// `max` ids, written as their runs rather than as ids. Into `runs`: `RUNS_HEADER_BYTES` (the
+/// ids' node id and the count of runs, u32 each), then `RUN_BYTES` a run, in the wire's form of
+/// a range (the time in units since the epoch, u64; the first sequence and the count of ids, u32
+/// each), all big-endian. A run that goes on from the one before it (one time unit, the next
+/// sequence) is merged into it. Room for `max` runs: a run holds one id at least.
+#[napi(ts_args_type = "runs: Uint8Array, max: number, now?: unknown")]
+pub fn issue_runs(env: Env, runs: Unknown, max: u32, now: Option<Unknown>) -> Result<f64> {
+  let thread = Thread::of(&env)?;
+  let out = unsafe { bytes(&env, runs.raw()) }?;
+  let (header, run_bytes) = (RUNS_HEADER_BYTES as usize, RUN_BYTES as usize);
+  let max = max as usize;
+  if max == 0 || header + max * run_bytes > out.len() {
+    return Err(unusable());
+  }
+  let now = match now {
+    Some(now) => Some(unsafe { clock_reading(env.raw(), now.raw()) }.map_err(|e| thrown(&env, e))?),
+    None => None,
+  };
+  // The run being written: its time, first sequence and count, and where it goes.
+  let mut written = 0;
+  let mut node = 0;
+  let mut last: Option<(u64, u64, u64)> = None;
+  let taken = with_generator(thread, |generator, tally| {
+    let shape = generator.shape();
+    take_slice(generator, max, now, |_, run| {
+      let (time, run_node, sequence) = shape.split(run.first);
+      let (sequence, count) = (u64::from(sequence), u64::from(run.count));
+      node = run_node;
+      last = match last {
+        Some((at, first, size)) if at == time && first + size == sequence => {
+          Some((at, first, size + count))
+        }
+        _ => {
+          written += 1;
+          Some((time, sequence, count))
+        }
+      };
+      if let Some((time, first, size)) = last {
+        let range = &mut out[header + (written - 1) * run_bytes..][..run_bytes];
+        range[..8].copy_from_slice(&time.to_be_bytes());
+        range[8..12].copy_from_slice(&(first as u32).to_be_bytes());
+        range[12..].copy_from_slice(&(size as u32).to_be_bytes());
+      }
+      tally.count_apart();
+    })
+  })
+  .ok_or_else(unusable)?;
+  out[..4].copy_from_slice(&u32::from(node).to_be_bytes());
+  out[4..8].copy_from_slice(&(written as u32).to_be_bytes());
+  unsafe { protocol::written(&env, runs.raw(), 0, header + written * run_bytes) }?;
+  match taken {
+    Ok((count, met)) => Ok(protocol::count_report(count as u64, met)),
+    Err(err) => match err.wait_ms() {
+      Some(ms) => Ok(protocol::waits(&err, ms)),
+      None => Err(thrown(&env, err)),
+    },
+  }
+}
+
+/// Up to `max` ids of `generator` that the clock (the system's, or the reading `now` of the
+/// generator's own) allows now, each run handed to `write` with the index of its first id:
+/// how many were taken and what the first run met, or what stopped them before any was taken.
+fn take_slice(
+  generator: &Generator,
+  max: usize,
+  now: Option<u64>,
+  mut write: impl FnMut(usize, &Ids),
+) -> std::result::Result<(usize, Option<Met>), FlakeError> {
+  let (mut issued, mut met) = (0, None);
+  let mut spun = false;
+  loop {
+    let (count, first_met, stop) = batch::issue_available(
+      max - issued,
+      generator.ids_per_unit(),
+      |most| match now {
+        None => generator.take_by(|| Ok(clock::system_now_ms()), most),
+        Some(now) => generator.take(now, most),
+      },
+      |index, run| write(issued + index, run),
+    );
+    issued += count;
+    met = met.or(first_met);
+    match stop {
+      // One millisecond's end per slice is waited for here, spinning (less than a
+      // millisecond): through the event loop, every one would cost a turn's latency, 7 % of
+      // the layout's limit in `npm run bench`. The event loop still turns once a millisecond.
+      // Bounded (`SLICE_GRACE_MS`): a clock stepped back or standing still is waited for
+      // between turns of the event loop instead (the overflow, or the step, as reported).
+      Some(FlakeError::SequenceOverflow { wait_ms: 1 }) if now.is_none() && !spun => {
+        spun = true;
+        let from = clock::system_now_ms();
+        match clock::wait_for(&mut SystemClock::new(), from, from + 1, SLICE_GRACE_MS) {
+          Ok(()) => {}
+          Err(_) if issued > 0 => return Ok((issued, met)),
+          Err(err @ FlakeError::ClockBackwards { .. }) => return Err(err),
+          Err(_) => return Err(FlakeError::SequenceOverflow { wait_ms: 1 }),
+        }
+      }
+      Some(err) if issued == 0 => return Err(err),
+      _ => return Ok((issued, met)),
+    }
   }
 }
 
@@ -280,7 +360,7 @@ unsafe fn call_clock(env: &Env, clock: sys::napi_value) -> std::result::Result<u
   Ok(unsafe { clock_reading(env.raw(), reading) }?)
 }
 
-/// What a batch returns to `lib/native.js`: `overflows`, `clockBackwards` and `waits` met on
+/// What a batch returns to `lib/binding/native.js`: `overflows`, `clockBackwards` and `waits` met on
 /// the way (for `stats()`), and `error` (for it to throw) if it failed.
 fn outcome(env: &Env, error: Option<FlakeError>, counts: Counts) -> Result<Object<'static>> {
   let mut outcome = Object::new(env)?;

@@ -16,14 +16,14 @@ use std::ptr;
 use napi::sys;
 
 use super::calls::{arguments, generator, number, thread_of, thrown, with_generator, Callback};
-use super::error::throw_unusable;
-use super::input::clock_reading;
 use super::instance_tally::CallTally;
 use super::protocol;
 use super::thread::Thread;
 use crate::clock::{self, SystemClock};
 use crate::error::FlakeError;
 use crate::generator::{Generator, Ids};
+use crate::js::values::error::throw_unusable;
+use crate::js::values::input::clock_reading;
 use crate::sync_take;
 
 /// The id functions of 64-bit ids, by name. Each serves the generator whose call fields JS
@@ -34,7 +34,7 @@ use crate::sync_take;
 /// - `tryIssue()`, `tryIssueAt(now)` do the same but, where waiting would help (overflow, clock
 ///   behind), report how long to wait instead of throwing;
 /// - `issueRun(max)`: as `tryIssue`, for up to `max` ids of one millisecond.
-pub(super) const ID_FUNCTIONS: [(&CStr, Callback); 5] = [
+pub(crate) const ID_FUNCTIONS: [(&CStr, Callback); 5] = [
   (c"issue", issue),
   (c"issueAt", issue_at),
   (c"tryIssue", try_issue),
@@ -93,8 +93,8 @@ unsafe fn throw_error(env: sys::napi_env, err: FlakeError) -> sys::napi_value {
 
 /// Whether a call by the system clock waits out a time unit other generators used up (`issue`),
 /// or reports the wait (`tryIssue`, whose caller waits without blocking).
-pub(super) type Waits = bool;
-pub(super) const WAITS: Waits = true;
+pub(crate) type Waits = bool;
+pub(crate) const WAITS: Waits = true;
 const REPORTS_WAIT: Waits = false;
 
 /// The next id by the system clock: see `answer`.
@@ -127,7 +127,7 @@ unsafe fn by_system_clock(
 /// The state machine of `issue`, for the N-API function and the WebAssembly build's plain
 /// export (`wasm_exports`) alike.
 #[inline(always)]
-pub(super) fn take_by_system_clock(
+pub(crate) fn take_by_system_clock(
   generator: &Generator,
   tally: CallTally,
   waits: Waits,

@@ -22,13 +22,13 @@ use std::ptr;
 use napi::sys;
 
 use super::calls::{arguments, latin1, thread_of, thrown, with_generator, Callback};
-use super::error::throw_unusable;
-use super::input::clock_reading;
 use super::thread::Thread;
 use crate::batch;
 use crate::clock;
 use crate::error::FlakeError;
 use crate::generator::{Generator, Ids};
+use crate::js::values::error::throw_unusable;
+use crate::js::values::input::clock_reading;
 use crate::kinds::{each_wide, Wide, WIDE};
 
 /// Whether a call writes the id into the scratch or returns its text.
@@ -37,7 +37,7 @@ const BYTES: Form = false;
 const TEXT: Form = true;
 
 /// The 128-bit id functions, by name.
-pub(super) const WIDE_FUNCTIONS: [(&CStr, Callback); 4] = [
+pub(crate) const WIDE_FUNCTIONS: [(&CStr, Callback); 4] = [
   (c"issueWide", by_system_clock::<BYTES>),
   (c"issueWideText", by_system_clock::<TEXT>),
   (c"issueWideAt", by_reading::<BYTES>),
@@ -167,7 +167,7 @@ unsafe fn made<const AT: usize, const FORM: Form>(
   let kind = kind.at::<AT>();
   // Only what the kind's ids carry is read: a flake's worker id, a UUIDv7's random bits.
   let row = kind.row();
-  let worker = if row.worker {
+  let worker = if row.worker.is_some() {
     thread.scratch.worker()
   } else {
     Some(0)

@@ -6,15 +6,15 @@ use napi::bindgen_prelude::{BigInt, FromNapiValue, Object, Unknown};
 use napi::{Env, JsValue, Result};
 use napi_derive::napi;
 
-use super::calls;
-use super::error::{thrown, unusable};
-use super::id_functions::ID_FUNCTIONS;
-use super::input::read_options;
-use super::protocol::{encode_settings, Scratch, PRIVATE_SLOT};
-use super::thread::Thread;
-use super::wide_functions::WIDE_FUNCTIONS;
 use crate::clock;
 use crate::generator::Settings;
+use crate::js::seam::calls;
+use crate::js::seam::id_functions::ID_FUNCTIONS;
+use crate::js::seam::protocol::{encode_settings, Scratch, PRIVATE_SLOT};
+use crate::js::seam::thread::Thread;
+use crate::js::seam::wide_functions::WIDE_FUNCTIONS;
+use crate::js::values::error::{thrown, unusable};
+use crate::js::values::input::read_options;
 use crate::kinds::layout::Preset;
 use crate::kinds::Kind;
 use crate::options::{self, unknown, Scope};
@@ -44,7 +44,7 @@ pub fn setup(env: Env, scratch: Unknown) -> Result<Object<'static>> {
       let mut functions = [ID_FUNCTIONS.as_slice(), WIDE_FUNCTIONS.as_slice()].concat();
       // The WebAssembly build's: the one that throws why a plain export issued nothing.
       #[cfg(target_family = "wasm")]
-      functions.push((c"refusal", super::wasm_exports::refusal));
+      functions.push((c"refusal", crate::js::wasm_exports::refusal));
       let mut object = calls::make(&env, &functions)?;
       object.set("scratch", unsafe {
         Unknown::from_raw_unchecked(env.raw(), thread.scratch.view(&env)?)

@@ -4,10 +4,10 @@ use napi::bindgen_prelude::{BigInt, Object, Unknown};
 use napi::{Env, JsValue, Result};
 use napi_derive::napi;
 
-use super::error::thrown;
-use super::input::{bytes, describe, property, property_value, read_layout};
 use crate::error::FlakeError;
 use crate::input::Input;
+use crate::js::values::error::thrown;
+use crate::js::values::input::{bytes, describe, property, property_value, read_layout};
 use crate::kinds::layout::decompose::{self, ID_EXPECTED, OPTIONS_EXPECTED};
 use crate::kinds::layout::{Layout, Preset};
 use crate::options;

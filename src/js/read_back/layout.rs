@@ -4,8 +4,8 @@ use napi::bindgen_prelude::Unknown;
 use napi::{Env, JsValue, Result};
 use napi_derive::napi;
 
-use super::error::thrown;
-use super::input::read_layout;
+use crate::js::values::error::thrown;
+use crate::js::values::input::read_layout;
 use crate::kinds::layout::{Layout, Order, Preset, Shape};
 use crate::options::layout::layout;
 
@@ -64,7 +64,7 @@ pub fn layout_of(shape: u32, epoch: f64, preset: u32) -> Result<ResolvedLayout> 
   });
   layout
     .map(|layout| resolved(&layout))
-    .ok_or_else(super::error::unusable)
+    .ok_or_else(crate::js::values::error::unusable)
 }
 
 /// `layout` as JS sees it.

@@ -7,22 +7,26 @@ use napi::bindgen_prelude::{BigInt, Object, Unknown};
 use napi::{Env, JsValue, Result};
 use napi_derive::napi;
 
-use super::error::{thrown, unusable};
-use super::input::{bytes, clock_reading, describe};
 use crate::error::FlakeError;
 use crate::input::Input;
+use crate::js::values::error::{thrown, unusable};
+use crate::js::values::input::{bytes, clock_reading, describe};
 use crate::kinds::layout::decompose::MAX_DATE_MS;
-use crate::kinds::{Kind, PartValue, Row, Wide, KINDS};
+use crate::kinds::{each_kind, Kind, PartValue, Row, Wide, KINDS};
 
-/// The name of a kind of id: its row's `name` in `kinds::KINDS`, the one type the binding's
-/// functions that take a kind are declared with (`kinds()` lists the rows; a test holds the two
-/// equal).
-#[napi(string_enum = "camelCase")]
-pub enum KindName {
-  FlakeId,
-  Uuidv7,
-  Flake128,
+/// `KindName` from `kinds::each_kind!`'s list, its variants `Kind`'s.
+macro_rules! kind_name {
+  ($($(#[$doc:meta])* $kind:ident => { $($row:tt)* }),* $(,)?) => {
+    /// The name of a kind of id: its row's `name` in `kinds::KINDS`, the one type the binding's
+    /// functions that take a kind are declared with (`kinds()` lists the rows; a test holds the two
+    /// equal).
+    #[napi(string_enum = "camelCase")]
+    pub enum KindName {
+      $($kind,)*
+    }
+  };
 }
+each_kind!(kind_name);
 
 /// A kind of id as JS sees it: its row of `kinds::KINDS`.
 #[napi(object)]
@@ -30,6 +34,8 @@ pub struct KindDescription {
   /// Its name.
   #[napi(ts_type = "KindName")]
   pub name: String,
+  /// What the package exports for it (`index.js`).
+  pub export: String,
   /// Bytes of one id.
   pub bytes: u32,
   /// How many ids the host's processes share a millisecond of; none for 64-bit ids, whose
@@ -37,6 +43,8 @@ pub struct KindDescription {
   pub ids_per_ms: Option<u32>,
   /// Its parts after `timestamp` and `date`, in `decompose`'s order.
   pub parts: Vec<String>,
+  /// The largest worker id its ids carry, if they carry one (a flake's: 2^48 - 1).
+  pub max_worker: Option<f64>,
 }
 
 /// The kind named `name` (see `kinds::KINDS`).
@@ -54,9 +62,12 @@ pub fn kinds() -> Vec<KindDescription> {
 fn described(row: &Row) -> KindDescription {
   KindDescription {
     name: row.name.into(),
+    export: row.export.into(),
     bytes: row.bytes as u32,
     ids_per_ms: row.shape.map(|shape| shape.ids_per_unit()),
     parts: row.parts.iter().map(|&part| part.into()).collect(),
+    // Below 2^53: a number holds it exactly.
+    max_worker: row.worker.map(|worker| worker as f64),
   }
 }
 
@@ -203,7 +214,7 @@ fn write_out(env: &Env, out: &Unknown, id: &[u8; 16]) -> Result<()> {
       // JS's own Buffer, made for this call: no one else writes it meanwhile.
       let out = unsafe { std::slice::from_raw_parts_mut(bytes.as_ptr().cast_mut(), 16) };
       out.copy_from_slice(id);
-      unsafe { super::protocol::written(env, out_view, 0, 16) }
+      unsafe { crate::js::seam::protocol::written(env, out_view, 0, 16) }
     }
     _ => Err(unusable()),
   }

@@ -1,4 +1,4 @@
-//! The protocol between the id functions and `lib/native.js`, its counterpart: this module and
+//! The protocol between the id functions and `lib/binding/native.js`, its counterpart: this module and
 //! that one are the only places that know it.
 //!
 //! **The scratch.** One block of `SCRATCH_BYTES` per thread, in a `SharedArrayBuffer` that
@@ -66,15 +66,15 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use napi::{check_status, sys, Env, Error, Result, Status};
 use napi_derive::napi;
 
-use super::input::typed_array;
 use crate::error::FlakeError;
 use crate::generator::{Ids, Settings, CLOSED};
+use crate::js::values::input::typed_array;
 use crate::kinds::layout::Shape;
 use crate::number::{whole, MAX_SAFE_INTEGER};
 use crate::sequencer::{Met, Sequencer};
 
 /// Real ms a promise's wait for the system clock goes on past the time the clock needed, before
-/// it is given up on (lib/wait.js): the sync calls' grace, `clock::STALL_GRACE_MS`.
+/// it is given up on (lib/generator/wait.js): the sync calls' grace, `clock::STALL_GRACE_MS`.
 #[napi]
 pub const STALL_GRACE_MS: u32 = crate::clock::STALL_GRACE_MS as u32;
 /// A report's `count` (or `wait_ms`) is scaled by this; the remainder is `met`.
@@ -292,11 +292,12 @@ impl Scratch {
     }
   }
 
-  /// The flake worker id JS wrote for this call, if it is one (a whole number of 48 bits).
+  /// The worker id JS wrote for this call, if it is one (a whole number, at most the largest a
+  /// kind's ids carry).
   #[inline(always)]
   pub fn worker(&self) -> Option<u64> {
     whole(f64::from_bits(self.word(SCRATCH_WORKER).load(Relaxed)))
-      .filter(|&worker| worker <= crate::kinds::flake128::MAX_WORKER)
+      .filter(|&worker| worker <= crate::kinds::MAX_WORKER)
   }
 
   /// The slot JS wrote for this call.

@@ -8,10 +8,10 @@ use napi::{sys, Env, JsError, JsRangeError, JsTypeError, Status};
 
 use crate::error::{ErrorKind, FlakeError};
 
-/// The error of a call only a caller other than `lib/native.js` could make (a slot, an argument
+/// The error of a call only a caller other than `lib/binding/native.js` could make (a slot, an argument
 /// or a Buffer it never passes), or that N-API failed to serve. Thrown, never answered: an
 /// answer would read as success, and JS would hand out the id already in the scratch again.
-pub(crate) const UNUSABLE: &CStr = c"flake-idgen-rs: unusable call of a native function (only lib/native.js calls them), nothing issued";
+pub(crate) const UNUSABLE: &CStr = c"flake-idgen-rs: unusable call of a native function (only lib/binding/native.js calls them), nothing issued";
 
 /// `UNUSABLE`, for `#[napi]` functions to return.
 #[cold]

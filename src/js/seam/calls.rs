@@ -9,20 +9,20 @@ use napi::bindgen_prelude::{Object, Unknown};
 use napi::sys;
 use napi::{check_status, Env, Result};
 
-use super::error::{throw, throw_unusable};
 use super::instance_tally::CallTally;
 use super::protocol::{Scratch, PRIVATE_SLOT, SLOT_FENCED, SLOT_READS_FIELDS};
 use super::slots::Slots;
 use super::thread::Thread;
 use crate::error::FlakeError;
 use crate::generator::Generator;
+use crate::js::values::error::{throw, throw_unusable};
 
 /// A raw N-API function's callback.
-pub(super) type Callback =
+pub(crate) type Callback =
   unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> sys::napi_value;
 
 /// `functions` as an object of plain N-API functions with the thread as their data.
-pub(super) fn make(env: &Env, functions: &[(&CStr, Callback)]) -> Result<Object<'static>> {
+pub(crate) fn make(env: &Env, functions: &[(&CStr, Callback)]) -> Result<Object<'static>> {
   let thread = Thread::of(env)?;
   let mut object = Object::new(env)?;
   for &(name, callback) in functions {
@@ -52,7 +52,7 @@ pub(super) fn make(env: &Env, functions: &[(&CStr, Callback)]) -> Result<Object<
 /// # Safety
 /// Called from the callback of a function made by `make`, with its arguments.
 #[inline(always)]
-pub(super) unsafe fn thread_of(
+pub(crate) unsafe fn thread_of(
   env: sys::napi_env,
   info: sys::napi_callback_info,
 ) -> Option<&'static Thread> {
@@ -67,7 +67,7 @@ pub(super) unsafe fn thread_of(
 /// # Safety
 /// As `thread_of`.
 #[inline(always)]
-pub(super) unsafe fn arguments(
+pub(crate) unsafe fn arguments(
   env: sys::napi_env,
   info: sys::napi_callback_info,
 ) -> Option<(&'static Thread, Option<sys::napi_value>)> {
@@ -149,7 +149,7 @@ pub(crate) fn with_generator<T>(
 ///
 /// # Safety
 /// `env` must be the env of the current call.
-pub(super) unsafe fn thrown(env: sys::napi_env, err: &FlakeError) -> sys::napi_value {
+pub(crate) unsafe fn thrown(env: sys::napi_env, err: &FlakeError) -> sys::napi_value {
   unsafe { throw(env, err) };
   ptr::null_mut()
 }
@@ -158,7 +158,7 @@ pub(super) unsafe fn thrown(env: sys::napi_env, err: &FlakeError) -> sys::napi_v
 ///
 /// # Safety
 /// `env` must be the env of the current call.
-pub(super) unsafe fn number(env: sys::napi_env, value: f64) -> sys::napi_value {
+pub(crate) unsafe fn number(env: sys::napi_env, value: f64) -> sys::napi_value {
   let mut number = ptr::null_mut();
   if unsafe { sys::napi_create_double(env, value, &mut number) } != sys::Status::napi_ok {
     return unsafe { throw_unusable(env) };
@@ -171,7 +171,7 @@ pub(super) unsafe fn number(env: sys::napi_env, value: f64) -> sys::napi_value {
 /// # Safety
 /// `env` must be the env of the current call.
 #[inline(always)]
-pub(super) unsafe fn latin1(env: sys::napi_env, text: &[u8]) -> sys::napi_value {
+pub(crate) unsafe fn latin1(env: sys::napi_env, text: &[u8]) -> sys::napi_value {
   let mut string = ptr::null_mut();
   let status = unsafe {
     sys::napi_create_string_latin1(env, text.as_ptr().cast(), text.len() as isize, &mut string)

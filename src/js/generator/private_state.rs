@@ -7,10 +7,10 @@
 use napi::{Env, Result};
 use napi_derive::napi;
 
-use super::calls::with_generator;
-use super::error::unusable;
-use super::protocol::PRIVATE_SLOT;
-use super::thread::Thread;
+use crate::js::seam::calls::with_generator;
+use crate::js::seam::protocol::PRIVATE_SLOT;
+use crate::js::seam::thread::Thread;
+use crate::js::values::error::unusable;
 use crate::number::whole;
 use crate::sequencer::{last_issued, word_above, NOTHING_ISSUED};
 
