@@ -3,12 +3,19 @@
 // `flake-idgen serve --help`: serve's own usage. The general help names every command in a line or
 // two; someone starting a member needs its flags, their defaults and a command that works.
 
+const { SERVE_SOURCES, serveSynopsis } = require('../id-sources/index.js')
 const { STORES } = require('../lease/stores.js')
+const { wrap } = require('./store-flags.js')
 
-const schemes = STORES.flatMap((store) => store.schemes.map((scheme) => `${scheme}//`)).join(', ')
+const schemes = STORES.flatMap((store) => store.schemes.map((scheme) => `${scheme}//`))
+
+// The flags of the node id's sources, one line each (wrapped in the help's columns), from their rows.
+const sourceLines = SERVE_SOURCES.flatMap((row) =>
+  row.serve.map(({ flag, value, help }) => `  ${`--${flag} ${value}`.padEnd(24)}  ${wrap(help({ schemes }), 28, 96)}`),
+)
 
 const SERVE_USAGE = `Usage:
-  flake-idgen serve --port P (--id N | --lease URL --namespace NS) --token-file F [options]
+  flake-idgen serve --port P (${SERVE_SOURCES.map(serveSynopsis).join(' | ')}) --token-file F [options]
 
 Runs a member: an HTTP server that serves batches of its ids to clients (FlakeId.client,
 flake-idgen-rs/client) sending the token in file F as "Authorization: Bearer". Every member of
@@ -19,10 +26,7 @@ requests in flight, releases its lease and exits 0.
 Options:
   --port P                  the TCP port (0: any free one, printed)
   --host H                  the address to listen on (default 127.0.0.1)
-  --id N                    the node id, 0 to 2^nodeBits-1 (0-1023 in the default layout)
-  --lease URL               lease the node id from the store at URL (${schemes}), with the store's
-                            client from the current directory's project
-  --namespace NS            with --lease: the namespace, as FlakeId.lease takes it
+${sourceLines.join('\n')}
   --token-file F            the file holding the bearer token on one line: printable ASCII,
                             no spaces (required; a warning if every user may read it)
   --max-count N             the most ids one request takes (default 100000)

@@ -9,10 +9,11 @@
 const http = require('node:http')
 const FlakeId = require('../generator/flake-id.js')
 const { describe } = require('../errors/errors.js')
+const { SERVE_SOURCES, serveSynopsis } = require('../id-sources/index.js')
 const { checkNamespace } = require('../lease/options.js')
 const { STORES } = require('../lease/stores.js')
 const { redact, secretsOf, scrub } = require('../errors/redact.js')
-const { REFUSALS } = require('../member/refusals.js')
+const { refuseOnSocket } = require('../member/refusals.js')
 const { readStateDir, readEpoch, readLayout } = require('./args.js')
 const { UsageError, CommandError, withFlags } = require('./command-errors.js')
 const { findClient, connect, reason } = require('./store-client.js')
@@ -98,6 +99,24 @@ async function leased(url, namespace, options, flags, onGone, onLost) {
   return { generator, close: () => generator.close().finally(() => client.close()) }
 }
 
+/**
+ * The row of lib/id-sources/ whose serve flags are given (all of them), or undefined when none
+ * is: a UsageError for two rows' flags, or for a row's flag without the rest.
+ */
+function sourceOf(values) {
+  const flagged = (row) => row.serve.filter(({ flag }) => values[flag] !== undefined)
+  const chosen = SERVE_SOURCES.filter((row) => flagged(row).length > 0)
+  if (chosen.length > 1)
+    throw new UsageError(`serve takes ${chosen.map((row) => `--${flagged(row)[0].flag}`).join(' or ')}, not both`)
+  const [row] = chosen
+  const missing = row?.serve.find(({ flag }) => values[flag] === undefined)
+  if (missing !== undefined) {
+    const [given] = flagged(row)
+    throw new UsageError(`serve --${given.flag} ${given.value} needs --${missing.flag} ${missing.value}`)
+  }
+  return row
+}
+
 /** `--allowed-future-ms`'s value: digits, for the library to check against the layout's bound. */
 function allowedFutureMs(text) {
   if (text === undefined) return undefined
@@ -112,10 +131,7 @@ async function serve(values) {
   const port = whole(values.port, '--port', 0, 65_535)
   const host = values.host ?? '127.0.0.1'
   if (values['token-file'] === undefined) throw new UsageError('serve needs --token-file F (see --help)')
-  if (values.lease !== undefined && values.id !== undefined)
-    throw new UsageError('serve takes --id or --lease, not both')
-  if ((values.lease === undefined) !== (values.namespace === undefined))
-    throw new UsageError('serve --lease URL needs --namespace N, and --namespace needs --lease')
+  const source = sourceOf(values)
   const maxCount = values['max-count'] === undefined ? undefined : whole(values['max-count'], '--max-count', 1, 2 ** 24)
   const maxQueued =
     values['max-queued'] === undefined ? undefined : whole(values['max-queued'], '--max-queued', 1, 100_000)
@@ -132,13 +148,15 @@ async function serve(values) {
   const { token, warning } = readToken(values['token-file'])
   // Node id 0 by default, as for new ids, would make two members on two hosts repeat each
   // other's ids: a member is always told which id is its own, or to lease one.
-  if (values.lease === undefined && values.id === undefined)
-    throw new UsageError('serve needs --id N or --lease URL --namespace N: each member needs a node id of its own')
+  if (source === undefined)
+    throw new UsageError(
+      `serve needs ${SERVE_SOURCES.map(serveSynopsis).join(' or ')}: each member needs a node id of its own`,
+    )
 
   let member
   let lostAt
   const stopper = { server: undefined, stopping: false }
-  if (values.lease !== undefined) {
+  if (source.name === 'lease') {
     withFlags(() => checkNamespace(values.namespace))
     member = await leased(
       values.lease,
@@ -225,29 +243,24 @@ function drain(stopper, member) {
   server.closeIdleConnections()
 }
 
+// The refusal of each error of Node's parser, and what its message says: anything else is a
+// request that is not HTTP/1.1 (ERR_FLAKE_BAD_REQUEST).
+const PARSER_REFUSALS = {
+  HPE_HEADER_OVERFLOW: ['ERR_FLAKE_HEADERS_TOO_LARGE', SERVER_OPTIONS.maxHeaderSize],
+  // Node's requestTimeout (30 s) never comes first: a body is the handler's to time (10 s).
+  ERR_HTTP_REQUEST_TIMEOUT: ['ERR_FLAKE_REQUEST_TIMEOUT', SERVER_OPTIONS.headersTimeout],
+}
+
 /** A request Node's parser refused (oversized headers, too slow, not HTTP): a coded JSON error, its code returned. */
 function clientError(error, socket) {
   if (!socket.writable || error.code === 'ECONNRESET') {
     socket.destroy()
     return undefined
   }
-  const [status, code] =
-    error.code === 'HPE_HEADER_OVERFLOW'
-      ? [431, 'ERR_FLAKE_HEADERS_TOO_LARGE']
-      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, 'ERR_FLAKE_REQUEST_TIMEOUT']
-        : [400, 'ERR_FLAKE_BAD_REQUEST']
-  const detail = {
-    ERR_FLAKE_HEADERS_TOO_LARGE: SERVER_OPTIONS.maxHeaderSize,
-    // Node's requestTimeout (30 s) never comes first: a body is the handler's to time (10 s).
-    ERR_FLAKE_REQUEST_TIMEOUT: SERVER_OPTIONS.headersTimeout,
-    ERR_FLAKE_BAD_REQUEST: `not HTTP/1.1 that Node's parser reads (${error.code})`,
-  }[code]
-  const message = REFUSALS[code][1](detail)
-  const body = JSON.stringify({ error: { code, message } })
-  socket.end(
-    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-  )
+  const [code, detail] = Object.hasOwn(PARSER_REFUSALS, error.code)
+    ? PARSER_REFUSALS[error.code]
+    : ['ERR_FLAKE_BAD_REQUEST', `not HTTP/1.1 that Node's parser reads (${error.code})`]
+  refuseOnSocket(socket, code, detail)
   return code
 }
 

@@ -40,7 +40,7 @@ function leaseListUsage() {
 
 /** What serve's description says of `--lease URL`, wrapped: the store URLs it takes are the rows'. */
 function serveLeaseUsage() {
-  const text = `a member: serve batches of ids over HTTP to clients (FlakeId.client) holding the token in file F, on node id N or one leased from the store at URL (a ${either(STORES.map(({ schemes }) => schemes[0]))} URL, its client from the current directory's project); stops on SIGTERM`
+  const text = `a member: serve batches of ids over HTTP to clients (FlakeId.client) holding the token in file F, on node id N or one leased from the store at URL (a ${either(STORES.map(({ schemes }) => schemes[0]))} URL, its client from the current directory's project); SIGTERM or SIGINT drains it (serve --help)`
   return `${' '.repeat(39)}${wrap(text, 39, 92)}`
 }
 
@@ -52,4 +52,4 @@ function storeOptionsUsage() {
   }).join('\n')
 }
 
-module.exports = { STORE_FLAGS: NAMES, leaseListUsage, serveLeaseUsage, storeOptionsUsage }
+module.exports = { STORE_FLAGS: NAMES, leaseListUsage, serveLeaseUsage, storeOptionsUsage, wrap }

@@ -1,56 +1,33 @@
 'use strict'
 
-// FlakeId.client()'s options, each read once and checked, and the client's argument errors. Worded
-// as the native side words the generator's (src/js/messages.rs), but made here: the client loads
-// no binding.
+// FlakeId.client()'s options, each read once and checked, and the client's argument errors. The
+// client loads no binary (it runs in workerd and Edge runtimes too): its messages are made by
+// ../options/wording.js, a JS copy of the native side's wording that
+// __test__/members/client-wording.test.js holds to the native messages for the same bad values.
 
 const codedError = require('../errors/coded-error.js')
+const { CLIENT_OPTIONS } = require('../id-sources/index.js')
 const integerOption = require('../options/integer-option.js')
+const { refuseUnknown } = require('../options/unknown.js')
+const {
+  describe,
+  invalidOption,
+  invalidOptions,
+  invalidArgument,
+  argumentOutOfRange,
+} = require('../options/wording.js')
 
 const DEFAULTS = { prefetchCount: 100, prefetchValidityMs: 600_000, timeoutMs: 5000 }
-const KNOWN = ['members', 'token', 'prefetchCount', 'prefetchValidityMs', 'timeoutMs']
 /** The most ids one request or nextBatchAsync(n) takes: a member's own limit (2^24). */
 const MAX_COUNT = 2 ** 24
 /** The most a prefetch asks for, as Hazelcast's prefetch-count, and a member's default maxCount. */
 const MAX_PREFETCH = 100_000
 
-/** `value` as the library's messages show it: `"text"` (cut to 40 characters), `5`, `an object`. */
-function describe(value) {
-  switch (typeof value) {
-    case 'string':
-      return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)
-    case 'bigint':
-      return `${value}n`
-    case 'symbol':
-      return 'a symbol'
-    case 'function':
-      return 'a function'
-    case 'object':
-      return value === null ? 'null' : Array.isArray(value) ? 'an array' : 'an object'
-    default:
-      return String(value)
-  }
-}
-
-/** "option `name` must be `expected`, got `value`", coded ERR_FLAKE_INVALID_OPTION. */
-const invalidOption = (name, expected, value, outOfRange = false) =>
-  codedError(
-    outOfRange ? RangeError : TypeError,
-    'ERR_FLAKE_INVALID_OPTION',
-    `option \`${name}\` must be ${expected}, got ${describe(value)}`,
-  )
-
 /** 'The "count" argument must be …', coded as Node codes a bad argument. */
 function checkCount(count) {
   const expected = `an integer from 1 to ${MAX_COUNT}`
-  if (typeof count !== 'number')
-    throw codedError(
-      TypeError,
-      'ERR_INVALID_ARG_TYPE',
-      `The "count" argument must be ${expected}, got ${describe(count)}`,
-    )
-  if (!Number.isInteger(count) || count < 1 || count > MAX_COUNT)
-    throw codedError(RangeError, 'ERR_OUT_OF_RANGE', `The "count" argument must be ${expected}, got ${describe(count)}`)
+  if (typeof count !== 'number') throw invalidArgument('count', expected, count)
+  if (!Number.isInteger(count) || count < 1 || count > MAX_COUNT) throw argumentOutOfRange('count', expected, count)
   return count
 }
 
@@ -106,12 +83,8 @@ function checkToken(token) {
 
 /** The client's configuration from `options`. */
 function readOptions(options) {
-  if (options === null || typeof options !== 'object')
-    throw codedError(TypeError, 'ERR_FLAKE_INVALID_OPTION', `options must be an object, got ${describe(options)}`)
-  for (const key of Object.keys(options)) {
-    if (!KNOWN.includes(key))
-      throw invalidOption(key, `left out: FlakeId.client takes ${KNOWN.join(', ')}`, options[key])
-  }
+  if (options === null || typeof options !== 'object') throw invalidOptions(options)
+  refuseUnknown(options, 'FlakeId.client()', CLIENT_OPTIONS)
   const { members, token } = options
   if (!Array.isArray(members)) throw invalidOption('members', 'a non-empty array of member URLs', members)
   if (members.length === 0) throw invalidOption('members', 'a non-empty array of member URLs', members, true)

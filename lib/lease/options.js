@@ -4,7 +4,10 @@
 // shares: a rule is stated here and nowhere else.
 
 const binding = require('../binding/load-binding.js')
-const { codedError, describe, invalidOption, invalidOptions } = require('../errors/errors.js')
+const { codedError, invalidOption, invalidOptions } = require('../errors/errors.js')
+const given = require('../id-sources/given.js')
+const { LEASE_OPTIONS } = require('../id-sources/index.js')
+const { refuseUnknown } = require('../options/unknown.js')
 
 // A new namespace (or one whose store lost its data) issues its first id after ttl + skew: 11 s.
 const DEFAULTS = { ttl: 10_000, maxClockSkewMs: 1000 }
@@ -12,49 +15,13 @@ const DEFAULTS = { ttl: 10_000, maxClockSkewMs: 1000 }
 /** The longest namespace, in characters: the store's key or row holds it whole. */
 const MAX_NAMESPACE_LENGTH = 200
 
-// What a lease sets itself (the node id, whatever parts its layout names it by): a user's value
-// would be overridden, so it is refused instead. `scope` and `stateDir` are the generator's, as
-// for new FlakeId: the state of its id it shares with every generator of the id on the host.
-const LEASED_OPTIONS = ['id', 'datacenter', 'worker', 'process']
-
-// The lease's own options, and the generator's that it passes on to the generator it drives
-// (those LEASED_OPTIONS names too are refused by it): every key FlakeId.lease() knows. Any other
-// is refused by name.
-const LEASE_OPTIONS = [
-  'store',
-  'namespace',
-  'ids',
-  'ttl',
-  'maxClockSkewMs',
-  'acquireTimeout',
-  'replicas',
-  'signal',
-  'onLost',
-  'onWait',
-]
-const GENERATOR_OPTIONS = ['layout', 'epoch', 'seqMask', 'allowedFutureMs', 'clock', 'scope', 'stateDir']
-
-/**
- * Refuses the first own enumerable key of `options` that FlakeId.lease() does not know, naming
- * it and the nearest option. Symbol keys are no option's and never a misspelt one: left alone,
- * as inherited keys are.
- */
-function refuseUnknown(options) {
-  const known = [...new Set([...LEASE_OPTIONS, ...GENERATOR_OPTIONS, ...LEASED_OPTIONS])]
-  const taken = known.filter((name) => !LEASED_OPTIONS.includes(name))
-  for (const key of Object.keys(options)) {
-    if (known.includes(key)) continue
-    const shown = /^[\w$]{1,40}$/.test(key) ? `\`${key}\`` : describe(key)
-    // Named as FlakeId's own unknown options are (src/options/unknown.rs): `workerId`, `nodeId`.
-    const near = binding.nearestOption(key, known)
-    const hint = near == null ? '' : ` (did you mean \`${near}\`?)`
-    throw codedError(
-      TypeError,
-      'ERR_FLAKE_INVALID_OPTION',
-      `unknown option ${shown}${hint}: FlakeId.lease() takes ${taken.join(', ')}`,
-    )
-  }
-}
+// What a lease sets itself (the node id, whatever parts its layout names it by): the given
+// source's options, which would be overridden, so refused by name. `scope` and `stateDir` are the
+// generator's, as for new FlakeId: the state of its id it shares with every generator of the id
+// on the host.
+const LEASED_OPTIONS = given.options
+// Every key FlakeId.lease() knows, for the nearest name to a typo: a LEASED_OPTIONS name too.
+const KNOWN = [...LEASE_OPTIONS, ...LEASED_OPTIONS]
 
 /** `value` as an integer from `min` to `max`, or `fallback` when unset. */
 function integer(option, value, fallback, min, max) {
@@ -115,7 +82,7 @@ function readLeaseOptions(options) {
   if (options === null || typeof options !== 'object') {
     throw invalidOptions(options)
   }
-  refuseUnknown(options)
+  refuseUnknown(options, 'FlakeId.lease()', KNOWN, LEASE_OPTIONS)
   for (const name of LEASED_OPTIONS) {
     const value = options[name]
     if (value !== undefined) throw invalidOption(name, 'left out: a lease sets it', value)

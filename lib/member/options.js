@@ -5,6 +5,7 @@
 const { createHash, timingSafeEqual } = require('node:crypto')
 const { invalidOption, invalidOptions } = require('../errors/errors.js')
 const integerOption = require('../options/integer-option.js')
+const { refuseUnknown } = require('../options/unknown.js')
 
 /** The most ids a request may ask for, by default: Hazelcast's largest prefetch-count. */
 const DEFAULT_MAX_COUNT = 100_000
@@ -22,7 +23,8 @@ const DEFAULTS = {
   maxHeaderBytes: 8192,
   maxQueued: DEFAULT_MAX_QUEUED,
 }
-const KNOWN = ['token', 'allowNoToken', 'maxCount', 'requestTimeoutMs', 'maxHeaderBytes', 'maxQueued']
+/** The options of generator.batchHandler(): the docs' table lists these. */
+const BATCH_HANDLER_OPTIONS = ['token', 'allowNoToken', 'maxCount', 'requestTimeoutMs', 'maxHeaderBytes', 'maxQueued']
 
 const sha256 = (bytes) => createHash('sha256').update(bytes).digest()
 
@@ -32,9 +34,7 @@ const sha256 = (bytes) => createHash('sha256').update(bytes).digest()
  */
 function checkOptions(options) {
   if (options === undefined || options === null || typeof options !== 'object') throw invalidOptions(options)
-  for (const key of Object.keys(options)) {
-    if (!KNOWN.includes(key)) throw invalidOption(key, `left out: batchHandler takes ${KNOWN.join(', ')}`, options[key])
-  }
+  refuseUnknown(options, 'generator.batchHandler()', BATCH_HANDLER_OPTIONS)
   const { token, allowNoToken = false } = options
   if (typeof allowNoToken !== 'boolean') throw invalidOption('allowNoToken', 'a boolean', allowNoToken)
   const expected = allowNoToken ? 'a non-empty string, or left out (allowNoToken)' : 'a non-empty string'
@@ -60,4 +60,4 @@ function authorized({ digest }, header) {
   return timingSafeEqual(sha256(header.slice(7).trim()), digest)
 }
 
-module.exports = { checkOptions, authorized, DEFAULT_MAX_COUNT, DEFAULT_MAX_QUEUED, MAX_COUNT }
+module.exports = { checkOptions, authorized, BATCH_HANDLER_OPTIONS, DEFAULT_MAX_COUNT, DEFAULT_MAX_QUEUED, MAX_COUNT }

@@ -4,6 +4,8 @@
 // fails over on a 5xx (this member cannot serve now) and on a 401 (its token is not this
 // member's); a 4xx for its request is a mistake no other member would answer otherwise.
 
+const { STATUS_CODES } = require('node:http')
+
 const REFUSALS = {
   ERR_FLAKE_METHOD: [405, (method) => `a batch is taken with POST, got ${method}`],
   ERR_FLAKE_UNAUTHORIZED: [401, () => 'the request has no Authorization: Bearer header with the token of this member'],
@@ -22,12 +24,8 @@ const REFUSALS = {
   ],
 }
 
-/** Writes the JSON error of `code` to `res` (unless the client has gone), and closes it. */
-function refuse(res, code, detail) {
-  if (res.headersSent || res.destroyed) {
-    res.destroy()
-    return
-  }
+/** The answer to refusal `code`: its status, its headers and its JSON error as bytes. */
+function answerOf(code, detail) {
   const known = REFUSALS[code]
   // Anything else is the generator's or the lease's: this member cannot issue now (503).
   const status = known === undefined ? 503 : known[0]
@@ -40,11 +38,32 @@ function refuse(res, code, detail) {
   if (code === 'ERR_FLAKE_MEMBER_BUSY') headers['retry-after'] = String(detail.retryAfter)
   // A request refused before its body was read: the connection is not reused for the rest.
   if (status === 408 || status === 413 || status === 431) headers.connection = 'close'
+  return { status, headers, body }
+}
+
+/** Writes the JSON error of `code` to `res` (unless the client has gone), and closes it. */
+function refuse(res, code, detail) {
+  if (res.headersSent || res.destroyed) {
+    res.destroy()
+    return
+  }
+  const { status, headers, body } = answerOf(code, detail)
   res.writeHead(status, headers)
   res.end(body)
+}
+
+/**
+ * Writes the JSON error of `code` on `socket` as a whole HTTP/1.1 response, and closes it: for a
+ * request Node's parser refused, which has no response object to write to.
+ */
+function refuseOnSocket(socket, code, detail) {
+  const { status, headers, body } = answerOf(code, detail)
+  headers.connection = 'close'
+  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`)
+  socket.end(Buffer.concat([Buffer.from(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head.join('')}\r\n`), body]))
 }
 
 /** The handler's refusals by code, for stats(): `{ refusedBy: { ERR_…: n } }`. */
 const refusals = (counts) => ({ refusedBy: { ...counts.byCode } })
 
-module.exports = { refuse, refusals, REFUSALS }
+module.exports = { refuse, refuseOnSocket, refusals, REFUSALS }

@@ -2,10 +2,11 @@
 
 // The options of the generators of 128-bit ids (uuid.js, flake128.js), read as FlakeId's never
 // are: each read once and the unknown ones refused (a typo must not silently leave a default in
-// force). Their ids are made from ids of a 64-bit layout that src/kinds/ gives each kind, so
-// what they take of FlakeId's options is STATE_OPTIONS.
+// force: unknown.js). Their ids are made from ids of a 64-bit layout that src/kinds/ gives each
+// kind, so what they take of FlakeId's options is STATE_OPTIONS.
 
-const { invalidOption, invalidOptions } = require('../errors/errors.js')
+const { invalidOptions } = require('../errors/errors.js')
+const { refuseUnknown } = require('./unknown.js')
 
 /** The options that say where a generator's state lives and how it meets the clock. */
 const STATE_OPTIONS = ['scope', 'stateDir', 'allowedFutureMs', 'clock']
@@ -18,13 +19,7 @@ function readOptions(options, names, owner) {
   if (options == null) return {}
   if (typeof options !== 'object') throw invalidOptions(options)
   const read = {}
-  for (const name of Object.keys(options)) {
-    const value = options[name]
-    if (!names.includes(name)) {
-      throw invalidOption(name, `left out: ${owner} takes no such option (it takes ${names.join(', ')})`, value)
-    }
-    read[name] = value
-  }
+  for (const name of refuseUnknown(options, owner, names)) read[name] = options[name]
   return read
 }
 
