@@ -54,21 +54,7 @@ declare namespace client {
    */
   export class FlakeIdClient<Id extends Uint8Array = Buffer> {
     constructor(options: ClientOptions)
-    /**
-     * A prefetched id, an 8-byte Buffer (a Uint8Array where there is no Buffer).
-     *
-     * @throws {Error} code `ERR_FLAKE_NO_PREFETCHED_ID` when none is at hand (none fetched yet,
-     *   all used, or older than `prefetchValidityMs`; it starts a refill);
-     *   `ERR_FLAKE_CLIENT_CLOSED` after `close()`. In Workers and Vercel Edge it starts no fetch
-     *   (one would be cancelled with the request): use `nextAsync()` there.
-     */
-    next(): Id
-    /** Calls back with the next id, fetched if none is at hand; `(error)` as `nextAsync` rejects. */
-    next(callback: (error: Error | null, id: Id) => void): void
-    /** `next()` as a bigint. */
-    nextBigInt(): bigint
-    /** `next()` as a decimal string. */
-    nextString(): string
+    // next(), nextBigInt(), nextString(): IdMethods, merged in below.
     /**
      * The next id, fetched if none is at hand. Callers are answered in order.
      *
@@ -82,6 +68,10 @@ declare namespace client {
     /** Ends the request in flight and drops the ids at hand; waiting callers reject. */
     close(): void
   }
+
+  /** The id methods, a generator's (`FlakeId.IdMethods`): the same functions on both. */
+  export interface FlakeIdClient<Id extends Uint8Array = Buffer> extends IdMethods<Id> {}
+  type IdMethods<Id extends Uint8Array> = import('./index').IdMethods<Id>
 
   /** The same function. */
   export { client }

@@ -102,31 +102,7 @@ declare class FlakeId<L extends FlakeId.LayoutOption = 'flake-idgen'> {
    */
   static client(options: FlakeId.ClientOptions): FlakeId.Client
 
-  /**
-   * Returns a new id: a Buffer of 8 bytes with its own ArrayBuffer.
-   *
-   * A time unit whose ids other generators of the id (threads, processes on host scope) used
-   * up is waited out, at most until the next unit (a millisecond in most layouts).
-   *
-   * @throws {Error} code `ERR_FLAKE_SEQUENCE_OVERFLOW` once this generator took `seqMask + 1`
-   *   ids of one time unit itself, as flake-idgen's does (or for a state another generator
-   *   borrowed further ahead with `allowedFutureMs`); `ERR_FLAKE_CLOCK_BACKWARDS` when the
-   *   clock is behind the last id's time; `ERR_FLAKE_CLOCK_STALLED` or
-   *   `ERR_FLAKE_SEQUENCE_BUSY` when such a wait finds the clock not moving, or every unit
-   *   taken by others first.
-   */
-  next(): Buffer
-  /**
-   * Calls back asynchronously with a new id. Never fails for overflow or a clock that moved
-   * backwards: it waits for the next time unit, or for the clock to catch up. Callbacks are
-   * answered in call order, with increasing ids. A clock that stands still is waited for as
-   * long as it stands, as flake-idgen does (`nextAsync()` rejects instead).
-   */
-  next(callback: FlakeId.Callback): void
-  /** `next()` as a `bigint`. Same state and errors. */
-  nextBigInt(): bigint
-  /** `next()` as a decimal string (safe in JSON and for SQL `bigint`). Same state and errors. */
-  nextString(): string
+  // next(), nextBigInt(), nextString(): FlakeId.IdMethods, merged in below.
   /**
    * A new id, as `next(callback)` gives it: never rejects for overflow or a clock that moved
    * backwards, it waits.
@@ -170,6 +146,10 @@ declare class FlakeId<L extends FlakeId.LayoutOption = 'flake-idgen'> {
    */
   batchHandler(options: FlakeId.BatchHandlerOptions): FlakeId.BatchHandler
 }
+
+/** The id methods: the same functions as a client's. */
+// biome-ignore lint/correctness/noUnusedVariables: merged with the class, whose type parameters it repeats
+interface FlakeId<L extends FlakeId.LayoutOption = 'flake-idgen'> extends FlakeId.IdMethods<Buffer> {}
 
 declare namespace FlakeId {
   /** The presets of `layout`: bits, time unit, order and epoch of each scheme (see the README). */
@@ -497,7 +477,45 @@ declare namespace FlakeId {
    * Node-style callback: `(null, id)` on success; `(error)` for the errors waiting cannot cure,
    * a {@link FlakeIdError} or whatever the `clock` function threw.
    */
-  export type Callback = (error: Error | null, id: Buffer) => void
+  export type Callback<Id extends Uint8Array = Buffer> = (error: Error | null, id: Id) => void
+
+  /**
+   * The id methods of generators and clients, one per form of an id: the same functions on both,
+   * each taking the next id of one sequence. `Id`: an id's 8 bytes, a Buffer (a client's are
+   * Uint8Arrays where the runtime has no Buffer).
+   */
+  export interface IdMethods<Id extends Uint8Array = Buffer> {
+    /**
+     * Returns a new id: 8 big-endian bytes with their own ArrayBuffer.
+     *
+     * A generator's: a time unit whose ids other generators of the id (threads, processes on
+     * host scope) used up is waited out, at most until the next unit (a millisecond in most
+     * layouts). A client's: an id of a prefetched batch.
+     *
+     * @throws {Error} A generator's: code `ERR_FLAKE_SEQUENCE_OVERFLOW` once it took
+     *   `seqMask + 1` ids of one time unit itself, as flake-idgen's does (or for a state another
+     *   generator borrowed further ahead with `allowedFutureMs`); `ERR_FLAKE_CLOCK_BACKWARDS`
+     *   when the clock is behind the last id's time; `ERR_FLAKE_CLOCK_STALLED` or
+     *   `ERR_FLAKE_SEQUENCE_BUSY` when such a wait finds the clock not moving, or every unit
+     *   taken by others first. A client's: code `ERR_FLAKE_NO_PREFETCHED_ID` when none is at hand
+     *   (none fetched yet, all used, or older than `prefetchValidityMs`; it starts a refill, except
+     *   in Workers and Vercel Edge, where one would be cancelled with the request: use
+     *   `nextAsync()` there); `ERR_FLAKE_CLIENT_CLOSED` after `close()`.
+     */
+    next(): Id
+    /**
+     * Calls back asynchronously with a new id, in call order. A generator's never fails for
+     * overflow or a clock that moved backwards: it waits for the next time unit, or for the
+     * clock to catch up; a clock that stands still is waited for as long as it stands, as
+     * flake-idgen does (`nextAsync()` rejects instead). A client's fetches an id if none is at
+     * hand, and calls back `(error)` as its `nextAsync()` rejects.
+     */
+    next(callback: Callback<Id>): void
+    /** `next()` as a `bigint`. Same state and errors. */
+    nextBigInt(): bigint
+    /** `next()` as a decimal string (safe in JSON and for SQL `bigint`). Same state and errors. */
+    nextString(): string
+  }
 
   /** Errors thrown by this package carry a stable `code`. */
   export interface FlakeIdError extends Error {

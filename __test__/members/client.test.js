@@ -104,7 +104,11 @@ for (const via of ['http', 'fetch'])
           RangeError,
           /option `prefetchValidityMs` must be an integer from 0/,
         ],
-        [{ members: [one.url], prefetchCont: 5 }, TypeError, /option `prefetchCont` must be left out/],
+        [
+          { members: [one.url], prefetchCont: 5 },
+          TypeError,
+          /^FlakeId\.client\(\) has no option "prefetchCont" \(did you mean "prefetchCount"\?\)$/,
+        ],
       ]
       for (const [options, Kind, message] of cases) {
         assert.throws(

@@ -1,20 +1,28 @@
 'use strict'
 
 // `flake-idgen decompose [ID...]`: the parts of each id, as one JSON object per line. An id is
-// told by its form: a 128-bit kind's, as its row of `WIDE_KINDS` says, else a 64-bit id's (at
-// most 20 decimal digits, or 0x and 16 hex digits).
+// told by its form: a 128-bit kind's, as its row of `WIDE_KINDS` says, else a 64-bit id's (a
+// text format the library reads back, as its row of lib/formats/formats.js says).
 
 const { createInterface } = require('node:readline')
 const FlakeId = require('../generator/flake-id.js')
-const { uuidv7, Flake128 } = require('../../index.js')
+const uuidv7 = require('../kinds/uuid.js')
+const Flake128 = require('../kinds/flake128.js')
 const { describe } = require('../errors/errors.js')
 const { readEpoch, readLayout } = require('./args.js')
 const { UsageError, withFlags } = require('./command-errors.js')
 const { write } = require('./output.js')
+const { FORMATS } = require('../formats/formats.js')
 
-// A 64-bit id's form, whatever its size: the library says why one is too large.
-const DIGITS = /^(?:[0-9]+|0x[0-9a-f]+)$/i
-const SIXTY_FOUR = 'a 64-bit id (at most 20 decimal digits, or 0x and 16 hex digits)'
+// The text formats of a 64-bit id that the library reads back.
+const TEXT_FORMATS = FORMATS.filter((row) => row.decompose && row.pattern !== undefined)
+
+/** 'a', 'a, or b', 'a, b, or c'. */
+const orList = (items) => (items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')}, or ${items.at(-1)}`)
+
+/** Whether `text` (trimmed) has a 64-bit id's form, whatever its size: the library says why one is too large. */
+const sixtyFourForm = (text) => TEXT_FORMATS.some((row) => row.pattern.test(text))
+const SIXTY_FOUR = `a 64-bit id (${orList(TEXT_FORMATS.map((row) => row.described))})`
 
 /** A worker id as a MAC address: six lowercase hex pairs, colon-separated. */
 const mac = (worker) =>
@@ -56,7 +64,7 @@ const WIDE_KINDS = [
 ]
 
 // 'a 64-bit id (…), a UUIDv7, or a Flake128 (…)'.
-const EXPECTED = `${[SIXTY_FOUR, ...WIDE_KINDS.slice(0, -1).map((kind) => kind.described)].join(', ')}, or ${WIDE_KINDS.at(-1).described}`
+const EXPECTED = orList([SIXTY_FOUR, ...WIDE_KINDS.map((kind) => kind.described)])
 
 /** The parts of the 64-bit id `text`; what is neither that nor a 128-bit id is refused as such. */
 function narrowParts(text, options) {
@@ -64,7 +72,7 @@ function narrowParts(text, options) {
     return FlakeId.decompose(text, options)
   } catch (error) {
     // Digits are a 64-bit id's, too large or past a Date: the library's words say which.
-    if (error instanceof TypeError && !DIGITS.test(text.trim()))
+    if (error instanceof TypeError && !sixtyFourForm(text.trim()))
       throw new TypeError(`The "id" argument must be ${EXPECTED}, got ${describe(text)}`)
     throw error
   }

@@ -7,14 +7,17 @@ const { readCount, readStateDir, readEpoch, readLayout } = require('./args.js')
 const { describe } = require('../errors/errors.js')
 const { UsageError, withFlags } = require('./command-errors.js')
 const { IDS_PER_WRITE, write } = require('./output.js')
+const { FORMATS, formatNamed } = require('../formats/formats.js')
 
-// Each format: the id at `offset` of a batch as its line (or JSON array element).
-const FORMATS = {
-  dec: (ids, offset) => ids.readBigUInt64BE(offset).toString(),
-  hex: (ids, offset) => `0x${ids.toString('hex', offset, offset + 8)}`,
-  base64: (ids, offset) => ids.toString('base64', offset, offset + 8),
-  json: (ids, offset) => `"${ids.readBigUInt64BE(offset)}"`,
-}
+// Each --format: the id at `offset` of a batch as its line (or JSON array element). One per
+// text format that has a flag (lib/formats/formats.js), and json: the default one's text, as
+// one JSON array.
+const DEFAULT = formatNamed('decimal')
+const LINES = Object.fromEntries(
+  FORMATS.filter((row) => row.flag !== undefined).map((row) => [row.flag, row.fromBytes]),
+)
+LINES.json = (ids, offset) => `"${DEFAULT.fromBytes(ids, offset)}"`
+const FLAGS = Object.keys(LINES)
 
 // The flags of the node id's parts; a layout takes those it names (`FlakeId.layout().parts`).
 const PARTS = ['datacenter', 'worker', 'process']
@@ -41,9 +44,11 @@ async function printIds(values) {
   const layout = readLayout(values.layout)
   checkParts(values, layout)
   const count = readCount(values.count)
-  const format = values.format ?? 'dec'
-  if (!Object.hasOwn(FORMATS, format))
-    throw new UsageError(`--format must be dec, hex, base64 or json, got ${describe(format)}`)
+  const format = values.format ?? DEFAULT.flag
+  if (!Object.hasOwn(LINES, format))
+    throw new UsageError(
+      `--format must be ${FLAGS.slice(0, -1).join(', ')} or ${FLAGS.at(-1)}, got ${describe(format)}`,
+    )
   const stateDir = readStateDir(values['state-dir'])
   // The library checks every option (as text, as the user typed it); a bad one names its flag.
   const generator = withFlags(
@@ -59,7 +64,7 @@ async function printIds(values) {
         stateDir,
       }),
   )
-  const line = FORMATS[format]
+  const line = LINES[format]
   const json = format === 'json'
   let out = json ? '[' : ''
   for (let left = count; left > 0; ) {
@@ -75,3 +80,4 @@ async function printIds(values) {
 }
 
 module.exports = printIds
+module.exports.FLAGS = FLAGS

@@ -21,6 +21,12 @@ const codedError = require('../errors/coded-error.js')
 const { readOptions, checkCount, describe, MAX_PREFETCH } = require('./options.js')
 const { Members, closed } = require('./members.js')
 const { VIA, REQUEST_SCOPED } = require('./transport.js')
+const { formatNamed } = require('../formats/formats.js')
+const { installIdMethods, TAKE_ID, TAKE_BIGINT, CALL_BACK } = require('../formats/id-methods.js')
+
+// The id at an offset of a batch, in 8 bytes of its own, and as a bigint.
+const idAt = formatNamed('buffer').fromBytes
+const bigIntAt = formatNamed('bigint').fromBytes
 
 const noPrefetched = () =>
   codedError(
@@ -40,30 +46,6 @@ const RETRY_MS = 1000
 
 /** `size` bytes to write ids into: a Buffer where the runtime has one (ids stay Buffers there), else a Uint8Array. */
 const bytes = Buffer === undefined ? (size) => new Uint8Array(size) : (size) => Buffer.allocUnsafeSlow(size)
-
-/** The id at `at` in `ids` as a bigint: a Buffer's own read, or a DataView's on a Uint8Array. */
-const bigAt =
-  Buffer === undefined
-    ? (ids, at) => new DataView(ids.buffer, ids.byteOffset, ids.byteLength).getBigUint64(at)
-    : (ids, at) => ids.readBigUInt64BE(at)
-
-/**
- * The id at `at` in `ids`, in 8 bytes of its own, copied byte by byte as a generator's next()
- * copies its id (takeId in lib/binding/native.js): readUInt32BE/writeUInt32BE check their offsets through
- * wrapped validators, which made a client's next() twice a generator's.
- */
-function idAt(ids, at) {
-  const id = Buffer === undefined ? new Uint8Array(8) : Buffer.alloc(8)
-  id[0] = ids[at]
-  id[1] = ids[at + 1]
-  id[2] = ids[at + 2]
-  id[3] = ids[at + 3]
-  id[4] = ids[at + 4]
-  id[5] = ids[at + 5]
-  id[6] = ids[at + 6]
-  id[7] = ids[at + 7]
-  return id
-}
 
 class FlakeIdClient {
   #config
@@ -94,26 +76,24 @@ class FlakeIdClient {
     this.#members = new Members(this.#config, options[VIA])
   }
 
-  /** The next id, an 8-byte Buffer; with `cb`, `cb(error, id)` once one is had. */
-  next(cb) {
-    if (cb === undefined) {
-      const ids = this.#takeOne()
-      return idAt(ids, this.#at)
-    }
+  // next(), nextBigInt() and nextString() are the id methods (../formats/id-methods.js), a
+  // generator's too: they take the id by these.
+
+  [TAKE_ID]() {
+    return idAt(this.#takeOne(), this.#at)
+  }
+
+  [TAKE_BIGINT]() {
+    return bigIntAt(this.#takeOne(), this.#at)
+  }
+
+  [CALL_BACK](cb) {
     if (typeof cb !== 'function')
       throw codedError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "cb" argument must be a function, got ${describe(cb)}`)
     this.nextAsync().then(
       (id) => cb(null, id),
       (error) => cb(error),
     )
-  }
-
-  nextBigInt() {
-    return bigAt(this.#takeOne(), this.#at)
-  }
-
-  nextString() {
-    return bigAt(this.#takeOne(), this.#at).toString()
   }
 
   /** The next id, an 8-byte Buffer, from a prefetched batch or the next one fetched. */
@@ -414,6 +394,8 @@ class FlakeIdClient {
     for (const waiter of waiters) waiter.reject(error)
   }
 }
+
+installIdMethods(FlakeIdClient)
 
 /** A client of `options.members` (see FlakeIdClient). */
 function client(options) {

@@ -3,6 +3,7 @@
 const binding = require('../binding/load-binding.js')
 const native = require('../binding/native.js')
 const Counts = require('./stats.js')
+const { installIdMethods, TAKE_ID, TAKE_BIGINT, CALL_BACK } = require('../formats/id-methods.js')
 
 // Loaded by the first call that needs them: most processes never take a callback, an async
 // batch or a lease, and every process pays at its start for what it loads then.
@@ -49,8 +50,9 @@ class FlakeId {
   }
 
   /**
-   * A generator whose id is leased from a Redis or PostgreSQL store, unique among the live
-   * holders of its namespace, its timestamps fenced by the ceilings the store acknowledged.
+   * A generator whose id is leased from a store (Redis, PostgreSQL or MariaDB/MySQL: see
+   * lease/stores.js), unique among the live holders of its namespace, its timestamps fenced by
+   * the ceilings the store acknowledged.
    */
   static lease(options) {
     lease ??= require('../lease/index.js').lease
@@ -92,24 +94,23 @@ class FlakeId {
     return binding.fromTime(time, options)
   }
 
-  next(cb) {
-    if (!cb) {
-      this.#take()
-      return takeId()
-    }
-    if (typeof cb !== 'function') throw require('../errors/errors.js').invalidArgument('cb', 'a function', cb)
-    this.#callbacks ??= callbacksFor(this.#fields, this.#clock, this.#counts)
-    this.#callbacks.push(cb)
+  // next(), nextBigInt() and nextString() are the id methods (../formats/id-methods.js), a
+  // client's too: they take the id by these.
+
+  [TAKE_ID]() {
+    this.#take()
+    return takeId()
   }
 
-  nextBigInt() {
+  [TAKE_BIGINT]() {
     this.#take()
     return takeBigInt()
   }
 
-  nextString() {
-    this.#take()
-    return takeBigInt().toString()
+  [CALL_BACK](cb) {
+    if (typeof cb !== 'function') throw require('../errors/errors.js').invalidArgument('cb', 'a function', cb)
+    this.#callbacks ??= callbacksFor(this.#fields, this.#clock, this.#counts)
+    this.#callbacks.push(cb)
   }
 
   nextAsync() {
@@ -164,7 +165,11 @@ class FlakeId {
    */
   batchHandler(options) {
     batchHandler ??= require('../member/handler.js')
-    return batchHandler(this, options, leases.get(this))
+    batchAsync ??= require('./batch-async.js')
+    // A member sends its batches as runs, so it takes them as runs: no id is written out.
+    const takeRuns = (count, sliceOptions, add) =>
+      batchAsync.runsAsync(this.#fields, this.#clock, this.#counts, count, sliceOptions, add)
+    return batchHandler(this, options, leases.get(this), takeRuns)
   }
 
   /** The ids of a batch, counted with what it met; or throws why it failed. */
@@ -191,6 +196,8 @@ class FlakeId {
     if (report !== undefined) this.#counts.met(report)
   }
 }
+
+installIdMethods(FlakeId)
 
 /** A generator on a leased id (see lease/): FlakeId.lease() makes it once its lease is had. */
 class LeasedFlakeId extends FlakeId {

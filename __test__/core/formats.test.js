@@ -1,0 +1,212 @@
+'use strict'
+// Issue 52, items 2 and 4a: the formats of a 64-bit id are one table (lib/formats/formats.js),
+// and every surface offers exactly its rows: the id methods of generators and clients, the
+// command's --format, what decompose reads back (the export and the command), and the types.
+// Each expectation here is derived from the rows: a row added to the table alone fails here
+// until each surface has it.
+
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const http = require('node:http')
+const path = require('node:path')
+const ts = require('typescript')
+const FlakeId = require('../..')
+const { FlakeIdClient } = require('../../client.js')
+const { FORMATS } = require('../../lib/formats/formats.js')
+const { ID_METHODS } = require('../../lib/formats/id-methods.js')
+const { listening } = require('../support/loopback.js')
+const { spawnCommand } = require('../support/helpers.js')
+
+const ROOT = path.join(__dirname, '..', '..')
+const BIN = path.join(ROOT, 'bin', 'flake-idgen.js')
+const sorted = (names) => [...new Set(names)].sort()
+
+const METHOD_ROWS = FORMATS.filter((row) => row.method !== undefined)
+const FLAG_ROWS = FORMATS.filter((row) => row.flag !== undefined)
+const TEXT_ROWS = FORMATS.filter((row) => typeof row.fromBytes(new Uint8Array(8), 0) === 'string')
+
+/** The id of a default-layout generator of node id 9, epoch 1000, at 5000 ms: `sequence`'s, in 8 bytes. */
+function idBytes(sequence) {
+  const bytes = Buffer.alloc(8)
+  bytes.writeBigUInt64BE((4000n << 22n) | (9n << 12n) | BigInt(sequence))
+  return bytes
+}
+
+function run(args) {
+  const { status, stdout, stderr } = spawnCommand(process.execPath, [BIN, ...args], { encoding: 'utf8' })
+  return { status, stdout, stderr, lines: stdout.split('\n').filter(Boolean) }
+}
+
+test('the rows: a name each, 8 bytes made into each form, text that the form reads back tells itself apart', () => {
+  assert.equal(sorted(FORMATS.map((row) => row.name)).length, FORMATS.length)
+  const bytes = idBytes(7)
+  for (const row of FORMATS) {
+    assert.match(row.name, /^[a-z][a-z0-9]*$/)
+    // The same id wherever its 8 bytes lie.
+    const shifted = Buffer.concat([Buffer.alloc(5), bytes])
+    assert.deepEqual(row.fromBytes(shifted, 5), row.fromBytes(bytes, 0), row.name)
+    if (row.fromBigInt !== undefined) assert.equal(row.fromBigInt(bytes.readBigUInt64BE()), row.fromBytes(bytes, 0))
+    if (row.flag !== undefined) assert.ok(TEXT_ROWS.includes(row), `${row.name}: a flag prints text`)
+    if (row.pattern !== undefined) {
+      assert.ok(row.decompose && typeof row.described === 'string', row.name)
+      assert.match(row.fromBytes(bytes, 0), row.pattern)
+      // No other text form is taken for this one.
+      for (const other of TEXT_ROWS.filter((other) => other !== row))
+        assert.doesNotMatch(other.fromBytes(bytes, 0), row.pattern, `${other.name} read as ${row.name}`)
+    }
+  }
+  // The ends of the range, in each form as the runtime writes it.
+  for (const id of [0n, 2n ** 64n - 1n]) {
+    const ends = Buffer.alloc(8)
+    ends.writeBigUInt64BE(id)
+    const forms = Object.fromEntries(FORMATS.map((row) => [row.name, row.fromBytes(ends, 0)]))
+    assert.deepEqual(forms, {
+      buffer: ends,
+      bigint: id,
+      decimal: id.toString(),
+      hex: `0x${ends.toString('hex')}`,
+      base64: ends.toString('base64'),
+    })
+  }
+})
+
+test("a generator's and a client's id methods are the same functions, one per row that names one", () => {
+  assert.deepEqual(sorted(Object.keys(ID_METHODS)), sorted(METHOD_ROWS.map((row) => row.method)))
+  for (const { method } of METHOD_ROWS) {
+    assert.equal(typeof ID_METHODS[method], 'function')
+    assert.equal(FlakeId.prototype[method], ID_METHODS[method], `FlakeId#${method}`)
+    assert.equal(FlakeIdClient.prototype[method], ID_METHODS[method], `client#${method}`)
+    // Not enumerable, as a class's own methods are.
+    assert.equal(Object.getOwnPropertyDescriptor(FlakeId.prototype, method).enumerable, false)
+  }
+})
+
+test("each id method gives its row's form of the next id of one sequence, on a generator", () => {
+  const generator = new FlakeId({ id: 9, epoch: 1000, clock: () => 5000 })
+  let sequence = 0
+  for (let round = 0; round < 2; round++) {
+    for (const row of METHOD_ROWS) {
+      assert.deepEqual(generator[row.method](), row.fromBytes(idBytes(sequence), 0), `${row.method} #${sequence}`)
+      sequence++
+    }
+  }
+  assert.equal(generator.stats().ids, sequence)
+})
+
+test("each id method gives its row's form of the next id of one sequence, on a client", async (t) => {
+  const member = new FlakeId({ id: 9, epoch: 1000, clock: () => 5000 })
+  const server = await listening(http.createServer(member.batchHandler({ allowNoToken: true })))
+  t.after(server.close)
+  const ids = FlakeId.client({ members: [server.url], prefetchCount: 20 })
+  t.after(() => ids.close())
+  // The first id fetches the batch: the rest are at hand, in order.
+  assert.deepEqual(await ids.nextAsync(), idBytes(0))
+  let sequence = 1
+  for (let round = 0; round < 2; round++) {
+    for (const row of METHOD_ROWS) {
+      assert.deepEqual(ids[row.method](), row.fromBytes(idBytes(sequence), 0), `${row.method} #${sequence}`)
+      sequence++
+    }
+  }
+  assert.equal(ids.stats().ids, sequence)
+})
+
+test('--format takes each text row that has a flag, and json; nothing else', () => {
+  const flags = [...FLAG_ROWS.map((row) => row.flag), 'json']
+  const refused = run(['--format', 'xml'])
+  assert.equal(refused.status, 2)
+  assert.equal(
+    refused.stderr,
+    `flake-idgen: --format must be ${flags.slice(0, -1).join(', ')} or ${flags.at(-1)}, got "xml"\n`,
+  )
+  const zero = Buffer.alloc(8)
+  for (const row of FLAG_ROWS) {
+    const { status, lines, stderr } = run(['-n', '2', '--format', row.flag, '--id', '5'])
+    assert.equal(status, 0, stderr)
+    assert.equal(lines.length, 2)
+    for (const line of lines) {
+      // Read back where the library reads it; else of the form's fixed width.
+      if (row.pattern !== undefined) {
+        assert.match(line, row.pattern)
+        assert.equal(FlakeId.decompose(line).id, 5, `${row.flag}: ${line}`)
+      } else {
+        assert.equal(line.length, row.fromBytes(zero, 0).length, `${row.flag}: ${line}`)
+      }
+    }
+  }
+  // --help names each, with what the row says of it.
+  const help = run(['--help']).stdout
+  const paragraph = help.slice(help.indexOf('--format FORMAT'), help.indexOf('--layout LAYOUT'))
+  for (const row of FLAG_ROWS) {
+    assert.match(paragraph, new RegExp(`\\b${row.flag}\\b`), row.flag)
+    if (row.help !== undefined) assert.ok(paragraph.includes(`${row.flag} (${row.help})`), row.flag)
+  }
+})
+
+test('decompose reads back the forms whose row says so, and refuses the others', () => {
+  const bytes = idBytes(42)
+  const parts = FlakeId.decompose(bytes.readBigUInt64BE(), { epoch: 1000 })
+  assert.equal(parts.sequence, 42)
+  const readBack = TEXT_ROWS.filter((row) => row.decompose).map((row) => row.described)
+  for (const row of FORMATS) {
+    const form = row.fromBytes(bytes, 0)
+    if (row.decompose) assert.deepEqual(FlakeId.decompose(form, { epoch: 1000 }), parts, row.name)
+    else assert.throws(() => FlakeId.decompose(form), { name: 'TypeError', code: 'ERR_INVALID_ARG_VALUE' }, row.name)
+    if (!TEXT_ROWS.includes(row)) continue
+    // The command: the same parts, or a refusal that names each text form it reads.
+    const { status, stdout, stderr } = run(['decompose', '--epoch', '1000', form])
+    if (row.decompose) {
+      assert.equal(status, 0, stderr)
+      assert.deepEqual(JSON.parse(stdout), { ...parts, date: parts.date.toISOString() })
+    } else {
+      assert.equal(status, 2)
+      for (const described of readBack) assert.ok(stderr.includes(described), `${described}: ${stderr}`)
+    }
+  }
+})
+
+test('the types: IdMethods<Id> declares one method per row, of its type; generators and clients have it', () => {
+  const files = ['index.d.ts', 'client.d.ts'].map((file) => path.join(ROOT, file))
+  const program = ts.createProgram(files, { noEmit: true, skipLibCheck: true, types: ['node'] })
+  const checker = program.getTypeChecker()
+  const found = {}
+  const visit = (node) => {
+    if (ts.isInterfaceDeclaration(node) || ts.isClassDeclaration(node)) {
+      const symbol = checker.getSymbolAtLocation(node.name)
+      found[checker.getFullyQualifiedName(symbol)] ??= checker.getDeclaredTypeOfSymbol(symbol)
+    }
+    ts.forEachChild(node, visit)
+  }
+  for (const file of files) visit(program.getSourceFile(file))
+  /** Each id method of `type`: the return type of its first signature, as written. */
+  const returns = (type) =>
+    Object.fromEntries(
+      METHOD_ROWS.map(({ method }) => {
+        const property = type.getProperty(method)
+        assert.ok(property, `${checker.typeToString(type)} has no ${method}`)
+        const [signature] = checker.getTypeOfSymbol(property).getCallSignatures()
+        // Buffer as newer @types/node print it: Buffer<ArrayBufferLike>.
+        return [method, checker.typeToString(signature.getReturnType()).replace(/<ArrayBufferLike>$/, '')]
+      }),
+    )
+  const expected = (id) => Object.fromEntries(METHOD_ROWS.map((row) => [row.method, row.type === 'Id' ? id : row.type]))
+  const idMethods = found['FlakeId.IdMethods']
+  assert.deepEqual(
+    sorted(checker.getPropertiesOfType(idMethods).map((property) => property.name)),
+    sorted(METHOD_ROWS.map((row) => row.method)),
+  )
+  assert.deepEqual(returns(idMethods), expected('Id'))
+  assert.deepEqual(returns(found.FlakeId), expected('Buffer'))
+  assert.deepEqual(returns(found['client.FlakeIdClient']), expected('Id'))
+  // Declared once, in IdMethods: neither class spells them out again.
+  for (const name of ['FlakeId', 'client.FlakeIdClient']) {
+    const declaredIn = METHOD_ROWS.map(({ method }) =>
+      found[name]
+        .getProperty(method)
+        .declarations.map((declaration) =>
+          checker.getFullyQualifiedName(checker.getSymbolAtLocation(declaration.parent.name)),
+        ),
+    )
+    for (const owners of declaredIn) assert.deepEqual(sorted(owners), ['FlakeId.IdMethods'], name)
+  }
+})
