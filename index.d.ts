@@ -152,7 +152,7 @@ declare class FlakeId<L extends FlakeId.LayoutOption = 'flake-idgen'> {
 interface FlakeId<L extends FlakeId.LayoutOption = 'flake-idgen'> extends FlakeId.IdMethods<Buffer> {}
 
 declare namespace FlakeId {
-  /** The presets of `layout`: bits, time unit, order and epoch of each scheme (see the README). */
+  /** The presets of `layout`: bits, time unit, order and epoch of each scheme (docs/layouts.md). */
   export type LayoutName = 'flake-idgen' | 'twitter' | 'discord' | 'instagram' | 'snowcast' | 'hazelcast' | 'sonyflake'
 
   /**

@@ -49,7 +49,7 @@ Options:
   --layout LAYOUT      64-bit ids' bit layout, for new ids and decompose: a preset
                        (flake-idgen (default), twitter, discord, instagram, snowcast,
                        hazelcast, sonyflake) or a custom layout as JSON, such as
-                       '{"timeBits":41,"nodeBits":13,"sequenceBits":10}' (see the README)
+                       '{"timeBits":41,"nodeBits":13,"sequenceBits":10}' (docs/layouts.md)
   --id N               node id, 0 to 2^nodeBits-1 (0-1023 in the default layout); wins
                        over the parts below
   --datacenter N       datacenter id, 0-31 (default 0): flake-idgen and twitter layouts
@@ -63,7 +63,7 @@ Options:
                        0 for flake-idgen); decompose adds it back to 64-bit ids
   --scope SCOPE        host (default: unique across the host's processes) or process
   --state-dir D        the state directory (default: $FLAKE_IDGEN_STATE_DIR, else
-                       /tmp/flake-idgen-<uid> on Linux; see the README's scope)
+                       /tmp/flake-idgen-<uid> on Linux; docs/host-scope.md)
   --file NAME          state --reset: the state file, by its name as state lists it
 ${storeOptionsUsage()}
   --namespace N        lease list, serve --lease: the namespace, as FlakeId.lease takes it

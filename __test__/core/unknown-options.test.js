@@ -60,6 +60,7 @@ async function refusals(name) {
     ['FlakeId.client()', CLIENT_OPTIONS, thrown(() => FlakeId.client({ [name]: 1 }))],
     ['uuidv7.create()', STATE_OPTIONS, thrown(() => FlakeId.uuidv7.create({ [name]: 1 }))],
     ['Flake128', [...STATE_OPTIONS, 'worker', 'interface'], thrown(() => new FlakeId.Flake128({ [name]: 1 }))],
+    ['uuidv7()', ['msecs', 'seq', 'random', 'rng'], thrown(() => FlakeId.uuidv7({ [name]: 1 }))],
   ]
 }
 
@@ -93,6 +94,7 @@ test('every JS surface refuses an unknown option, and a typo, the same way', asy
   // A typo of an option each takes, and a name near none: the first names the option meant.
   const cases = [
     ['tokn', 'token', ['generator.batchHandler()', 'FlakeId.client()']],
+    ['mescs', 'msecs', ['uuidv7()']],
     ['sope', 'scope', ['FlakeId.lease()', 'uuidv7.create()', 'Flake128']],
     ['stateDIR', 'stateDir', ['FlakeId.lease()', 'uuidv7.create()', 'Flake128']],
   ]

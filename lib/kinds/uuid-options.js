@@ -8,6 +8,7 @@
 const { randomFillSync } = require('node:crypto')
 const { isUint8Array } = require('node:util').types
 const { invalidArgument, invalidOption } = require('../errors/errors.js')
+const { refuseUnknown } = require('../options/unknown.js')
 
 const NAMES = ['msecs', 'seq', 'random', 'rng']
 const MAX_MSECS = 2 ** 48 - 1
@@ -21,11 +22,8 @@ const RANDOM_EXPECTED = 'a Uint8Array of 16 bytes or more, as uuid reads it'
 function explicitOptions(options) {
   if (typeof options !== 'object') throw invalidArgument('options', 'an object, undefined or null', options)
   let read
-  for (const name of Object.keys(options)) {
+  for (const name of refuseUnknown(options, 'uuidv7()', NAMES)) {
     const value = options[name]
-    if (!NAMES.includes(name)) {
-      throw invalidOption(`options.${name}`, "left out: uuid's v7() takes msecs, seq, random and rng", value)
-    }
     if (value === undefined) continue
     read ??= {}
     read[name] = value

@@ -1,7 +1,7 @@
 'use strict'
 
 // Options a constructor or factory does not take: one policy for every JS one (FlakeId.lease(),
-// generator.batchHandler(), FlakeId.client(), uuidv7.create(), new Flake128()), worded as
+// generator.batchHandler(), FlakeId.client(), uuidv7.create(), uuidv7()'s uuid options, new Flake128()), worded as
 // src/options/unknown.rs words new FlakeId()'s and naming the option a typo most likely meant by
 // its rules. Each is refused: only new FlakeId() ignores one (with a warning, from the native
 // side), because flake-idgen does. Pure JS: the client loads no binary.
