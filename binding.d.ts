@@ -114,6 +114,12 @@ export declare function fromTime(time: unknown, options?: unknown): bigint
  */
 export declare function idDecompose(kind: KindName, id: unknown): { timestamp: number; date: Date; sequence: number; random?: bigint; worker?: number }
 
+/**
+ * Whether `text` has the form of the 128-bit `kind`'s text, whatever its value (see
+ * `kinds::Does::has_form`): the command's `decompose` tells the kinds' texts apart by it.
+ */
+export declare function idHasForm(kind: KindName, text: string): boolean
+
 /** Writes into `out` (16 bytes) the id of the 128-bit `kind` whose text is `text`. */
 export declare function idParse(kind: KindName, text: unknown, out: Uint8Array): void
 
@@ -183,6 +189,10 @@ export interface KindDescription {
   name: KindName
   /** What the package exports for it (`index.js`). */
   export: string
+  /** What its errors call one ("a UUIDv7"). */
+  title: string
+  /** Its text forms in words, where its title is not enough (see `kinds::Row::forms`). */
+  forms?: string
   /** Bytes of one id. */
   bytes: number
   /**
@@ -194,6 +204,8 @@ export interface KindDescription {
   parts: Array<string>
   /** The largest worker id its ids carry, if they carry one (a flake's: 2^48 - 1). */
   maxWorker?: number
+  /** How many random bits its ids carry (a UUIDv7's `random` part: 59). */
+  randomBits: number
 }
 
 /**

@@ -844,6 +844,7 @@ module.exports.describeKind = nativeBinding.describeKind
 module.exports.describeValue = nativeBinding.describeValue
 module.exports.fromTime = nativeBinding.fromTime
 module.exports.idDecompose = nativeBinding.idDecompose
+module.exports.idHasForm = nativeBinding.idHasForm
 module.exports.idParse = nativeBinding.idParse
 module.exports.idText = nativeBinding.idText
 module.exports.invalidArgument = nativeBinding.invalidArgument

@@ -2,7 +2,7 @@
 'use strict'
 
 // The command's interface: its usage, its options, and which command takes which. Each command
-// runs from its own file under lib/cli/.
+// runs from its own file under lib/cli/, but for the 128-bit kinds', which are rows run by one.
 
 const { parse, rawValue } = require('../lib/cli/args.js')
 const { describe } = require('../lib/errors/errors.js')
@@ -114,17 +114,30 @@ const PRINT = {
   options: ['count', 'format', 'layout', 'id', 'datacenter', 'worker', 'process', 'epoch', 'scope', 'state-dir'],
   run: (values) => require('../lib/cli/ids.js')(values),
 }
+/**
+ * A 128-bit kind's command, run by lib/cli/wide.js from its row: besides a command's fields, the
+ * kind's name in the kinds table (`kind`), what `--format` calls the kind's own text (`text`,
+ * beside hex; without it, no `--format`), and `make(options)`, the batches of a generator of
+ * the kind with the library's `options`.
+ */
+const wide = (row) => ({ ...row, run: (values) => require('../lib/cli/wide.js')(row, values) })
 const COMMANDS = {
-  uuid: {
+  uuid: wide({
     name: 'uuid',
+    kind: 'uuidv7',
     options: ['count', 'scope', 'state-dir'],
-    run: (values) => require('../lib/cli/uuid.js')(values),
-  },
-  flake128: {
+    make: (options) => require('../lib/kinds/uuid.js').create(options).batch,
+  }),
+  flake128: wide({
     name: 'flake128',
+    kind: 'flake128',
+    text: 'base62',
     options: ['count', 'format', 'worker', 'interface', 'scope', 'state-dir'],
-    run: (values) => require('../lib/cli/flake128.js')(values),
-  },
+    make: (options) => {
+      const flakes = new (require('../lib/kinds/flake128.js'))(options)
+      return (count) => flakes.nextBatch(count)
+    },
+  }),
   decompose: {
     name: 'decompose',
     options: ['layout', 'epoch'],

@@ -287,7 +287,7 @@ fn fall_back(
 /// ids carry random bits (UUIDv7s), whose process-wide order `uuidv7.create({ scope:
 /// 'process' })` offers beside the host's on purpose.
 fn one_state_per_process(shape: Shape) -> bool {
-  !Kind::wide_of(shape).is_some_and(|wide| wide.row().random)
+  Kind::wide_of(shape).is_none_or(|wide| wide.row().random_bits == 0)
 }
 
 /// The process's state of node id `node` of `shape`, for a generator of scope `'process'` (or

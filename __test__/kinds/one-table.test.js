@@ -1,17 +1,17 @@
 'use strict'
 // A kind is spelled in one place on each side (issue 40): its row of KINDS (src/kinds/mod.rs),
-// which the binding lists (`kinds()`); its one TypeScript name, `KindName`; and its command row
-// in WIDE_KINDS (lib/cli/decompose.js). Each is held here against the binding's list, so a kind
-// added to one and not the others fails.
+// which the binding lists (`kinds()`); its one TypeScript name, `KindName`; and, for a 128-bit
+// kind, its command's row in COMMANDS (bin/flake-idgen.js), while decompose reads the binding's
+// list. Each is held here against that list, so a kind added to one and not the others fails.
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
 const { readFileSync, readdirSync } = require('node:fs')
 const path = require('node:path')
 const binding = require('../../lib/binding/load-binding.js')
-const { WIDE_KINDS } = require('../../lib/cli/decompose.js')
 
 const names = binding.kinds().map((row) => row.name)
+const wide = binding.kinds().filter((row) => row.bytes === 16)
 
 test("the binding's kinds are KINDS' rows, each described as its name says", () => {
   assert.ok(names.length >= 3, `${names}`)
@@ -30,29 +30,25 @@ test("the one TypeScript name of a kind, KindName, holds exactly the binding's k
   for (const name of names) assert.doesNotMatch(elsewhere, new RegExp(`'${name}'`), name)
 })
 
-test("the command's decompose rows are the binding's 128-bit kinds, in its order", () => {
-  const wide = binding.kinds().filter((row) => row.bytes === 16)
+test("the command's rows of 128-bit kinds are the binding's, in its order", () => {
+  const bin = readFileSync(path.join(__dirname, '../../bin/flake-idgen.js'), 'utf8')
   assert.deepEqual(
-    WIDE_KINDS.map((kind) => kind.type),
+    [...bin.matchAll(/^ {4}kind: '(\w+)',$/gm)].map((match) => match[1]),
     wide.map((row) => row.name),
   )
 })
 
-test("each decompose row's forms take its kind's text and no other kind's", () => {
+test("each 128-bit kind's text has its form and no other kind's: decompose tells them apart so", () => {
   const { uuidv7, Flake128 } = require('../..')
   const made = {
     uuidv7: [uuidv7()],
     flake128: [Flake128.toBase62(new Flake128({ worker: 1, scope: 'process' }).next()), `0x${'0'.repeat(31)}1`],
   }
-  for (const kind of WIDE_KINDS) {
-    assert.ok(made[kind.type], `a test id for ${kind.type}`)
-    for (const other of WIDE_KINDS) {
-      for (const text of made[other.type]) {
-        assert.equal(
-          kind.forms.some((form) => form.test(text)),
-          kind === other,
-          `${kind.type} on ${other.type}'s ${text}`,
-        )
+  for (const kind of wide) {
+    assert.ok(made[kind.name], `a test id for ${kind.name}`)
+    for (const other of wide) {
+      for (const text of made[other.name]) {
+        assert.equal(binding.idHasForm(kind.name, text), kind === other, `${kind.name} on ${other.name}'s ${text}`)
       }
     }
   }
@@ -85,18 +81,19 @@ function filesUnder(dir, suffix) {
 }
 
 // Where a 128-bit kind may be spelt, its name or its export (issue 52): what a kind adds (its
-// Rust file, its row of each_kind! in src/kinds/mod.rs, its JS file, its command row with its
-// command's file), and what cannot read the table: its decompose row (text forms), index.js
-// (Node's ESM lexer reads the export names from its text) and its public types. The stem of
-// each kind's files is here: a kind added without one fails.
+// Rust file; its row of each_kind! in src/kinds/mod.rs; its JS file, with any it splits off,
+// lib/kinds/<stem>-*.js, as uuid's v7() options; its command's row in bin/flake-idgen.js, with
+// the usage text there), and two that cannot read the table: index.js, whose export names Node's
+// ESM lexer reads from its text, never running it; and index.d.ts, whose declarations TypeScript
+// reads (the kind's types there are its API's documentation, and moving them to a file beside
+// its JS would leave a line naming it here all the same). The stem of each kind's files is here:
+// a kind added without one fails.
 const STEMS = { uuidv7: 'uuid', flake128: 'flake128' }
 const SITES = (stem) => [
   `src/kinds/${stem}.rs`,
   'src/kinds/mod.rs',
   `lib/kinds/${stem}.js`,
   'bin/flake-idgen.js',
-  `lib/cli/${stem}.js`,
-  'lib/cli/decompose.js',
   'index.js',
   'index.d.ts',
 ]
@@ -112,14 +109,14 @@ test('a 128-bit kind is spelt at its sites alone: everything else reads the tabl
     'client.js',
     'client.d.ts',
   ].map((file) => [file, uncommented(readFileSync(path.join(root, file), 'utf8'))])
-  for (const row of binding.kinds().filter((row) => row.bytes === 16)) {
+  for (const row of wide) {
     const stem = STEMS[row.name]
     assert.ok(stem, `the stem of ${row.name}'s files`)
     const spelt = new RegExp(`\\b(${row.name}|${row.export})\\b`)
     const found = sources.filter(([, text]) => spelt.test(text)).map(([file]) => file)
     assert.ok(found.includes('src/kinds/mod.rs'), `${row.name}'s row`)
     assert.deepEqual(
-      found.filter((file) => !SITES(stem).includes(file)),
+      found.filter((file) => !SITES(stem).includes(file) && !file.startsWith(`lib/kinds/${stem}-`)),
       [],
       `${row.name} spelt outside its sites`,
     )

@@ -1,13 +1,12 @@
 'use strict'
 
 // `flake-idgen decompose [ID...]`: the parts of each id, as one JSON object per line. An id is
-// told by its form: a 128-bit kind's, as its row of `WIDE_KINDS` says, else a 64-bit id's (a
-// text format the library reads back, as its row of lib/formats/formats.js says).
+// told by its form: a 128-bit kind's, as the kind's functions say (`binding.idHasForm`), else a
+// 64-bit id's (a text format the library reads back, as its row of lib/formats/formats.js says).
 
 const { createInterface } = require('node:readline')
+const binding = require('../binding/load-binding.js')
 const FlakeId = require('../generator/flake-id.js')
-const uuidv7 = require('../kinds/uuid.js')
-const Flake128 = require('../kinds/flake128.js')
 const { describe } = require('../errors/errors.js')
 const { readEpoch, readLayout } = require('./args.js')
 const { UsageError, withFlags } = require('./command-errors.js')
@@ -31,40 +30,32 @@ const mac = (worker) =>
     .padStart(12, '0')
     .replace(/..(?!$)/g, '$&:')
 
-// The 128-bit kinds, one row each: its `type` (its name in the binding's kinds), the title a
-// refusal names it by, the forms of its text (`forms`: an id of none is a 64-bit id's), as the
-// usage error says them (`described`), and its parts. `parts` gets the text trimmed, and as
-// given (the library reads a flake's spaces itself).
-const WIDE_KINDS = [
-  {
-    type: 'uuidv7',
-    title: 'UUIDv7',
-    described: 'a UUIDv7',
-    forms: [/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i],
-    /** The parts of the UUIDv7 `text`; its 59 random bits as 15 hex digits. */
-    parts(trimmed) {
-      const { timestamp, sequence, random } = uuidv7.decompose(trimmed)
-      const date = new Date(timestamp).toISOString()
-      return { timestamp, date, sequence, random: random.toString(16).padStart(15, '0') }
-    },
-  },
-  {
-    type: 'flake128',
-    title: 'Flake128',
-    described: 'a Flake128 (22 base62 characters, or 0x and 32 hex digits)',
-    // 0x starts hex: as base62 it would be a Flake128 of a time millions of years away.
-    forms: [/^0x[0-9a-f]{32}$/i, /^(?!0x)[0-9a-z]{22}$/i],
-    /** The parts of the Flake128 `text`: 22 base62 digits, or 0x and 32 hex digits. */
-    parts(_, text) {
-      const { timestamp, worker, sequence } = Flake128.decompose(text)
-      const date = new Date(timestamp).toISOString()
-      return { timestamp, date, worker, workerMac: mac(worker), sequence }
-    },
-  },
-]
+// A worker id of a MAC address's 48 bits (a kind's that takes one) is shown as one too.
+const MAC_WORKER = 2 ** 48 - 1
+
+// The 128-bit kinds: their rows of the kinds table.
+const WIDE_KINDS = binding.kinds().filter((row) => row.bytes === 16)
+
+/** A 128-bit kind as a refusal names it: its title, and its forms where the title is not enough. */
+const described = (kind) => (kind.forms == null ? kind.title : `${kind.title} (${kind.forms})`)
 
 // 'a 64-bit id (…), a UUIDv7, or a Flake128 (…)'.
-const EXPECTED = orList([SIXTY_FOUR, ...WIDE_KINDS.map((kind) => kind.described)])
+const EXPECTED = orList([SIXTY_FOUR, ...WIDE_KINDS.map(described)])
+
+/**
+ * The parts of `text`, an id of the 128-bit `kind`, as JSON holds them: its date as ISO text, a
+ * bigint (its random bits) as hex digits, as many as the bits take.
+ */
+function wideParts(kind, text) {
+  const parts = { type: kind.name }
+  for (const [name, value] of Object.entries(binding.idDecompose(kind.name, text))) {
+    if (value instanceof Date) parts[name] = value.toISOString()
+    else if (typeof value === 'bigint') parts[name] = value.toString(16).padStart(Math.ceil(kind.randomBits / 4), '0')
+    else parts[name] = value
+    if (name === 'worker' && kind.maxWorker === MAC_WORKER) parts.workerMac = mac(value)
+  }
+  return parts
+}
 
 /** The parts of the 64-bit id `text`; what is neither that nor a 128-bit id is refused as such. */
 function narrowParts(text, options) {
@@ -87,15 +78,17 @@ async function decompose(values, ids) {
   const read = (text) => {
     // A 128-bit id's forms are short: a longer line is a 64-bit id or none, as the library says.
     const trimmed = text.length <= 64 ? text.trim() : ''
-    const kind = WIDE_KINDS.find((kind) => kind.forms.some((form) => form.test(trimmed)))
+    const kind = WIDE_KINDS.find((kind) => binding.idHasForm(kind.name, trimmed))
     if (kind === undefined) return narrowParts(text, options)
     // A 128-bit id's time is ms since 1970 and its parts are fixed: a flag for 64-bit ids typed
     // with one is refused, not ignored.
     if (given.length > 0)
       throw new UsageError(
-        `${given.join(' and ')} ${given.length > 1 ? 'apply' : 'applies'} to 64-bit ids only, got a ${kind.title} ${describe(text)}`,
+        `${given.join(' and ')} ${given.length > 1 ? 'apply' : 'applies'} to 64-bit ids only, got ${kind.title} ${describe(text)}`,
       )
-    return { type: kind.type, ...kind.parts(trimmed, text) }
+    // A reader that takes spaces around an id gets the text as given, so that its refusal
+    // quotes it so; another gets it trimmed.
+    return wideParts(kind, binding.idHasForm(kind.name, text) ? text : trimmed)
   }
   const parts = (text, where) => {
     try {
@@ -119,4 +112,3 @@ async function decompose(values, ids) {
 }
 
 module.exports = decompose
-module.exports.WIDE_KINDS = WIDE_KINDS

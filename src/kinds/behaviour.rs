@@ -21,6 +21,10 @@ pub struct Does {
   pub parse: fn(&str) -> Option<[u8; 16]>,
   /// Whether 16 bytes are one of its ids (a UUIDv7's version and variant).
   pub holds: fn(&[u8; 16]) -> bool,
+  /// Whether a text has the form of its text, whatever the value it writes (spaces around it
+  /// aside where its reader takes them): the command's `decompose` reads a text of its form as
+  /// its id, leaving a bad one's refusal to its reader, and any other as a 64-bit id.
+  pub has_form: fn(&str) -> bool,
   /// The id that a value is, in any form its readers take (the bytes, when it is a
   /// Uint8Array); errors name it `id`.
   pub read: Reader,

@@ -37,6 +37,7 @@ pub const DOES: Does = Does {
   text,
   parse,
   holds: |_| true,
+  has_form,
   read: |got, bytes| read(got, bytes).map(u128::to_be_bytes),
   parts: kind_parts,
 };
@@ -142,6 +143,17 @@ pub fn from_text(text: &str) -> Option<u128> {
     }
     Some(_) => None,
     None => from_base62(text),
+  }
+}
+
+/// Whether `text`, spaces around it aside (as `from_text` reads it), has a flake's form, whatever
+/// its value: 0x and 32 hex digits, or 22 base-62 digits that do not start with 0x (as base 62,
+/// a time millions of years away: hex's prefix).
+fn has_form(text: &str) -> bool {
+  let text = text.trim();
+  match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+    Some(hex) => hex.len() == 32 && hex.bytes().all(|digit| digit.is_ascii_hexdigit()),
+    None => text.len() == BASE62_DIGITS && text.bytes().all(|digit| digit.is_ascii_alphanumeric()),
   }
 }
 

@@ -6,8 +6,9 @@
 //! the bits around that id, its text, how it is read back and its parts, which its row holds as
 //! functions (`Does`). The N-API layer serves every 128-bit kind through its row (`Wide`), its
 //! per-id functions compiled once per kind with the row as constants (`each_wide!`). Adding a
-//! kind is a module here, a row in `KINDS`, its `KindName` (src/js/read_back/kinds.rs) and, past `ARMS`
-//! kinds, an arm of `each_wide!` (docs/ARCHITECTURE.md, "Adding an id kind").
+//! kind is a module here and its row in `each_kind!` (which `Kind`, `KINDS` and the TypeScript
+//! `KindName` are built from), past `ARMS` kinds an arm of `each_wide!`, and on the JS side its
+//! file in lib/kinds/ and its command's row (docs/ARCHITECTURE.md, "Adding an id kind").
 
 mod behaviour;
 pub mod flake128;
@@ -30,7 +31,7 @@ pub struct Row {
   /// What the package exports for it (`index.js`), as `flake-idgen state` lists the kinds a
   /// state file serves.
   pub export: &'static str,
-  /// What its errors call one.
+  /// What its errors call one (and the command's `decompose`, refusing a flag for 64-bit ids).
   pub title: &'static str,
   /// What makes them, as its errors begin.
   pub maker: &'static str,
@@ -41,12 +42,15 @@ pub struct Row {
   /// The largest worker id its ids carry, if they carry the call's (`SCRATCH_WORKER`): only
   /// those read it.
   pub worker: Option<u64>,
-  /// Whether its ids carry random bits: only those draw them.
-  pub random: bool,
+  /// How many random bits its ids carry: only those that carry some draw them.
+  pub random_bits: u32,
   /// Its text form, as the readers' errors say it.
   pub text: &'static str,
   /// Its bytes, as the readers' errors say them.
   pub bytes_expected: &'static str,
+  /// Its text forms, as the command's `decompose` says them after its `title` in refusing a
+  /// text of no kind's form; `None`: the title says enough (a UUID's form is well known).
+  pub forms: Option<&'static str>,
   /// The names of its parts after `timestamp` and `date`, in the order `decompose` gives them
   /// (a layout's node id parts come from the layout).
   pub parts: &'static [&'static str],
@@ -71,9 +75,10 @@ macro_rules! each_kind {
         bytes: 8,
         shape: None,
         worker: None,
-        random: false,
+        random_bits: 0,
         text: layout::decompose::ID_EXPECTED,
         bytes_expected: "a Buffer of 8 bytes",
+        forms: None,
         parts: &["id", "sequence"],
         wide: None,
       },
@@ -86,9 +91,10 @@ macro_rules! each_kind {
         bytes: 16,
         shape: Some(uuid::SHAPE),
         worker: None,
-        random: true,
+        random_bits: uuid::RANDOM_BITS,
         text: uuid::EXPECTED,
         bytes_expected: uuid::BYTES_EXPECTED,
+        forms: None,
         parts: &["sequence", "random"],
         wide: Some(uuid::DOES),
       },
@@ -101,9 +107,10 @@ macro_rules! each_kind {
         bytes: 16,
         shape: Some(flake128::SHAPE),
         worker: Some(flake128::MAX_WORKER),
-        random: false,
+        random_bits: 0,
         text: flake128::BASE62_EXPECTED,
         bytes_expected: "16 bytes",
+        forms: Some("22 base62 characters, or 0x and 32 hex digits"),
         parts: &["worker", "sequence"],
         wide: Some(flake128::DOES),
       },
@@ -292,7 +299,7 @@ impl Wide {
     mut draw: impl FnMut() -> Result<u64, E>,
   ) -> Result<(), E> {
     let kind = self.at::<AT>();
-    let draws = kind.row.random;
+    let draws = kind.row.random_bits > 0;
     for (slot, id) in out.chunks_exact_mut(16).zip(ids) {
       let bits = if draws { draw()? } else { 0 };
       slot.copy_from_slice(&kind.make(id, worker, bits));
@@ -339,6 +346,11 @@ impl Wide {
   /// Whether `id` is one of this kind's (a UUIDv7's version and variant).
   pub fn holds(self, id: &[u8; 16]) -> bool {
     (self.does.holds)(id)
+  }
+
+  /// Whether `text` has the form of this kind's text, whatever its value.
+  pub fn has_form(self, text: &str) -> bool {
+    (self.does.has_form)(text)
   }
 
   /// The 128-bit id `got` is, in any form its readers take (`bytes`: a Uint8Array's, when it

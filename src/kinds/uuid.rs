@@ -38,6 +38,7 @@ pub const DOES: Does = Does {
   text,
   parse,
   holds,
+  has_form,
   read,
   parts: kind_parts,
 };
@@ -139,6 +140,19 @@ pub fn format(uuid: &[u8; 16]) -> [u8; 36] {
 #[inline(always)]
 fn text(uuid: &[u8; 16]) -> Text {
   Text::of(&format(uuid))
+}
+
+/// Whether `text` has a UUID's canonical form (in either case), whatever its version and variant.
+fn has_form(text: &str) -> bool {
+  let text = text.as_bytes();
+  text.len() == 36
+    && text.iter().enumerate().all(|(at, &character)| {
+      if HYPHENS.contains(&at) {
+        character == b'-'
+      } else {
+        character.is_ascii_hexdigit()
+      }
+    })
 }
 
 /// The bytes of `text` if it is a UUID's canonical form (in either case) of a UUIDv7.

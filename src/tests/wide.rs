@@ -412,6 +412,15 @@ fn every_wide_kind_is_its_row_and_its_functions_round_trip() {
     let text = kind.text(&id);
     let text = std::str::from_utf8(text.as_bytes()).expect("ASCII");
     assert_eq!(kind.parse(text), Some(id), "{} {text}", row.name);
+    // Its text has its form and no other kind's: the command's decompose tells them apart so.
+    for other in WIDE {
+      assert_eq!(
+        other.has_form(text),
+        other == *kind,
+        "{} on {text}",
+        other.row().name
+      );
+    }
     assert_eq!(kind.read(&Input::String(text.into()), None), Ok(id));
     assert_eq!(kind.read(&Input::Bytes(16), Some(&id)), Ok(id));
     let parts = kind.parts(&id);
@@ -421,7 +430,7 @@ fn every_wide_kind_is_its_row_and_its_functions_round_trip() {
       let expected = match name {
         "sequence" => PartValue::Number(sequence),
         "worker" => PartValue::Number(worker),
-        "random" => PartValue::BigInt(random >> (64 - crate::kinds::uuid::RANDOM_BITS)),
+        "random" => PartValue::BigInt(random >> (64 - row.random_bits)),
         other => panic!("{}: no test for a part named {other}", row.name),
       };
       assert_eq!(value, expected, "{} {name}", row.name);
@@ -435,10 +444,49 @@ fn every_wide_kind_is_its_row_and_its_functions_round_trip() {
     );
     assert_eq!(
       kind.make(ms << shape.sequence_bits, 0, 0) != kind.make(ms << shape.sequence_bits, 0, !0),
-      row.random,
+      row.random_bits > 0,
       "{}: random",
       row.name
     );
+  }
+}
+
+/// A text of a 128-bit kind's form is that kind's whatever its value, so that its reader says
+/// what is wrong with it; a text of none is a 64-bit id's, or nothing.
+#[test]
+fn a_text_of_a_kinds_form_is_that_kinds_whatever_its_value() {
+  use crate::kinds::{Kind, WIDE};
+  let kind_of = |text: &str| -> Option<&str> {
+    let kinds: Vec<_> = WIDE.iter().filter(|kind| kind.has_form(text)).collect();
+    assert!(
+      kinds.len() <= 1,
+      "{text}: the form of {} kinds",
+      kinds.len()
+    );
+    kinds.first().map(|kind| kind.row().name)
+  };
+  let flake = Kind::Flake128.row().name;
+  let uuid = Kind::Uuidv7.row().name;
+  for (text, kind) in [
+    // Version 4, variant 110: a UUID's form, not a UUIDv7.
+    ("017f22e2-79b0-4cc3-98c4-dc0c0c07398f", Some(uuid)),
+    ("017F22E2-79B0-7CC3-C8C4-DC0C0C07398F", Some(uuid)),
+    ("017f22e2-79b0-7cc3-98c4-dc0c0c07398", None),
+    ("017f22e279b07cc398c4dc0c0c07398f", None),
+    (" 017f22e2-79b0-7cc3-98c4-dc0c0c07398f", None),
+    // Past 2^128 in base 62, and 0x with 32 hex digits of any value; spaces as the reader takes.
+    ("zzzzzzzzzzzzzzzzzzzzzz", Some(flake)),
+    ("0X0000000000000000000000000000000f", Some(flake)),
+    (" 0xffffffffffffffffffffffffffffffff\t", Some(flake)),
+    // 22 characters after 0x are hex's prefix and too few digits.
+    ("0x12345678901234567890", None),
+    ("0x123456789012345678901234567890123", None),
+    ("zzzzzzzzzzzzzzzzzzzzz", None),
+    ("zzzzzzzzzzzzzzzzzzzzz-", None),
+    ("12345678901234567890", None),
+    ("", None),
+  ] {
+    assert_eq!(kind_of(text), kind, "{text:?}");
   }
 }
 

@@ -36,6 +36,10 @@ pub struct KindDescription {
   pub name: String,
   /// What the package exports for it (`index.js`).
   pub export: String,
+  /// What its errors call one ("a UUIDv7").
+  pub title: String,
+  /// Its text forms in words, where its title is not enough (see `kinds::Row::forms`).
+  pub forms: Option<String>,
   /// Bytes of one id.
   pub bytes: u32,
   /// How many ids the host's processes share a millisecond of; none for 64-bit ids, whose
@@ -45,6 +49,8 @@ pub struct KindDescription {
   pub parts: Vec<String>,
   /// The largest worker id its ids carry, if they carry one (a flake's: 2^48 - 1).
   pub max_worker: Option<f64>,
+  /// How many random bits its ids carry (a UUIDv7's `random` part: 59).
+  pub random_bits: u32,
 }
 
 /// The kind named `name` (see `kinds::KINDS`).
@@ -63,12 +69,26 @@ fn described(row: &Row) -> KindDescription {
   KindDescription {
     name: row.name.into(),
     export: row.export.into(),
+    title: row.title.into(),
+    forms: row.forms.map(Into::into),
     bytes: row.bytes as u32,
     ids_per_ms: row.shape.map(|shape| shape.ids_per_unit()),
     parts: row.parts.iter().map(|&part| part.into()).collect(),
     // Below 2^53: a number holds it exactly.
     max_worker: row.worker.map(|worker| worker as f64),
+    random_bits: row.random_bits,
   }
+}
+
+/// Whether `text` has the form of the 128-bit `kind`'s text, whatever its value (see
+/// `kinds::Does::has_form`): the command's `decompose` tells the kinds' texts apart by it.
+#[napi(ts_args_type = "kind: KindName, text: string")]
+pub fn id_has_form(kind: String, text: String) -> Result<bool> {
+  Ok(
+    Kind::wide_named(&kind)
+      .ok_or_else(unusable)?
+      .has_form(&text),
+  )
 }
 
 /// What the `clock` option of a generator of the 128-bit `kind` returned (`value`), as ms since

@@ -175,7 +175,7 @@ unsafe fn made<const AT: usize, const FORM: Form>(
   let Some(worker) = worker else {
     return unsafe { throw_unusable(env) };
   };
-  let random = if row.random {
+  let random = if row.random_bits > 0 {
     thread.random.borrow_mut().next_u64()
   } else {
     Ok(0)
