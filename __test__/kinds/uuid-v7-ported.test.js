@@ -330,9 +330,7 @@ test('bad values of the options are refused, naming the option; unknown keys too
     assert.throws(
       () => v7(options, buf),
       (error) =>
-        error instanceof ErrorClass &&
-        error.code === 'ERR_FLAKE_INVALID_OPTION' &&
-        error.message.startsWith(message),
+        error instanceof ErrorClass && error.code === 'ERR_FLAKE_INVALID_OPTION' && error.message.startsWith(message),
       name,
     )
     assert.ok(
