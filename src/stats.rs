@@ -1,5 +1,6 @@
-//! What one batch met, for `stats()`: `lib/generator/stats.js` adds it to the instance's counters (JS
-//! keeps them, since instances of one configuration share their native side).
+//! What one batch met, for `stats()`: `Counts` (`lib/generator/flake-id.js`) adds it to the
+//! instance's counters (JS keeps them, since instances of one configuration share their native
+//! side).
 
 use crate::error::FlakeError;
 use crate::sequencer::Met;

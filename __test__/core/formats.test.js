@@ -71,6 +71,8 @@ test('the rows: a name each, 8 bytes made into each form, text that the form rea
 })
 
 test("a generator's and a client's id methods are the same functions, one per row that names one", () => {
+  // id-methods.js names them itself, so that a start loads no table: a row whose method it lacks
+  // would be a method no surface has, and one it has beyond the rows a form no row says.
   assert.deepEqual(sorted(Object.keys(ID_METHODS)), sorted(METHOD_ROWS.map((row) => row.method)))
   for (const { method } of METHOD_ROWS) {
     assert.equal(typeof ID_METHODS[method], 'function')

@@ -111,9 +111,11 @@ function load(entry, target, probe, { installed = {}, env = {}, config, maps } =
           return run('binding.js', requireFrom('binding.js'), fakeProcess)
         }
         if (id === './wasm-instance.js') return { capturing: (loadIt) => loadIt() }
-        if (id === '../errors/coded-error.js') return codedError
+        // What it throws when nothing loads is loaded then, from a module of its own.
+        if (id === './load-failure.js') return run('lib/binding/load-failure.js', requireFrom(id), fakeProcess)
         if (id === '../../package.json') return packageJson
       }
+      if (relative === './load-failure.js' && id === '../errors/coded-error.js') return codedError
       // As binding.js names it: a file beside it, or a package.
       const named = id.startsWith('../../') ? `./${id.slice(6)}` : id
       asked[relative].push(named)

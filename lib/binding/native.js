@@ -1,8 +1,11 @@
 'use strict'
 
 // The JS side of the protocol with the native id functions; src/js/seam/protocol.rs is the other
-// side, and says what the scratch holds and what a report means. This module is the only one
-// on this side that reads or writes the scratch: the others hand it a generator's fields.
+// side, and says what the scratch holds and what a report means. This module, and
+// native-rest.js through its seam, are the only ones on this side that read or write the
+// scratch: the others hand them a generator's fields. This one holds what a process's first id
+// needs, and every per-id path; native-rest.js the rest (runs, batches, leases), loaded when
+// first read from this one's exports.
 
 const { Buffer } = require('node:buffer')
 const binding = require('./load-binding.js')
@@ -59,11 +62,8 @@ const {
   issueAt: nativeIssueAt,
   tryIssue: nativeTryIssue,
   tryIssueAt: nativeTryIssueAt,
-  issueRun: nativeIssueRun,
   issueWide: nativeIssueWide,
   issueWideText: nativeIssueWideText,
-  issueWideAt: nativeIssueWideAt,
-  issueWideTextAt: nativeIssueWideTextAt,
 } = thread
 
 // A private state before its first id: all ones (see src/sequencer.rs), in each half.
@@ -77,7 +77,7 @@ const CLOSED = 0
  * slot with SLOT_FENCED (its state is its id's, its ceiling its own); a generator with a
  * private state (its own clock) keeps that state here between calls: so the native side keeps
  * nothing per instance, and an instance, once dropped, is freed by the GC alone. Only this
- * module reads or writes them.
+ * module and native-rest.js read or write them.
  */
 class GeneratorFields {
   constructor(slot, configured, worker = 0) {
@@ -85,7 +85,7 @@ class GeneratorFields {
     this.settings = configured.settings
     this.shape = configured.shape
     this.epoch = configured.epoch
-    // How far apart the ids of a run are (see IdRun).
+    // How far apart the ids of a run are (see IdRun, in native-rest.js).
     this.step = configured.step
     this.preset = configured.preset
     // The scope of its state: a lease's changes with each lease (leaseState()).
@@ -226,18 +226,6 @@ const issueWideText = (fields) => {
 }
 
 /**
- * A 128-bit id by a clock of the generator's own, into the scratch or, if `text`, as text: the
- * clock is read once per id, before the fields are written (it may call other generators).
- */
-function issueWideBy(fields, clock, text) {
-  const now = clock()
-  enter(fields)
-  const issued = text ? nativeIssueWideTextAt(now) : nativeIssueWideAt(now)
-  leave(fields)
-  return issued
-}
-
-/**
  * One id into the scratch from any generator, by `clock` (the system's if undefined). The
  * clock is read before the fields are written: it may call other generators.
  */
@@ -256,70 +244,6 @@ function tryIssue(fields, clock) {
   const report = clock === undefined ? nativeTryIssue() : nativeTryIssueAt(now)
   leave(fields)
   return report
-}
-
-/** Up to `max` ids of one millisecond by the system clock; reports their count or a wait. */
-function issueRun(fields, max) {
-  enter(fields)
-  const report = nativeIssueRun(max)
-  leave(fields)
-  return report
-}
-
-/**
- * `count` ids in a Buffer of their own, synchronously (see src/js/generator/batches.rs). Returns what the
- * batch met, with `ids`, or with `error` if it failed; throws what `clock` throws.
- */
-function batch(fields, count, clock) {
-  const batchIds = Buffer.allocUnsafeSlow(binding.checkCount(count) * 8)
-  enter(fields)
-  let outcome
-  try {
-    outcome = binding.issueBatch(batchIds, clock)
-  } finally {
-    // Ids may have been taken even if the batch failed: its state must not go back.
-    leave(fields)
-  }
-  if (outcome.error === undefined) outcome.ids = batchIds
-  return outcome
-}
-
-/** Up to `max` ids into `batchIds` from the `start`-th on, that `clock` allows now; a report. */
-function slice(fields, batchIds, start, max, clock) {
-  const now = clock === undefined ? undefined : clock()
-  enter(fields)
-  const report = binding.issueSlice(batchIds, start, max, now)
-  leave(fields)
-  return report
-}
-
-/**
- * Up to `max` ids that `clock` allows now, as their runs into `runs` (a member's: see issueRuns
- * in src/js/generator/batches.rs); a report.
- */
-function runSlice(fields, runs, max, clock) {
-  const now = clock === undefined ? undefined : clock()
-  enter(fields)
-  const report = binding.issueRuns(runs, max, now)
-  leave(fields)
-  return report
-}
-
-/**
- * `count` 128-bit ids of the generator's kind in a Buffer of their own, synchronously (see
- * issueWideBatch in src/js/generator/batches.rs); throws why it failed, and what `clock` throws.
- */
-function wideBatch(fields, count, clock) {
-  const batchIds = Buffer.allocUnsafeSlow(binding.checkCount(count) * 16)
-  enter(fields)
-  let outcome
-  try {
-    outcome = binding.issueWideBatch(batchIds, clock)
-  } finally {
-    leave(fields)
-  }
-  if (outcome.error !== undefined) throw outcome.error
-  return batchIds
 }
 
 /** A Buffer of its own (own 8-byte ArrayBuffer, as flake-idgen's are) holding the id just issued. */
@@ -365,42 +289,6 @@ function takeWide(target, offset) {
 /** The 128-bit id just issued, as a bigint. */
 const takeWideBigInt = () => (wideView.getBigUint64(WIDE_ID) << 64n) | wideView.getBigUint64(WIDE_ID + 8)
 
-/**
- * The ids of a run just issued, as two numbers until each is handed out: a burst of a million
- * next(cb) calls then waits with a few thousand of these, not a million Buffers that every
- * young-generation GC would have to copy.
- */
-class IdRun {
-  constructor(count, step) {
-    // The high and low 32 bits of the first id; the k-th adds k * step to the low ones (no
-    // carry: one time unit's sequence numbers all lie in the low 32 bits, see Shape::step).
-    const at = ID_BE
-    this.high = ((scratch[at] << 24) | (scratch[at + 1] << 16) | (scratch[at + 2] << 8) | scratch[at + 3]) >>> 0
-    this.low = ((scratch[at + 4] << 24) | (scratch[at + 5] << 16) | (scratch[at + 6] << 8) | scratch[at + 7]) >>> 0
-    this.step = step
-    this.left = count
-  }
-
-  /** The next id of the run, in a Buffer of its own. */
-  take() {
-    const { high } = this
-    const low = this.low
-    this.low += this.step
-    this.left--
-    const id = Buffer.alloc(8)
-    // A typed array keeps the low 8 bits of what is stored.
-    id[0] = high >>> 24
-    id[1] = high >>> 16
-    id[2] = high >>> 8
-    id[3] = high
-    id[4] = low >>> 24
-    id[5] = low >>> 16
-    id[6] = low >>> 8
-    id[7] = low
-    return id
-  }
-}
-
 // Reports (see src/js/seam/protocol.rs): `undefined` for one id and nothing met, `count * UNIT + met`
 // when ids were issued, `-(waitMs * UNIT + met)` when none was.
 const decode = {
@@ -441,45 +329,6 @@ function refuseSharedState() {
   )
 }
 
-/**
- * What `options` (a lease's generator options, without an id) configure, checked but on no
- * state yet (none is found, no state file mapped: the id is not known), with fields that issue
- * nothing until installLease() gives them a lease.
- */
-function leasedFields(options) {
-  const configured = binding.configure('flakeId', { ...options, id: 0 }, true)
-  const fields = new GeneratorFields(PRIVATE_SLOT, configured)
-  fields.ceiling = CLOSED
-  return { configured, fields }
-}
-
-/**
- * What `options` (a lease's generator options) configure for generator `id`: the state it
- * issues from, found as a plain generator's is (the host's state of the id by default, the
- * process's with `scope: 'process'`, falling back, warning and failing alike), so that every
- * generator of the id on the host shares it, however it had the id. A `clock` keeps a private
- * state, as a plain generator's does. Throws what a plain generator's configure throws.
- */
-const leaseState = (options, id) => configure({ ...options, id })
-
-/**
- * Makes the fields leasedFields() made issue as `configured` (leaseState()'s) says: every id
- * above `floor` (ms since 1970), none past `ceiling`. A shared state is raised above the floor
- * (its other generators just issue later); a private one starts there.
- */
-function installLease(fields, configured, floor, ceiling) {
-  const { slot } = configured
-  setSlot(fields, slot === PRIVATE_SLOT ? PRIVATE_SLOT : slot | SLOT_FENCED)
-  fields.settings = configured.settings
-  fields.shape = configured.shape
-  fields.scope = configured.scope
-  fields.ceiling = ceiling
-  enter(fields)
-  // Its ids under this lease are counted from none: lastIssuedAt() says the last of them.
-  binding.startAbove(floor)
-  leave(fields)
-}
-
 /** Lets a leased generator issue up to `ceiling` (ms since 1970); CLOSED: nothing more. */
 function setCeiling(fields, ceiling) {
   fields.ceiling = ceiling
@@ -487,50 +336,16 @@ function setCeiling(fields, ceiling) {
   if (fields === current) doubles[CEILING] = ceiling
 }
 
-/** The scope a generator's fields issue in: 'host' or 'process'. */
-const scopeOf = (fields) => fields.scope
-
-/**
- * Who waits for whose async batches: those of one shared state one after the other, a private
- * or leased generator's on its own (a lease waits for its renewals, not for its neighbours').
- */
-const queueOf = (fields) => (fields.fenced ? fields : fields.slot)
-
-/** The ceiling a leased generator issues up to. */
-const ceilingOf = (fields) => fields.ceiling
-
-/** The resolved layout a generator's fields issue by (see FlakeId's `layout`). */
-const layoutOf = (fields) => binding.layoutOf(fields.shape, fields.epoch, fields.preset)
-
-/**
- * The time (ms since 1970) of the last id a leased generator issued, or undefined: its own,
- * counted by the instance (not a neighbour's on its shared state), so a ceiling written from it
- * is above every id it issued, and no higher; the state's last if another leased generator of
- * its configuration in the thread took ids since (see src/js/seam/instance_tally.rs), higher but
- * still above every id it issued.
- */
-function lastIssuedAt(fields) {
-  enter(fields)
-  return binding.lastIssuedAt()
-}
-
 module.exports = {
   issue,
   issueBy,
   tryIssue,
-  issueRun,
-  batch,
-  slice,
-  runSlice,
   takeId,
   takeBigInt,
   issueWide,
   issueWideText,
-  issueWideBy,
-  wideBatch,
   takeWide,
   takeWideBigInt,
-  IdRun,
   GeneratorFields,
   decode,
   MET_OVERFLOW,
@@ -539,13 +354,46 @@ module.exports = {
   PRIVATE_SLOT,
   CLOSED,
   configure,
-  leasedFields,
-  leaseState,
-  installLease,
   setCeiling,
-  scopeOf,
-  queueOf,
-  ceilingOf,
-  lastIssuedAt,
-  layoutOf,
+  // For native-rest.js alone.
+  seam: { thread, scratch, enter, leave, setSlot },
+}
+
+// native-rest.js's exports, as this module's own: each loads it when first read, and is then
+// the data property a plain assignment makes, as it always was.
+const REST = [
+  'issueRun',
+  'batch',
+  'slice',
+  'runSlice',
+  'issueWideBy',
+  'wideBatch',
+  'IdRun',
+  'leasedFields',
+  'leaseState',
+  'installLease',
+  'scopeOf',
+  'queueOf',
+  'ceilingOf',
+  'lastIssuedAt',
+  'layoutOf',
+]
+
+/** Makes `name` of the exports `value`, a plain data property. */
+function setExport(name, value) {
+  Object.defineProperty(module.exports, name, { value, writable: true, enumerable: true, configurable: true })
+}
+
+for (const name of REST) {
+  Object.defineProperty(module.exports, name, {
+    get() {
+      const rest = require('./native-rest.js')
+      for (const each of REST)
+        if (Object.getOwnPropertyDescriptor(module.exports, each).get) setExport(each, rest[each])
+      return module.exports[name]
+    },
+    set: (value) => setExport(name, value),
+    enumerable: true,
+    configurable: true,
+  })
 }

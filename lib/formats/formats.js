@@ -1,9 +1,9 @@
 'use strict'
-// The forms a 64-bit id is given in, one row each. The id methods of generators and clients
-// (id-methods.js), the command's --format (lib/cli/ids.js), what `decompose` tells apart
-// (lib/cli/decompose.js) and the types' IdMethods (index.d.ts) come from these rows, and
-// __test__/core/formats.test.js holds each surface to them. It requires no `node:` module: the
-// client loads it in edge runtimes.
+// The forms a 64-bit id is given in, one row each. The command's --format (lib/cli/ids.js) and
+// what `decompose` tells apart (lib/cli/decompose.js) come from these rows; the id methods of
+// generators and clients (id-methods.js, which a start loads without this module) and the
+// types' IdMethods (index.d.ts) are written to them; __test__/core/formats.test.js holds each
+// surface to them. It requires no `node:` module: the client loads it in edge runtimes.
 //
 // Adding a format: its row in FORMATS, an object of
 // - name: the format's name

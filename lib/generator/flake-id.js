@@ -2,7 +2,6 @@
 
 const binding = require('../binding/load-binding.js')
 const native = require('../binding/native.js')
-const Counts = require('./stats.js')
 const { installIdMethods, TAKE_ID, TAKE_BIGINT, CALL_BACK } = require('../formats/id-methods.js')
 
 // Loaded by the first call that needs them: most processes never take a callback, an async
@@ -16,12 +15,66 @@ let client
 // Each leased generator's lease: a member (batchHandler) refuses to serve when it is lost.
 const leases = new WeakMap()
 
-const { issue, issueBy, tryIssue, decode, takeId, takeBigInt, PRIVATE_SLOT } = native
+const {
+  issue,
+  issueBy,
+  tryIssue,
+  decode,
+  takeId,
+  takeBigInt,
+  PRIVATE_SLOT,
+  MET_OVERFLOW,
+  MET_CLOCK_BEHIND,
+  MET_WAITED,
+} = native
 const readOnly = (value) => ({ value, enumerable: true })
 
 // Set once, by FlakeId's static block: a leased generator's constructor reaches FlakeId's
 // private fields through it.
 let setUp
+
+// In this module, not one of its own: every process's first generator makes one, and each module
+// a start loads costs it more than its code.
+/**
+ * One instance's counters, for stats(). Kept in JS: instances of one configuration share their
+ * native generator, which reports what each call met (see native.js) for these to count.
+ */
+class Counts {
+  ids = 0
+  overflows = 0
+  clockBackwards = 0
+  waits = 0
+
+  /** Counts what a call that issued ids met, from its report. */
+  met(report) {
+    const met = decode.met(report)
+    if (met === MET_OVERFLOW) this.overflows++
+    else if (met === MET_CLOCK_BEHIND) this.clockBackwards++
+    else if (met === MET_WAITED) {
+      // Other generators' ids used the millisecond up: next() waited for the next one.
+      this.overflows++
+      this.waits++
+    }
+  }
+
+  /** Counts a call refused with `error`. */
+  refused(error) {
+    const code = error == null ? undefined : error.code
+    if (code === 'ERR_FLAKE_SEQUENCE_OVERFLOW') this.overflows++
+    else if (code === 'ERR_FLAKE_CLOCK_BACKWARDS') this.clockBackwards++
+  }
+
+  /** Adds what a batch met. */
+  add({ overflows, clockBackwards, waits }) {
+    this.overflows += overflows
+    this.clockBackwards += clockBackwards
+    this.waits += waits
+  }
+
+  snapshot() {
+    return { ids: this.ids, overflows: this.overflows, clockBackwards: this.clockBackwards, waits: this.waits }
+  }
+}
 
 class FlakeId {
   // What each call for this generator writes into the scratch (see native.js).
