@@ -30,17 +30,21 @@ function issueRun(fields, max) {
  * batch met, with `ids`, or with `error` if it failed; throws what `clock` throws.
  */
 function batch(fields, count, clock) {
-  const batchIds = Buffer.allocUnsafeSlow(binding.checkCount(count) * 8)
+  const { outcome, batchIds } = filled(fields, count, 8, binding.issueBatch, clock)
+  if (outcome.error === undefined) outcome.ids = batchIds
+  return outcome
+}
+
+/** `count` ids of `idBytes` each, written by `issue(batchIds, clock)` for `fields`: its outcome, and the ids. */
+function filled(fields, count, idBytes, issue, clock) {
+  const batchIds = Buffer.allocUnsafeSlow(binding.checkCount(count) * idBytes)
   enter(fields)
-  let outcome
   try {
-    outcome = binding.issueBatch(batchIds, clock)
+    return { outcome: issue(batchIds, clock), batchIds }
   } finally {
     // Ids may have been taken even if the batch failed: its state must not go back.
     leave(fields)
   }
-  if (outcome.error === undefined) outcome.ids = batchIds
-  return outcome
 }
 
 /** Up to `max` ids into `batchIds` from the `start`-th on, that `clock` allows now; a report. */
@@ -69,14 +73,7 @@ function runSlice(fields, runs, max, clock) {
  * issueWideBatch in src/js/generator/batches.rs); throws why it failed, and what `clock` throws.
  */
 function wideBatch(fields, count, clock) {
-  const batchIds = Buffer.allocUnsafeSlow(binding.checkCount(count) * 16)
-  enter(fields)
-  let outcome
-  try {
-    outcome = binding.issueWideBatch(batchIds, clock)
-  } finally {
-    leave(fields)
-  }
+  const { outcome, batchIds } = filled(fields, count, 16, binding.issueWideBatch, clock)
   if (outcome.error !== undefined) throw outcome.error
   return batchIds
 }
