@@ -5,8 +5,13 @@
 
 const UNIT = process.env.FLAKE_IDGEN_UNIT === '1'
 
-/** A reason to skip, for `{ skip: buildsFromSource }`, under `npm run test:unit`; else false. */
+/**
+ * A reason to skip, for `{ skip: buildsFromSource }`, under `npm run test:unit`, or where the run
+ * says `npm test` built it already (FLAKE_IDGEN_SOURCE_BUILT=1: .ci/platforms's Node lines); else
+ * false.
+ */
 const buildsFromSource =
-  UNIT && 'builds the addon from source with cargo, 1.5 to 2 minutes: `npm run test:unit` leaves it to `npm test`'
+  (UNIT && 'builds the addon from source with cargo, 1.5 to 2 minutes: `npm run test:unit` leaves it to `npm test`') ||
+  (process.env.FLAKE_IDGEN_SOURCE_BUILT === '1' && 'builds the addon from source: `npm test` built it on this machine')
 
 module.exports = { UNIT, buildsFromSource }
