@@ -65,16 +65,30 @@ function ownFunction(first) {
   return Object.assign(named[first.name], first)
 }
 
+/**
+ * A later copy's own of the first copy's export `first`: a class's `prototype` is read-only, a
+ * function's writable (ECMAScript's MakeConstructor), so the export says itself which it is, and
+ * no list here says which kind's is a class.
+ */
+function own(first) {
+  const isClass = Object.getOwnPropertyDescriptor(first, 'prototype')?.writable === false
+  return isClass ? ownClass(first) : ownFunction(first)
+}
+
 let realm = Object.hasOwn(globalThis, REALM) ? globalThis[REALM] : undefined
 const later = realm !== undefined
 if (!later) {
   realm = {
     FlakeId: require('./lib/generator/flake-id.js'),
-    // Loaded when first read, as Node's own lib loads its parts: a process that never makes a
-    // UUIDv7 or a Flake128 does not pay for their code at its start.
-    uuidv7: once(() => require('./lib/kinds/uuid.js')),
-    Flake128: once(() => require('./lib/kinds/flake128.js')),
+    kinds: [],
     forgetEarlierCopies: once(() => require('./lib/binding/earlier-copies.js')),
+  }
+  // Each 128-bit kind's export, by its row of the binding's kinds, from its file, loaded when
+  // first read, as Node's own lib loads its parts: a process that never makes one does not pay
+  // for its code at its start. Bundlers (esbuild 0.19 on, webpack) include every file the
+  // template matches, so a bundle has them all. (A loop: filter and map cost a start 20 µs more.)
+  for (const row of require('./lib/binding/load-binding.js').kinds()) {
+    if (row.bytes === 16) realm.kinds.push([row.export, once(() => require(`./lib/kinds/${row.name}.js`))])
   }
   Object.defineProperty(globalThis, REALM, { value: realm })
 }
@@ -83,11 +97,11 @@ const FlakeId = later ? ownClass(realm.FlakeId) : realm.FlakeId
 module.exports = FlakeId
 module.exports.FlakeId = FlakeId
 module.exports.default = FlakeId
-lazy(module.exports, 'uuidv7', later ? () => ownFunction(realm.uuidv7()) : realm.uuidv7)
-lazy(module.exports, 'Flake128', later ? () => ownClass(realm.Flake128()) : realm.Flake128)
+for (const [name, load] of realm.kinds) lazy(module.exports, name, later ? () => own(load()) : load)
 if (later) realm.forgetEarlierCopies()(module, require.cache)
 // ESM's named imports are the names Node finds by reading this file (cjs-module-lexer), not by
-// running it; the getters above hide these two, so they are spelled out here, where they never
-// run: the annotation esbuild writes for the same reason.
+// running it; the getters above hide the 128-bit kinds' exports, so they are spelled out here,
+// where they never run: the annotation esbuild writes for the same reason. one-table.test.js
+// holds them to the kinds' rows.
 // biome-ignore lint/suspicious/noAssignInExpressions: read by Node's lexer, never run
 0 && (module.exports = { uuidv7, Flake128 })

@@ -126,7 +126,7 @@ const COMMANDS = {
     name: 'uuid',
     kind: 'uuidv7',
     options: ['count', 'scope', 'state-dir'],
-    make: (options) => require('../lib/kinds/uuid.js').create(options).batch,
+    make: (options) => require('../lib/kinds/uuidv7.js').create(options).batch,
   }),
   flake128: wide({
     name: 'flake128',

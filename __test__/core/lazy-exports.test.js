@@ -25,7 +25,7 @@ test('require and a first id load neither UUIDv7, Flake128, leases, callbacks, a
   )
   assert.ok(loaded.includes('lib/generator/flake-id.js') && loaded.includes('lib/binding/native.js'), loaded.join())
   for (const later of [
-    'uuid.js',
+    'uuidv7.js',
     'flake128.js',
     'lease/',
     'callbacks.js',
@@ -63,7 +63,7 @@ test('each later part loads with the call that needs it, and works', () => {
     'lib/generator/callbacks.js',
     'lib/generator/batch-async.js',
     'lib/binding/native-rest.js',
-    'lib/kinds/uuid.js',
+    'lib/kinds/uuidv7.js',
     'lib/kinds/flake128.js',
   ])
     assert.ok(files.includes(file), `${file} not loaded: ${files.join()}`)
@@ -85,7 +85,7 @@ test('the exports: the same keys, values and property kinds as plain assignments
   }
   // Assigned before it is ever read, an export is replaced, as a plain property would be.
   const replaced = fresh(
-    `const FlakeId = require('.'); FlakeId.uuidv7 = 7; console.log(JSON.stringify([FlakeId.uuidv7, ${LOADED}.includes('lib/kinds/uuid.js')]))`,
+    `const FlakeId = require('.'); FlakeId.uuidv7 = 7; console.log(JSON.stringify([FlakeId.uuidv7, ${LOADED}.includes('lib/kinds/uuidv7.js')]))`,
   )
   assert.deepEqual(replaced, [7, false])
 })

@@ -1,8 +1,9 @@
 'use strict'
-// A kind is spelled in one place on each side (issue 40): its row of KINDS (src/kinds/mod.rs),
-// which the binding lists (`kinds()`); its one TypeScript name, `KindName`; and, for a 128-bit
-// kind, its command's row in COMMANDS (bin/flake-idgen.js), while decompose reads the binding's
-// list. Each is held here against that list, so a kind added to one and not the others fails.
+// A 128-bit kind is spelt at four sites (issue 52): its Rust file, its row of KINDS
+// (src/kinds/mod.rs), which the binding lists (`kinds()`), its JS file, lib/kinds/<name>.js,
+// which index.js finds from the row, and its command's row (bin/flake-idgen.js); and in two texts
+// read without running: its name in index.js's lexer line, and its types in index.d.ts. Each is
+// held here to the binding's list, so a kind added to one and not the others fails.
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
@@ -54,19 +55,29 @@ test("each 128-bit kind's text has its form and no other kind's: decompose tells
   }
 })
 
+// Node's ESM named imports are what its lexer reads in index.js's text (see there).
+const entry = readFileSync(path.join(__dirname, '../../index.js'), 'utf8')
+const lexerLine = entry.match(/^0 && \(module\.exports = \{ (.*) \}\)$/m)
+
 test("each row's export is the package's, a named ESM import and typed in index.d.ts", () => {
   const pkg = require('../..')
-  const entry = readFileSync(path.join(__dirname, '../../index.js'), 'utf8')
-  // Node's ESM named imports are what its lexer reads in index.js's text (see there).
-  const lexed = entry.match(/^0 && \(module\.exports = \{ (.*) \}\)$/m)
-  assert.ok(lexed, "index.js spells its named exports for Node's lexer")
+  assert.ok(lexerLine, "index.js spells its named exports for Node's lexer")
+  const exports = wide.map((row) => row.export)
+  assert.deepEqual(lexerLine[1].split(', '), exports, "the lexer line: the 128-bit kinds' exports, in the rows' order")
   const types = readFileSync(path.join(__dirname, '../../index.d.ts'), 'utf8')
   for (const row of binding.kinds()) {
     assert.equal(typeof pkg[row.export], 'function', row.export)
-    if (row.bytes === 16) assert.ok(lexed[1].split(', ').includes(row.export), row.export)
+    // index.js finds a 128-bit kind's file from its row alone.
+    if (row.bytes === 16) assert.equal(require(`../../lib/kinds/${row.name}.js`), pkg[row.export], row.name)
     // FlakeId is the module itself (`export = FlakeId`); the others are declared in its namespace.
     assert.match(types, new RegExp(`^\\s*(export|declare) (class|const|function) ${row.export}\\b`, 'm'), row.export)
   }
+})
+
+test('index.js spells no 128-bit kind but in its lexer line: its exports are made from the rows', () => {
+  assert.ok(lexerLine, "index.js spells its named exports for Node's lexer")
+  const rest = entry.replace(lexerLine[0], '')
+  for (const row of wide) assert.doesNotMatch(rest, new RegExp(`\\b(${row.name}|${row.export})\\b`), row.name)
 })
 
 /** `text` without its comments (`//` to the line's end, `/* … *\/`), near enough for names. */
@@ -80,21 +91,19 @@ function filesUnder(dir, suffix) {
     .filter((file) => file.endsWith(suffix))
 }
 
-// Where a 128-bit kind may be spelt, its name or its export (issue 52): what a kind adds (its
-// Rust file; its row of each_kind! in src/kinds/mod.rs; its JS file, with any it splits off,
-// lib/kinds/<stem>-*.js, as uuid's v7() options; its command's row in bin/flake-idgen.js, with
-// the usage text there), and two that cannot read the table: index.js, whose export names Node's
-// ESM lexer reads from its text, never running it; and index.d.ts, whose declarations TypeScript
-// reads (the kind's types there are its API's documentation, and moving them to a file beside
-// its JS would leave a line naming it here all the same). The stem of each kind's files is here:
-// a kind added without one fails.
-const STEMS = { uuidv7: 'uuid', flake128: 'flake128' }
-const SITES = (stem) => [
-  `src/kinds/${stem}.rs`,
+// Where a 128-bit kind may be spelt, its name or its export (issue 52): its four sites (its Rust
+// file, the module its row's `wide` names; its row of each_kind! in src/kinds/mod.rs; its JS
+// file, with any it splits off, lib/kinds/<name>-*.js, as uuidv7's options; its command's row in
+// bin/flake-idgen.js, with the usage text there), and index.d.ts, whose declarations TypeScript
+// reads (the kind's types there are its API's documentation). index.js is the test above's.
+const kindsTable = readFileSync(path.join(__dirname, '../../src/kinds/mod.rs'), 'utf8')
+/** `row`'s Rust module, as its row of each_kind! names it (`wide: Some(<module>::DOES)`). */
+const rustModule = (row) => kindsTable.match(new RegExp(`name: "${row.name}",[^}]*?wide: Some\\((\\w+)::DOES\\)`))?.[1]
+const SITES = (row) => [
+  `src/kinds/${rustModule(row)}.rs`,
   'src/kinds/mod.rs',
-  `lib/kinds/${stem}.js`,
+  `lib/kinds/${row.name}.js`,
   'bin/flake-idgen.js',
-  'index.js',
   'index.d.ts',
 ]
 
@@ -104,19 +113,17 @@ test('a 128-bit kind is spelt at its sites alone: everything else reads the tabl
     ...filesUnder('src', '.rs').filter((file) => !file.startsWith('src/tests/')),
     ...filesUnder('lib', '.js'),
     ...filesUnder('bin', '.js'),
-    'index.js',
     'index.d.ts',
     'client.js',
     'client.d.ts',
   ].map((file) => [file, uncommented(readFileSync(path.join(root, file), 'utf8'))])
   for (const row of wide) {
-    const stem = STEMS[row.name]
-    assert.ok(stem, `the stem of ${row.name}'s files`)
+    assert.ok(rustModule(row), `${row.name}'s Rust module`)
     const spelt = new RegExp(`\\b(${row.name}|${row.export})\\b`)
     const found = sources.filter(([, text]) => spelt.test(text)).map(([file]) => file)
     assert.ok(found.includes('src/kinds/mod.rs'), `${row.name}'s row`)
     assert.deepEqual(
-      found.filter((file) => !SITES(stem).includes(file) && !file.startsWith(`lib/kinds/${stem}-`)),
+      found.filter((file) => !SITES(row).includes(file) && !file.startsWith(`lib/kinds/${row.name}-`)),
       [],
       `${row.name} spelt outside its sites`,
     )

@@ -8,7 +8,7 @@
 //! per-id functions compiled once per kind with the row as constants (`each_wide!`). Adding a
 //! kind is a module here and its row in `each_kind!` (which `Kind`, `KINDS` and the TypeScript
 //! `KindName` are built from), past `ARMS` kinds an arm of `each_wide!`, and on the JS side its
-//! file in lib/kinds/ and its command's row (docs/ARCHITECTURE.md, "Adding an id kind").
+//! file `lib/kinds/<name>.js` and its command's row (docs/ARCHITECTURE.md, "Adding an id kind").
 
 mod behaviour;
 pub mod flake128;

@@ -11,7 +11,7 @@ const binding = require('../binding/load-binding.js')
 const native = require('../binding/native.js')
 const { argumentOutOfRange, invalidArgument } = require('../errors/errors.js')
 const { STATE_OPTIONS, readOptions, stateOptions } = require('../options/options.js')
-const { explicitOptions, writeExplicit } = require('./uuid-options.js')
+const { explicitOptions, writeExplicit } = require('./uuidv7-options.js')
 
 const { issueWide, issueWideText, issueWideBy, takeWide } = native
 
