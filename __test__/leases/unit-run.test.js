@@ -47,3 +47,20 @@ test('under test:unit, the tests that need a server skip, and a server started a
     assert.match(message, /`npm run test:unit` starts no server .*\{ skip: noServers \}/)
   }
 })
+
+test("a build from source is skipped under test:unit and in .ci/platforms's Node lines, and run by npm test", () => {
+  const reason = (env) => {
+    const script = `console.log(JSON.stringify(require(${JSON.stringify(path.join(__dirname, '..', 'support', 'unit.js'))}).buildsFromSource))`
+    const { status, stdout, stderr } = spawnSync(process.execPath, ['-e', script], {
+      encoding: 'utf8',
+      env: { ...process.env, FLAKE_IDGEN_UNIT: '', FLAKE_IDGEN_SOURCE_BUILT: '', ...env },
+    })
+    assert.equal(status, 0, stderr)
+    return JSON.parse(stdout)
+  }
+  assert.equal(reason({}), false)
+  assert.match(reason({ FLAKE_IDGEN_UNIT: '1' }), /test:unit/)
+  assert.match(reason({ FLAKE_IDGEN_SOURCE_BUILT: '1' }), /\.ci\/platforms leaves it to `npm test`/)
+  const platforms = require('node:fs').readFileSync(path.join(root, '.ci', 'platforms'), 'utf8')
+  assert.match(platforms, /FLAKE_IDGEN_SOURCE_BUILT=1 node_tests "node-\$line"/)
+})
