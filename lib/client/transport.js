@@ -80,8 +80,8 @@ function fetchTransport() {
     try {
       return await fetch(url, init)
     } catch (error) {
-      // fetch does not say whether the connection was a kept-alive one: one dropped before the
-      // answer is tried once more, as node:http's reused one is. Safe: ids are never reused.
+      // A connection dropped before the answer is tried once more, as over node:http (see
+      // there why, whether it was kept alive or new). Safe: ids are never reused.
       if (signal.aborted || !dropped(error)) throw error
       return fetch(url, init)
     }
@@ -148,10 +148,12 @@ function httpTransport() {
           request.on('error', (error) => {
             // A kept-alive socket the member closed while this process was frozen (a Lambda
             // between invocations, a SIGSTOP) looks open until the process reads its close, which
-            // a request sent first finds: ECONNRESET before any byte. Asked once more, on a new
-            // connection (the agent dropped the dead one). A member that took ids for the lost
-            // answer only skips them: ids are never reused.
-            if (!answered && !retried && request.reusedSocket && !signal.aborted && dropped(error)) ask(true)
+            // a request sent first finds: ECONNRESET before any byte. So does a new one frozen
+            // between its connect and its request, which the member (or a load balancer) closed
+            // as idle: not only a reused socket. Asked once more, on a new connection (the agent
+            // dropped the dead one). A member that took ids for the lost answer only skips them:
+            // ids are never reused.
+            if (!answered && !retried && !signal.aborted && dropped(error)) ask(true)
             else fail(error)
           })
           request.on('response', (response) => {
