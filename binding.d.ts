@@ -22,8 +22,9 @@ export declare function checkCount(count: unknown): number
  * Validates `options` of a generator of `kind` (a `KindName`),
  * each read once, and returns what they configure (see `Configured`). Throws a
  * `TypeError`/`RangeError` with code `ERR_FLAKE_INVALID_OPTION` that names the option and the
- * value, or an `Error` with code `ERR_FLAKE_STATE_DIR`/`ERR_FLAKE_STATE_FILE` when host scope
- * was asked for and cannot be had. Nothing is kept per configuration: there is nothing to
+ * value, code `ERR_FLAKE_ID_FROM` when what `idFrom` reads gives no node id of the layout, or an
+ * `Error` with code `ERR_FLAKE_STATE_DIR`/`ERR_FLAKE_STATE_FILE` when host scope was asked for
+ * and cannot be had. Nothing is kept per configuration: there is nothing to
  * release. With `checkOnly`, the options are checked and no state is found (nor a state file
  * mapped): `slot` is `PRIVATE_SLOT`, and `scope` the one asked for (a lease checks its
  * generator's options before it knows its id).
@@ -85,8 +86,10 @@ export interface Configured {
  * flake-idgen's and Twitter's, `worker` and `process` for Discord's); and what the layout's
  * users call the sequence or the node id (Discord's `increment`, Instagram's `shardId`,
  * sonyflake's `machineId`).
+ * A string id in `format` (a name of `textForms()`, which JS checks first), when given, is
+ * read as exactly that form writes it.
  */
-export declare function decompose(id: unknown, options?: unknown): { timestamp: number; date: Date; id: number; sequence: number; datacenter?: number; worker?: number; process?: number; increment?: number; shardId?: number; machineId?: number }
+export declare function decompose(id: unknown, options?: unknown, format?: string): { timestamp: number; date: Date; id: number; sequence: number; datacenter?: number; worker?: number; process?: number; increment?: number; shardId?: number; machineId?: number }
 
 /**
  * The state directory generators use by default (`$FLAKE_IDGEN_STATE_DIR`, read as bytes, else
@@ -120,14 +123,20 @@ export declare function idDecompose(kind: KindName, id: unknown): { timestamp: n
  */
 export declare function idHasForm(kind: KindName, text: string): boolean
 
-/** Writes into `out` (16 bytes) the id of the 128-bit `kind` whose text is `text`. */
-export declare function idParse(kind: KindName, text: unknown, out: Uint8Array): void
+/**
+ * Writes into `out` the id of `kind` whose text is `text`: 8 bytes of a 64-bit id, whose
+ * `format` is one of `textForms()`' (decimal by default); 16 of a 128-bit one, in its kind's own
+ * text or in `format`, one of the 128-bit forms.
+ */
+export declare function idParse(kind: KindName, text: unknown, out: Uint8Array, format?: string): void
 
 /**
  * The text of the id of the 128-bit `kind` in `id`: its 16 bytes from `offset`, each checked
  * as the kind's; without `offset`, in any form the kind's readers take (see `idDecompose`).
+ * In `format` (one of the 128-bit forms: `textForms()`' with a `wideWidth`), else in the kind's
+ * own text.
  */
-export declare function idText(kind: KindName, id: unknown, offset?: number): string
+export declare function idText(kind: KindName, id: unknown, offset?: number, format?: string): string
 
 /**
  * A bad function argument, as Node reports one (not thrown): "The "name" argument must be
@@ -484,6 +493,19 @@ export interface StateReset {
  * fences its ids by this reading, not by `Date.now()`, which fake timers replace (and stop).
  */
 export declare function systemNowMs(): number
+
+/** A text form of an id as JS sees it: its row of `kinds::text::FORMS`. */
+export interface TextFormDescription {
+  /** Its name, as the `format` arguments take it. */
+  name: string
+  /** Characters of a 64-bit id in it (decimal's most). */
+  width: number
+  /** Characters of a 128-bit id in it, if the 128-bit kinds are written in it. */
+  wideWidth?: number
+}
+
+/** Every text form ids are read in (`idParse`, `decompose`), in `kinds::text::FORMS`' order. */
+export declare function textForms(): Array<TextFormDescription>
 
 /**
  * What the `clock` option of a generator of the 128-bit `kind` returned (`value`), as ms since

@@ -892,4 +892,5 @@ module.exports.STALL_GRACE_MS = nativeBinding.STALL_GRACE_MS
 module.exports.startAbove = nativeBinding.startAbove
 module.exports.stateFiles = nativeBinding.stateFiles
 module.exports.systemNowMs = nativeBinding.systemNowMs
+module.exports.textForms = nativeBinding.textForms
 module.exports.wideClockReading = nativeBinding.wideClockReading

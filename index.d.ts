@@ -14,6 +14,8 @@ declare class FlakeId<L extends FlakeId.LayoutOption = 'flake-idgen'> {
   /**
    * @throws {TypeError | RangeError} code `ERR_FLAKE_INVALID_OPTION`, naming the option and the
    *   value, for an option of the wrong type or out of range.
+   * @throws {Error | TypeError | RangeError} code `ERR_FLAKE_ID_FROM` when what `idFrom` reads is
+   *   not set, holds no number, or gives a node id past the layout's.
    * @throws {Error} code `ERR_FLAKE_STATE_DIR` or `ERR_FLAKE_STATE_FILE` when `scope: 'host'` or
    *   a `stateDir` was given and the state directory or file cannot be used safely. Without
    *   either, the instance falls back to process scope instead, with one warning per process
@@ -25,18 +27,19 @@ declare class FlakeId<L extends FlakeId.LayoutOption = 'flake-idgen'> {
   /** The layout the ids follow, resolved, with the instance's effective `epoch`. */
   readonly layout: FlakeId.Layout<FlakeId.LayoutNameOf<L>>
   /**
-   * The node (generator) id, 0 to `2^nodeBits - 1`: `options.id`, or its two parts (flake-idgen
-   * and Twitter: `datacenter << 5 | worker`; Discord: `worker << 5 | process`).
+   * The node (generator) id, 0 to `2^nodeBits - 1`: `options.id`, what `idFrom` read plus
+   * `idOffset`, or its two parts (flake-idgen and Twitter: `datacenter << 5 | worker`; Discord:
+   * `worker << 5 | process`).
    */
   readonly id: number
-  /** flake-idgen and Twitter layouts: the high 5 bits of `id`. `undefined` when `options.id` was given or the layout has no such part. */
+  /** flake-idgen and Twitter layouts: the high 5 bits of `id`. `undefined` when `options.id` or `idFrom` was given or the layout has no such part. */
   readonly datacenter: number | undefined
   /**
    * flake-idgen and Twitter layouts: the low 5 bits of `id`; Discord: the high 5 bits.
-   * `undefined` when `options.id` was given or the layout has no such part.
+   * `undefined` when `options.id` or `idFrom` was given or the layout has no such part.
    */
   readonly worker: number | undefined
-  /** Discord layout: the low 5 bits of `id`. `undefined` when `options.id` was given or the layout has no such part. */
+  /** Discord layout: the low 5 bits of `id`. `undefined` when `options.id` or `idFrom` was given or the layout has no such part. */
   readonly process: number | undefined
   /** Milliseconds since 1970 subtracted from every timestamp. */
   readonly epoch: number
@@ -58,16 +61,27 @@ declare class FlakeId<L extends FlakeId.LayoutOption = 'flake-idgen'> {
    */
   static layout<L extends FlakeId.LayoutOption>(layout: L): FlakeId.Layout<FlakeId.LayoutNameOf<L>>
   /**
-   * The parts of an id: a Buffer of 8 bytes, a bigint, a decimal string or a `0x`-prefixed
-   * hex string. Pass the generator's `layout` and `epoch` (or the generator itself) to read its
-   * ids back; without a `layout`, flake-idgen's.
+   * The parts of an id: a Buffer of 8 bytes, a bigint, or a string: in `options.format`, else
+   * decimal or `0x`-prefixed hex. Pass the generator's `layout` and `epoch` (or the generator
+   * itself) to read its ids back; without a `layout`, flake-idgen's.
    *
-   * @throws {TypeError | RangeError} for anything else, or a value past 64 bits.
+   * @throws {TypeError | RangeError} for anything else (saying why a string is not of its
+   *   format), or a value past 64 bits; code `ERR_FLAKE_INVALID_OPTION` for a bad option.
    */
   static decompose<L extends FlakeId.LayoutOption = 'flake-idgen'>(
     id: Buffer | Uint8Array | bigint | string,
-    options?: FlakeId.LayoutOptions<L> | null,
+    options?: FlakeId.DecomposeOptions<L> | null,
   ): FlakeId.PartsOf<L>
+  /**
+   * The 8 bytes of the id that `string` writes in `format` (decimal by default): exactly as
+   * `nextString(format)` writes it, so that one id has one text.
+   *
+   * @throws {TypeError | RangeError} code `ERR_INVALID_ARG_VALUE` for a string of another
+   *   length or with a character outside the format's (named, with its index), `ERR_OUT_OF_RANGE`
+   *   for one past 2^64 - 1, `ERR_INVALID_ARG_TYPE` for a value not a string; code
+   *   `ERR_INVALID_ARG_VALUE` / `ERR_INVALID_ARG_TYPE` naming `format` for another format.
+   */
+  static parse(string: string, format?: FlakeId.TextFormat): Buffer
   /**
    * The smallest id of the time unit (a millisecond, in most layouts) that holds `time` (node id
    * 0, counter 0): every id made at or after `time` is `>=` it, for `WHERE id >= ...` range
@@ -257,6 +271,17 @@ declare namespace FlakeId {
     worker?: PartOption<L, 'worker'>
     /** Discord layout: process id, 0–31, the low 5 bits of `id`. Default 0. */
     process?: PartOption<L, 'process'>
+    /**
+     * The node id from the environment the orchestrator numbered the process in, read once:
+     * `'statefulset'`, the ordinal ending the pod's name (`HOSTNAME`, else the host's name:
+     * `orders-7` is 7); `'job-index'`, an Indexed Job's `JOB_COMPLETION_INDEX`; `'pm2'`,
+     * `NODE_APP_INSTANCE`; `'env:NAME'`, the decimal digits of variable NAME. Not with `id` or
+     * its parts. A variable not set or empty, a name with no ordinal, or a node id past the
+     * layout's throws `ERR_FLAKE_ID_FROM` naming the variable and its value: never node id 0.
+     */
+    idFrom?: 'statefulset' | 'job-index' | 'pm2' | `env:${string}` | null
+    /** With `idFrom`: added to the number it reads, so that fleets share a layout in ranges of their own. Default 0. */
+    idOffset?: number | string | null
     /** Milliseconds since 1970 to subtract from timestamps, not in the future. Default: the layout's epoch (0 by default). */
     epoch?: number | bigint | Date | string | null
     /** `2^k - 1` for k from 1 to the layout's sequence bits (12 by default): at most `seqMask + 1` ids per time unit. Default: all of them (4095 by default). */
@@ -354,6 +379,23 @@ declare namespace FlakeId {
     /** A preset's name, a custom layout or a resolved one. Default `'flake-idgen'`. */
     layout?: L | null
   }
+
+  /** What `FlakeId.decompose` takes: the layout and epoch ids were made with, and the form of a string id. */
+  export interface DecomposeOptions<L extends LayoutOption = LayoutOption> extends LayoutOptions<L> {
+    /** The form of a string id, read exactly as `nextString(format)` writes it. Default: decimal or `0x`-prefixed hex. */
+    format?: TextFormat
+  }
+
+  /**
+   * A text form of an id (lib/formats/formats.js's rows): `'decimal'`, and the fixed-width ones,
+   * zero-padded, whose string order (bytewise, or a binary collation such as PostgreSQL's
+   * `COLLATE "C"`) is id order: `'base32'` (13 characters of Crockford's alphabet, TSID's form),
+   * `'base62'` (11 of `0-9A-Za-z`), `'hex'` (16 lowercase digits).
+   */
+  export type TextFormat = 'decimal' | 'base32' | 'base62' | 'hex'
+
+  /** A text form of 128-bit ids besides their kind's own: `'base32'` (26 characters, ULID's form) or `'base62'` (22). */
+  export type WideTextFormat = 'base32' | 'base62'
 
   /** What `FlakeId.decompose` reads from an id of any layout. */
   export interface IdParts {
@@ -513,8 +555,14 @@ declare namespace FlakeId {
     next(callback: Callback<Id>): void
     /** `next()` as a `bigint`. Same state and errors. */
     nextBigInt(): bigint
-    /** `next()` as a decimal string (safe in JSON and for SQL `bigint`). Same state and errors. */
-    nextString(): string
+    /**
+     * `next()` as text in `format` (`TextFormat`): decimal by default (safe in JSON and for SQL
+     * `bigint`), or a fixed-width form whose string order is id order. Same state and errors.
+     *
+     * @throws {TypeError} code `ERR_INVALID_ARG_VALUE` (naming the format it most likely meant)
+     *   or `ERR_INVALID_ARG_TYPE` for another `format`; no id is taken.
+     */
+    nextString(format?: TextFormat | null): string
   }
 
   /** Errors thrown by this package carry a stable `code`. */
@@ -534,6 +582,7 @@ declare namespace FlakeId {
       | 'ERR_FLAKE_STATE_UNAVAILABLE'
       | 'ERR_FLAKE_STATE_IN_USE'
       | 'ERR_FLAKE_STATE_LOST'
+      | 'ERR_FLAKE_ID_FROM'
       | 'ERR_FLAKE_WASM_THREAD'
       | 'ERR_FLAKE_LEASE_EXPIRED'
       | 'ERR_FLAKE_LEASE_CLOSED'
@@ -630,22 +679,28 @@ declare namespace FlakeId {
      */
     function batch(count: number): Buffer
     /**
-     * The canonical lowercase 36-character string of the 16 bytes at `offset` (default 0).
+     * The canonical lowercase 36-character string of the 16 bytes at `offset` (default 0); in
+     * `format`, ULID's 26 base32 characters (which ULID tools read, its time theirs) or 22
+     * base62 ones, zero-padded, whose string order is id order.
      *
      * @throws {TypeError | RangeError} code `ERR_INVALID_ARG_TYPE` when `bytes` is not a
      *   Uint8Array, `ERR_OUT_OF_RANGE` when it holds no 16 bytes at `offset`, and
-     *   `ERR_INVALID_ARG_VALUE` when they are not a UUIDv7.
+     *   `ERR_INVALID_ARG_VALUE` when they are not a UUIDv7, or naming `format` for another.
      */
-    function stringify(bytes: Uint8Array, offset?: number): string
+    function stringify(bytes: Uint8Array, offset?: number, format?: WideTextFormat): string
     /**
-     * The 16 bytes of a UUIDv7 string (8-4-4-4-12 hex digits, either case).
+     * The 16 bytes of a UUIDv7 string (8-4-4-4-12 hex digits, either case), or of its text in
+     * `format`, exactly as `stringify` writes it.
      *
-     * @throws {TypeError} code `ERR_INVALID_ARG_VALUE` for any other string, or a UUID that is
-     *   not version 7 with the variant `10`; `ERR_INVALID_ARG_TYPE` for a value not a string.
+     * @throws {TypeError | RangeError} code `ERR_INVALID_ARG_VALUE` for any other string (for a
+     *   `format`, saying why), or a UUID that is not version 7 with the variant `10`;
+     *   `ERR_OUT_OF_RANGE` for a `format`'s text past 128 bits; `ERR_INVALID_ARG_TYPE` for a
+     *   value not a string.
      */
-    function parse(id: string): Buffer
+    function parse(id: string, format?: WideTextFormat): Buffer
     /**
-     * The parts of a UUIDv7: a string, or a Uint8Array of its 16 bytes.
+     * The parts of a UUIDv7: a string (canonical, or 26 base32 or 22 base62 characters), or a
+     * Uint8Array of its 16 bytes.
      *
      * @throws {TypeError | RangeError} code `ERR_INVALID_ARG_TYPE`, `ERR_INVALID_ARG_VALUE` or
      *   `ERR_OUT_OF_RANGE` for anything else.
@@ -754,25 +809,34 @@ declare namespace FlakeId {
     nextBatch(count: number): Buffer
 
     /**
-     * The parts of an id: 16 bytes, a `bigint`, a 22-character base62 string, or `0x` and 32
-     * hex digits.
+     * The parts of an id: 16 bytes, a `bigint`, a 22-character base62 string, 26 base32
+     * characters (ULID's form), or `0x` and 32 hex digits.
      *
      * @throws {TypeError | RangeError} code `ERR_INVALID_ARG_TYPE`, `ERR_INVALID_ARG_VALUE` or
      *   `ERR_OUT_OF_RANGE` for anything else, or an id whose time no `Date` holds.
      */
     static decompose(id: Uint8Array | bigint | string): Flake128.Parts
     /**
-     * The 16 bytes of a 22-character base62 id.
+     * The 16 bytes of an id written in `format`: 22 base62 characters (the default) or 26
+     * base32 ones.
      *
-     * @throws {TypeError} code `ERR_INVALID_ARG_TYPE` / `ERR_INVALID_ARG_VALUE` for anything else.
+     * @throws {TypeError | RangeError} code `ERR_INVALID_ARG_TYPE` / `ERR_INVALID_ARG_VALUE` for
+     *   anything else (saying why), `ERR_OUT_OF_RANGE` for a value past 128 bits.
      */
-    static parse(base62: string): Buffer
+    static parse(string: string, format?: WideTextFormat): Buffer
     /**
      * The 22-character base62 string of an id in any of `decompose`'s forms.
      *
      * @throws {TypeError | RangeError} as `decompose` does.
      */
     static toBase62(id: Uint8Array | bigint | string): string
+    /**
+     * An id in any of `decompose`'s forms as text in `format`: base62 (the default) or base32
+     * (ULID's 26 characters), zero-padded, whose string order is id order.
+     *
+     * @throws {TypeError | RangeError} as `decompose` does; naming `format` for another.
+     */
+    static toText(id: Uint8Array | bigint | string, format?: WideTextFormat): string
   }
 
   export namespace Flake128 {

@@ -13,7 +13,8 @@
 // id, issue 32; BENCH_COLD_ROUNDS, default 21), leases (each lease store's time per acquire
 // beside the pool's size, on real servers: BENCH_LEASE_SAMPLES acquires a row, default 1,000);
 // clients (a client of members beside a local generator, and a member's throughput and latency
-// over loopback, issue 41: BENCH_CLIENT_ROUNDS, default 21); wasm (the WebAssembly build's next()
+// over loopback, issue 41: BENCH_CLIENT_ROUNDS, default 21); formats (nextString(format) in each
+// fixed-width form beside decimal and ulid's strings, issue 53: BENCH_ROUNDS rounds); wasm (the WebAssembly build's next()
 // beside flake-idgen's in a process of its own, issue 42: BENCH_ROUNDS rounds; a full run skips it
 // when no WebAssembly build is there, see wasm.js); all by default.
 
@@ -34,7 +35,7 @@ const LAYOUT_ROUNDS = setting('BENCH_LAYOUT_ROUNDS', 21)
 const COLD_ROUNDS = setting('BENCH_COLD_ROUNDS', 21)
 const ALTERNATING_PAIRS = setting('BENCH_ALTERNATING_PAIRS', 40)
 const LIMIT_PER_MS = 4096 // the 12-bit counter's ids per millisecond
-const PARTS = ['64-bit', 'layouts', '128-bit', 'cold-start', 'wasm', 'leases', 'clients']
+const PARTS = ['64-bit', 'layouts', '128-bit', 'formats', 'cold-start', 'wasm', 'leases', 'clients']
 const ONLY = (process.env.BENCH_ONLY || PARTS.join(',')).split(',')
 for (const part of ONLY) {
   if (!PARTS.includes(part)) throw new RangeError(`BENCH_ONLY must name parts of ${PARTS.join(', ')}, got ${part}`)
@@ -42,6 +43,7 @@ for (const part of ONLY) {
 const runs = (part) => ONLY.includes(part)
 // Loaded only when run: its module makes generators of its own as it loads.
 const wide = runs('128-bit') ? require('./wide.js') : undefined
+const formats = runs('formats') ? require('./formats.js') : undefined
 const leases = runs('leases') ? require('./leases.js') : undefined
 const clients = runs('clients') ? require('./clients.js') : undefined
 const wasm = runs('wasm') ? require('./wasm.js') : undefined
@@ -107,6 +109,9 @@ async function main() {
     for (const candidate of wide.candidates) checks.push([candidate, wide.check(candidate)])
     for (const batch of wide.batches) checks.push([batch, wide.checkBatch(batch)])
   }
+  if (runs('formats')) {
+    for (const candidate of formats.candidates) checks.push([candidate, formats.check(candidate)])
+  }
   if (runs('cold-start')) {
     for (const candidate of coldStart.candidates) checks.push([candidate, coldStart.check(candidate)])
   }
@@ -118,7 +123,7 @@ async function main() {
   }
 
   const run = (count) => (candidate) => candidate.run(candidate.make(), Math.ceil(count * candidate.share))
-  let calls, ms, alternated, layoutCalls, layoutMs, wideCalls, wideMs, cold
+  let calls, ms, alternated, layoutCalls, layoutMs, wideCalls, wideMs, formatCalls, cold
   if (runs('64-bit')) {
     // One round untimed, so that no candidate's first round pays for compiling it.
     await rounds(perCall.candidates, 1, perCall.sample)
@@ -143,6 +148,10 @@ async function main() {
     const runBatch = (count) => (batch) => wide.runBatch(batch, batch.size(count))
     await rounds(wide.batches, 1, runBatch(Math.ceil(BURST / 10)))
     wideMs = await rounds(wide.batches, BURST_ROUNDS, runBatch(BURST))
+  }
+  if (runs('formats')) {
+    await rounds(formats.candidates, 1, formats.sample)
+    formatCalls = await rounds(formats.candidates, ROUNDS, formats.sample)
   }
   if (runs('cold-start')) {
     await rounds(coldStart.candidates, 1, coldStart.sample)
@@ -174,6 +183,7 @@ async function main() {
       `layouts: ${plural(LAYOUT_ROUNDS, 'round')} per call, ${plural(BURST_ROUNDS, 'round')} of batches`,
     runs('128-bit') &&
       `128-bit: ${plural(ROUNDS, 'round')} of ${wide.BATCHES} × ${format(wide.BATCH)} calls, ${plural(BURST_ROUNDS, 'round')} of batches`,
+    runs('formats') && `formats: ${plural(ROUNDS, 'round')} of ${formats.BATCHES} × ${format(formats.BATCH)} calls`,
     runs('cold-start') && `cold start: ${plural(COLD_ROUNDS, 'round')} of a fresh process each`,
     wasmResults !== undefined && `wasm: ${plural(ROUNDS, 'round')} of 200 × 1,000 calls in a process of its own`,
     'medians, ratios taken within each round',
@@ -182,6 +192,7 @@ async function main() {
   if (runs('64-bit')) print64(calls, ms, alternated)
   if (runs('layouts')) printLayouts(layoutCalls, layoutMs)
   if (runs('128-bit')) printWide(wideCalls, wideMs)
+  if (runs('formats')) printFormats(formatCalls)
   if (runs('cold-start')) printColdStart(cold)
   if (wasmResults instanceof Error) {
     console.error(`\nwasm: ${wasmResults.message}`)
@@ -347,6 +358,27 @@ function printWide(calls, ms) {
     const met = kind === 'max' ? value <= target : value >= target
     const shown = kind === 'min' ? percent(value) : `${value.toFixed(2)}${kind === 'times' ? ' ×' : ''}`
     console.log(`target: ${what}: ${shown} ${met ? 'met' : 'MISSED'}`)
+  }
+}
+
+/** Text ids (issue 53): nextString(format) in each form beside decimal and ulid's, and the targets. */
+function printFormats(calls) {
+  console.log()
+  printTable([
+    ['text ids', 'ns/call', '× `nextString()`', "× ulid's"],
+    ...formats.candidates.map((c) => [
+      label(c),
+      `${median(calls[c.key]).toFixed(1)} ns`,
+      ratio(calls, c.key, 'default').toFixed(2),
+      ratio(calls, c.key, 'ulid').toFixed(2),
+    ]),
+  ])
+  console.log()
+  for (const [what, value, target] of [
+    ["`nextString('base32')` ≤ 1.2 × `nextString()` (decimal)", ratio(calls, 'base32', 'default'), 1.2],
+    ["`nextString('base32')` ≤ 0.5 × ulid's `monotonicFactory()()`", ratio(calls, 'base32', 'ulid'), 0.5],
+  ]) {
+    console.log(`target: ${what}: ${value.toFixed(2)} ${value <= target ? 'met' : 'MISSED'}`)
   }
 }
 

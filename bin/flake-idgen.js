@@ -12,17 +12,20 @@ const { STORE_FLAGS, leaseListUsage, serveLeaseUsage, storeOptionsUsage } = requ
 
 const USAGE = `Usage:
   flake-idgen [options]                print new 64-bit ids, one per line
-  flake-idgen uuid [-n N] [--scope S] [--state-dir D]
+  flake-idgen uuid [-n N] [--format uuid|base32|base62] [--scope S] [--state-dir D]
                                        print new UUIDv7s (RFC 9562), one per line, increasing
                                        across the host's processes
-  flake-idgen flake128 [-n N] [--format base62|hex] [--worker W | --interface NAME]
+  flake-idgen flake128 [-n N] [--format base62|base32|hex] [--worker W | --interface NAME]
                        [--scope S] [--state-dir D]
                                        print new 128-bit flake ids (ms since 1970, a 48-bit
                                        worker id, a sequence), one per line
-  flake-idgen decompose [ID...]        print the parts of each ID (or of each line of stdin)
+  flake-idgen decompose [--format F] [ID...]
+                                       print the parts of each ID (or of each line of stdin)
                                        as one JSON object per line. An ID is a 64-bit id (at
-                                       most 20 decimal digits, or 0x and 16 hex digits), a
-                                       UUIDv7 (8-4-4-4-12 hex digits) or a 128-bit flake id (22
+                                       most 20 decimal digits, 13 base32 characters, 11 base62
+                                       ones, 16 hex digits, or 0x and 16 hex digits: --format
+                                       says which digits alone are), a UUIDv7 (8-4-4-4-12 hex
+                                       digits) or a 128-bit Flake128 of Boundary's flake (22
                                        base62 characters, or 0x and 32 hex digits); a 128-bit
                                        id's object starts with its "type": uuidv7 or flake128
   flake-idgen state [--state-dir D]    list the host's state files, one per layout (uuid's
@@ -35,17 +38,20 @@ const USAGE = `Usage:
                                        NAME as state lists it (default epoch-0.state, the
                                        default layout's); refused while a process has it open
 ${leaseListUsage()}
-  flake-idgen serve --port P [--host H] (--id N | --lease URL --namespace N) --token-file F
-                    [--max-count N] [--max-queued N] [--allowed-future-ms N] [--layout L]
-                    [--epoch T] [--scope S] [--state-dir D]
+  flake-idgen serve --port P [--host H] (--id N | --id-from SOURCE [--id-offset N] |
+                    --lease URL --namespace N) --token-file F [--max-count N]
+                    [--max-queued N] [--allowed-future-ms N] [--layout L] [--epoch T]
+                    [--scope S] [--state-dir D]
 ${serveLeaseUsage()}
 
 Options:
   -n, --count N        how many ids to print (default 1)
-  --format FORMAT      dec (default), hex (0x-prefixed), base64, or json (one array of
-                       decimal strings); flake128: base62 (default: 22 characters of
-                       0-9A-Za-z, zero-padded, so that text order is time order) or hex
-                       (0x and 32 lowercase hex digits)
+  --format FORMAT      decimal (default), base32 (13 characters, Crockford's), base62 (11
+                       characters), hex (16 digits), base64, or json (one array of decimal
+                       strings); the fixed-width forms sort as the ids do. uuid: uuid
+                       (default), base32 (26 characters, ULID's) or base62 (22); flake128:
+                       base62 (default, 22), base32 (26) or hex (0x and 32 digits);
+                       decompose: the form of 64-bit ids
   --layout LAYOUT      64-bit ids' bit layout, for new ids and decompose: a preset
                        (flake-idgen (default), twitter, discord, instagram, snowcast,
                        hazelcast, sonyflake) or a custom layout as JSON, such as
@@ -59,6 +65,10 @@ Options:
                        non-internal network interface, by name)
   --interface NAME     flake128: the worker id is network interface NAME's MAC address
   --process N          process id, 0-31 (default 0): discord layout
+  --id-from SOURCE     the node id the orchestrator gave: statefulset (the ordinal ending
+                       $HOSTNAME, else the host's name), job-index, pm2 or env:NAME
+                       (docs/fleets.md); not with --id or its parts
+  --id-offset N        with --id-from: added to its number (default 0)
   --epoch TIME         ms since 1970, or a date such as 2020-01-01 (default: the layout's,
                        0 for flake-idgen); decompose adds it back to 64-bit ids
   --scope SCOPE        host (default: unique across the host's processes) or process
@@ -85,6 +95,8 @@ const OPTIONS = {
   format: true,
   layout: true,
   id: true,
+  'id-from': true,
+  'id-offset': true,
   datacenter: true,
   worker: true,
   interface: true,
@@ -111,13 +123,27 @@ const SHORT = { n: 'count', h: 'help' }
 // runner (required when run: a command loads only its own code).
 const PRINT = {
   name: 'flake-idgen',
-  options: ['count', 'format', 'layout', 'id', 'datacenter', 'worker', 'process', 'epoch', 'scope', 'state-dir'],
+  options: [
+    'count',
+    'format',
+    'layout',
+    'id',
+    'id-from',
+    'id-offset',
+    'datacenter',
+    'worker',
+    'process',
+    'epoch',
+    'scope',
+    'state-dir',
+  ],
   run: (values) => require('../lib/cli/ids.js')(values),
 }
 /**
  * A 128-bit kind's command, run by lib/cli/wide.js from its row: besides a command's fields, the
- * kind's name in the kinds table (`kind`), what `--format` calls the kind's own text (`text`,
- * beside hex; without it, no `--format`), and `make(options)`, the batches of a generator of
+ * kind's name in the kinds table (`kind`), what `--format` calls the kind's own text (`text`)
+ * and the other forms it prints (`formats`: every 128-bit form of lib/formats/formats.js's rows,
+ * and hex where the kind's readers read it), and `make(options)`, the batches of a generator of
  * the kind with the library's `options`.
  */
 const wide = (row) => ({ ...row, run: (values) => require('../lib/cli/wide.js')(row, values) })
@@ -125,13 +151,16 @@ const COMMANDS = {
   uuid: wide({
     name: 'uuid',
     kind: 'uuidv7',
-    options: ['count', 'scope', 'state-dir'],
+    text: 'uuid',
+    formats: ['base32', 'base62'],
+    options: ['count', 'format', 'scope', 'state-dir'],
     make: (options) => require('../lib/kinds/uuidv7.js').create(options).batch,
   }),
   flake128: wide({
     name: 'flake128',
     kind: 'flake128',
     text: 'base62',
+    formats: ['base32', 'hex'],
     options: ['count', 'format', 'worker', 'interface', 'scope', 'state-dir'],
     make: (options) => {
       const flakes = new (require('../lib/kinds/flake128.js'))(options)
@@ -140,7 +169,7 @@ const COMMANDS = {
   }),
   decompose: {
     name: 'decompose',
-    options: ['layout', 'epoch'],
+    options: ['format', 'layout', 'epoch'],
     takesArguments: true,
     run: (values, ids) => require('../lib/cli/decompose.js')(values, ids),
   },
@@ -150,6 +179,8 @@ const COMMANDS = {
       'port',
       'host',
       'id',
+      'id-from',
+      'id-offset',
       'lease',
       'namespace',
       'token-file',
@@ -226,8 +257,10 @@ exitOnClosedPipe()
 Promise.resolve()
   .then(() => main(process.argv.slice(2)))
   .catch((error) => {
-    // Ours, and the library's refusals of a state directory or file, say all there is: no stack.
-    const plain = error instanceof UsageError || error instanceof CommandError || /^ERR_FLAKE_STATE/.test(error.code)
+    // Ours, and the library's refusals of a state directory or file or of what --id-from read,
+    // say all there is: no stack.
+    const plain =
+      error instanceof UsageError || error instanceof CommandError || /^ERR_FLAKE_(STATE|ID_FROM)/.test(error.code)
     process.stderr.write(`flake-idgen: ${plain ? error.message : error.stack}\n`)
     process.exitCode = error instanceof UsageError ? 2 : 1
   })

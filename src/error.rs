@@ -18,6 +18,42 @@ fn units(unit_ms: u16) -> String {
   }
 }
 
+/// `idOffset` as `IdFromRange` says it: nothing when it is 0.
+fn plus_offset(offset: u16) -> String {
+  match offset {
+    0 => String::new(),
+    offset => format!(" plus idOffset {offset}"),
+  }
+}
+
+/// Why a text is not an id of its form (see `kinds::text::Form::read`), as `Text` says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextFault {
+  /// It has this many characters, not the form's.
+  Length(usize),
+  /// A character outside the form's alphabet, and its index (in characters).
+  Character { character: char, at: usize },
+  /// Its value is past what the id's bits hold.
+  Past { bits: u32 },
+}
+
+impl std::fmt::Display for TextFault {
+  fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+    match self {
+      Self::Length(1) => f.write_str("it has 1 character"),
+      Self::Length(length) => write!(f, "it has {length} characters"),
+      Self::Character { character, at } => {
+        write!(
+          f,
+          "{:?} at index {at} is not one of them",
+          character.to_string()
+        )
+      }
+      Self::Past { bits } => write!(f, "it is past 2^{bits} - 1"),
+    }
+  }
+}
+
 /// The JavaScript error class an error is thrown as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorKind {
@@ -109,6 +145,46 @@ pub enum FlakeError {
     argument: Cow<'static, str>,
     expected: String,
     got: Input,
+  },
+
+  /// A text argument that is not an id of its form (`expected`), and why: as Node's codes for a
+  /// bad value say it, a value past the id's bits as one out of range.
+  #[error("The \"{argument}\" argument must be {expected}, got {got}: {fault}")]
+  Text {
+    argument: Cow<'static, str>,
+    expected: String,
+    got: Input,
+    fault: TextFault,
+  },
+
+  /// What `idFrom` reads is not set (or empty), or the host's name cannot be read: no node id
+  /// is taken by default. `variable` says what was read, `hint` who sets it.
+  #[error("idFrom '{id_from}': {variable} is {}{hint}", if *empty { "empty" } else { "not set" })]
+  IdFromUnset {
+    id_from: String,
+    variable: String,
+    empty: bool,
+    hint: String,
+  },
+
+  /// What `idFrom` read holds no node id: a pod's name with no ordinal at its end, or not a
+  /// whole number. `read` says where it was read.
+  #[error("idFrom '{id_from}': {read} is {value}, {problem}")]
+  IdFromValue {
+    id_from: String,
+    read: String,
+    value: Input,
+    problem: &'static str,
+  },
+
+  /// The number `idFrom` read, plus `idOffset`, is past the layout's last node id.
+  #[error("idFrom '{id_from}': {read} is {value}, whose number{} is past the layout's last node id, {max}", plus_offset(*offset))]
+  IdFromRange {
+    id_from: String,
+    read: String,
+    value: Input,
+    offset: u16,
+    max: u16,
   },
 
   /// The `clock` function returned something that is not a number.
@@ -215,6 +291,9 @@ impl FlakeError {
         "ERR_FLAKE_INVALID_OPTION"
       }
       Self::ClockType { .. } | Self::ClockRange { .. } => "ERR_FLAKE_INVALID_CLOCK",
+      Self::IdFromUnset { .. } | Self::IdFromValue { .. } | Self::IdFromRange { .. } => {
+        "ERR_FLAKE_ID_FROM"
+      }
       Self::StateDir { .. } | Self::StateDirTaken { .. } | Self::StateScopeTaken { .. } => {
         "ERR_FLAKE_STATE_DIR"
       }
@@ -230,7 +309,12 @@ impl FlakeError {
       // Node's own codes for bad arguments.
       Self::ArgumentType { .. } => "ERR_INVALID_ARG_TYPE",
       Self::ArgumentValue { .. } => "ERR_INVALID_ARG_VALUE",
-      Self::ArgumentRange { .. } => "ERR_OUT_OF_RANGE",
+      Self::ArgumentRange { .. }
+      | Self::Text {
+        fault: TextFault::Past { .. },
+        ..
+      } => "ERR_OUT_OF_RANGE",
+      Self::Text { .. } => "ERR_INVALID_ARG_VALUE",
     }
   }
 
@@ -253,17 +337,25 @@ impl FlakeError {
       | Self::LeaseClosed
       | Self::Random { .. }
       | Self::ClockStalled { .. }
-      | Self::SequenceBusy { .. } => ErrorKind::Error,
+      | Self::SequenceBusy { .. }
+      | Self::IdFromUnset { .. } => ErrorKind::Error,
       Self::OptionsNotObject { .. }
       | Self::OptionType { .. }
+      | Self::IdFromValue { .. }
       | Self::ClockType { .. }
       | Self::ArgumentType { .. }
       | Self::ArgumentValue { .. } => ErrorKind::TypeError,
       Self::TimestampOverflow { .. }
       | Self::WidePastEnd { .. }
       | Self::OptionRange { .. }
+      | Self::IdFromRange { .. }
       | Self::ClockRange { .. }
-      | Self::ArgumentRange { .. } => ErrorKind::RangeError,
+      | Self::ArgumentRange { .. }
+      | Self::Text {
+        fault: TextFault::Past { .. },
+        ..
+      } => ErrorKind::RangeError,
+      Self::Text { .. } => ErrorKind::TypeError,
     }
   }
 

@@ -11,6 +11,8 @@ const os = require('node:os')
 const path = require('node:path')
 const uuid = require('uuid')
 const { uuidv7, Flake128 } = require('../..')
+const binding = require('../../lib/binding/load-binding.js')
+const { WIDE_NAMES } = require('../../lib/formats/formats.js')
 
 const BIN = path.join(__dirname, '..', '..', 'bin', 'flake-idgen.js')
 
@@ -186,6 +188,27 @@ test('flake128 --worker: base62 (default) and 0x-hex of that worker, strictly in
   assert.equal(Flake128.decompose(BigInt(zero.lines[0])).worker, 0)
 })
 
+test("uuid and flake128 --format: each 128-bit form of the rows (base32, ULID's; base62), fixed width, increasing, read back", () => {
+  const { decodeTime } = require('ulid')
+  const widths = Object.fromEntries(binding.textForms().map((form) => [form.name, form.wideWidth]))
+  for (const command of [['uuid'], ['flake128', '--worker', '9']]) {
+    for (const format of WIDE_NAMES) {
+      const printed = run([...command, '-n', '2000', '--format', format])
+      assert.equal(printed.status, 0, printed.stderr)
+      assert.equal(printed.lines.length, 2000)
+      for (const line of printed.lines) assert.equal(line.length, widths[format], line)
+      assertIncreasing(printed.lines, `${command[0]} --format ${format}`)
+      for (const line of [printed.lines[0], printed.lines.at(-1)]) {
+        const bytes = command[0] === 'uuid' ? uuidv7.parse(line, format) : Flake128.parse(line, format)
+        const parts = command[0] === 'uuid' ? uuidv7.decompose(bytes) : Flake128.decompose(bytes)
+        assert.ok(Math.abs(parts.timestamp - Date.now()) < 60_000, line)
+        // ULID's tools read a UUIDv7's time from its base32 text: the same 48 bits of ms.
+        if (command[0] === 'uuid' && format === 'base32') assert.equal(decodeTime(line), parts.timestamp)
+      }
+    }
+  }
+})
+
 test('flake128: processes printing at once, of one worker id, never print the same id', () =>
   printAtOnce(['flake128', '--worker', '7'], 'flake128'))
 
@@ -327,7 +350,7 @@ test('bad arguments: status 2, one line on stderr naming the problem, nothing on
   const pastDate =
     'The "id" argument must be a Flake128 whose time is a valid Date, at most 8640000000000000 ms since 1970'
   const cases = [
-    [['uuid', '--format', 'hex'], '--format does not apply to uuid'],
+    [['uuid', '--format', 'hex'], '--format must be uuid, base32 or base62, got "hex"'],
     [['uuid', '--worker', '1'], '--worker does not apply to uuid'],
     [['uuid', '--interface', 'eth0'], '--interface applies to flake128 only'],
     [['--interface', 'eth0'], '--interface applies to flake128 only'],
@@ -344,8 +367,8 @@ test('bad arguments: status 2, one line on stderr naming the problem, nothing on
     [['uuid', '-n', '1', '-n', '2'], '--count is given more than once'],
     [['uuid', '--scope', 'world'], '--scope must be host or process, got "world"'],
     [['uuid', '--state-dir', 'relative'], '--state-dir must be an absolute path, got "relative"'],
-    [['flake128', '--format', 'dec'], '--format must be base62 or hex, got "dec"'],
-    [['flake128', '--format', 'base64'], '--format must be base62 or hex, got "base64"'],
+    [['flake128', '--format', 'dec'], '--format must be base62, base32 or hex, got "dec"'],
+    [['flake128', '--format', 'base64'], '--format must be base62, base32 or hex, got "base64"'],
     [['flake128', '--worker', '1', '--interface', 'eth0'], 'flake128 takes --worker or --interface, not both'],
     [['flake128', '--worker', '281474976710656'], `${badWorker}, got "281474976710656"`],
     [['flake128', '--worker', '0x1000000000000'], `${badWorker}, got "0x1000000000000"`],
@@ -364,7 +387,7 @@ test('bad arguments: status 2, one line on stderr naming the problem, nothing on
     [['flake128', '--epoch', '1000'], '--epoch does not apply to flake128'],
     [['flake128', '--id', '1'], '--id does not apply to flake128'],
     [['flake128', 'extra'], 'flake128 takes no arguments, got "extra"'],
-    [['decompose', '--format', 'hex', '1'], '--format does not apply to decompose'],
+    [['decompose', '--format', 'hex', someUuid], `--format applies to 64-bit ids only, got a UUIDv7 "${someUuid}"`],
     [['decompose', '--worker', '1', '1'], '--worker does not apply to decompose'],
     // A flag for 64-bit ids is refused with a 128-bit one, not ignored.
     [['decompose', '--epoch', '1000', someUuid], `--epoch applies to 64-bit ids only, got a UUIDv7 "${someUuid}"`],
@@ -375,7 +398,7 @@ test('bad arguments: status 2, one line on stderr naming the problem, nothing on
     // Neither a 64-bit id nor a 128-bit one: every form is named.
     [
       ['decompose', 'abc'],
-      'The "id" argument must be a 64-bit id (at most 20 decimal digits, or 0x and 16 hex digits), a UUIDv7, or a Flake128 (22 base62 characters, or 0x and 32 hex digits), got "abc"',
+      'The "id" argument must be a 64-bit id (at most 20 decimal digits, 13 base32 characters, 11 base62 characters, 16 hex digits, or 0x and 16 hex digits), a UUIDv7, or a Flake128 (22 base62 characters, or 0x and 32 hex digits), got "abc"',
     ],
     [['decompose', `${someFlake}0`], /^The "id" argument must be a 64-bit id .*, got "[0-9A-Za-z]{23}"$/],
     [['decompose', someUuid.replaceAll('-', '')], /^The "id" argument must be a 64-bit id .*, got "017f22e2/],
@@ -411,8 +434,16 @@ test('bad arguments: status 2, one line on stderr naming the problem, nothing on
 test('--help names the commands, the formats and how decompose tells ids apart', () => {
   const { status, stdout } = run(['--help'])
   assert.equal(status, 0)
-  assert.match(stdout, /flake-idgen uuid \[-n N\]/)
-  assert.match(stdout, /flake-idgen flake128 \[-n N\] \[--format base62\|hex\] \[--worker W \| --interface NAME\]/)
+  // Each 128-bit command's --format, from its row: its own text first, then its other forms,
+  // among them every 128-bit form of the rows.
+  for (const [name, forms] of [
+    ['uuid', 'uuid|base32|base62'],
+    ['flake128', 'base62|base32|hex'],
+  ]) {
+    assert.ok(stdout.includes(`flake-idgen ${name} [-n N] [--format ${forms}]`), name)
+    for (const form of WIDE_NAMES) assert.ok(forms.split('|').includes(form), `${name}: ${form}`)
+  }
+  assert.match(stdout, /flake-idgen flake128 \[-n N\] \[--format [a-z0-9|]+\] \[--worker W \| --interface NAME\]/)
   assert.match(stdout, /at\s+most 20 decimal digits/)
   assert.match(stdout, /22\s+base62 characters, or 0x and 32 hex digits/)
   assert.match(stdout, /--interface NAME/)

@@ -36,19 +36,53 @@ test('-n/--count prints that many, ascending', () => {
 })
 
 test('--format hex, base64 and json are the same ids', () => {
+  // Hex as the library's hex row writes it (issue 53): 16 digits, no 0x.
   const hex = run(['-n', '3', '--format', 'hex', '--id', '5']).lines
   assert.ok(
-    hex.every((id) => /^0x[0-9a-f]{16}$/.test(id)),
+    hex.every((id) => /^[0-9a-f]{16}$/.test(id)),
     hex.join(),
   )
   const base64 = run(['-n', '3', '--format', 'base64', '--id', '5']).lines
   const json = JSON.parse(run(['-n', '3', '--format', 'json', '--id', '5']).stdout)
   assert.equal(json.length, 3)
   const fromBase64 = base64.map((id) => Buffer.from(id, 'base64'))
+  const fromHex = hex.map((id) => Buffer.from(id, 'hex'))
   assert.ok(fromBase64.every((id) => id.length === 8))
   // Later runs, later ids; each form reads back as generator 5.
-  assert.ok(BigInt(hex[2]) < fromBase64[0].readBigUInt64BE() && fromBase64[2].readBigUInt64BE() < BigInt(json[0]))
-  for (const id of [...hex, ...fromBase64, ...json]) assert.equal(FlakeId.decompose(id).id, 5)
+  assert.ok(
+    fromHex[2].readBigUInt64BE() < fromBase64[0].readBigUInt64BE() && fromBase64[2].readBigUInt64BE() < BigInt(json[0]),
+  )
+  for (const id of [...fromHex, ...fromBase64, ...json]) assert.equal(FlakeId.decompose(id).id, 5)
+  // Earlier versions' hex, 0x-prefixed, is still read back, by the library and by decompose.
+  const prefixed = `0x${hex[0]}`
+  assert.deepEqual(FlakeId.decompose(prefixed), FlakeId.decompose(fromHex[0]))
+  assert.equal(JSON.parse(run(['decompose', prefixed]).stdout).id, 5)
+})
+
+test('--format base32 and base62: fixed width, in issue order bytewise, decompose reads them back', () => {
+  for (const [format, width] of [
+    ['base32', 13],
+    ['base62', 11],
+    ['hex', 16],
+    ['decimal', 19],
+  ]) {
+    const { status, lines, stderr } = run(['-n', '5000', '--format', format, '--id', '6'])
+    assert.equal(status, 0, stderr)
+    assert.ok(
+      lines.every((line) => line.length === width),
+      `${format}: ${lines.find((line) => line.length !== width)}`,
+    )
+    // Ascending as bytes (what a binary collation and Buffer.compare see), as the ids are.
+    for (let i = 1; i < lines.length; i++)
+      assert.ok(Buffer.compare(Buffer.from(lines[i - 1]), Buffer.from(lines[i])) < 0)
+    // Piped into decompose with no --format: each told by its form, or by --format where
+    // digits alone leave two forms open.
+    const read = run(['decompose', '--format', format], `${lines.join('\n')}\n`)
+    assert.equal(read.status, 0, read.stderr)
+    assert.ok(read.lines.every((line) => JSON.parse(line).id === 6))
+  }
+  // The default's earlier name is still taken.
+  assert.match(run(['--format', 'dec']).lines[0], /^[0-9]{19}$/)
 })
 
 test('--datacenter, --worker and --epoch configure the generator', () => {
@@ -101,18 +135,18 @@ test('--layout: each preset prints ids of its node id that decompose --layout re
     const printed = run(['--layout', layout, ...flags, '-n', '300', '--format', 'hex'])
     assert.equal(printed.status, 0, `${layout}: ${printed.stderr}`)
     assert.equal(printed.lines.length, 300)
-    const values = printed.lines.map(BigInt)
+    const values = printed.lines.map((line) => BigInt(`0x${line}`))
     for (let i = 1; i < values.length; i++) assert.ok(values[i - 1] < values[i], `${layout}: ascending`)
-    const read = run(['decompose', '--layout', layout], `${printed.lines.join('\n')}\n`)
+    const read = run(['decompose', '--layout', layout, '--format', 'hex'], `${printed.lines.join('\n')}\n`)
     assert.equal(read.status, 0, `${layout}: ${read.stderr}`)
     const parts = read.lines.map((line) => JSON.parse(line))
     for (const [k, part] of parts.entries()) {
-      assert.deepEqual(part, JSON.parse(JSON.stringify(FlakeId.decompose(printed.lines[k], { layout }))))
+      assert.deepEqual(part, JSON.parse(JSON.stringify(FlakeId.decompose(values[k], { layout }))))
       for (const [name, value] of Object.entries(expected)) assert.equal(part[name], value, `${layout}: ${name}`)
       assert.ok(part.timestamp >= before - 10 && part.timestamp <= Date.now(), `${layout}: ${part.date} is now`)
     }
     // Read by the default layout, another layout's ids say something else.
-    const other = JSON.parse(run(['decompose', printed.lines[0]]).stdout)
+    const other = JSON.parse(run(['decompose', '--format', 'hex', printed.lines[0]]).stdout)
     if (layout !== 'flake-idgen') assert.notDeepEqual(other, parts[0], layout)
   }
 })
@@ -185,7 +219,17 @@ test('bad arguments: status 2, one line on stderr naming the problem in our word
     [['--id', '-3'], '--id must be an integer from 0 to 1023, got "-3"'],
     [['--scope', 'world'], '--scope must be host or process, got "world"'],
     [['--state-dir', 'relative'], '--state-dir must be an absolute path, got "relative"'],
-    [['--format', 'xml'], '--format must be dec, hex, base64 or json, got "xml"'],
+    [['--format', 'xml'], '--format must be decimal, base32, base62, hex, base64 or json, got "xml"'],
+    [['decompose', '--format', 'base64', '1'], '--format must be decimal, base32, base62 or hex, got "base64"'],
+    // Digits alone in a width two forms share: never guessed.
+    [
+      ['decompose', '0000000000001'],
+      '"0000000000001" is a 64-bit id as decimal or as base32: give --format decimal or --format base32',
+    ],
+    [
+      ['decompose', '--format', 'base32', '0000000000o01'],
+      /^The "id" argument must be 13 Crockford base32 characters .*: "o" at index 10 is not one of them$/,
+    ],
     [['--epoch', 'someday'], '--epoch must be ms since 1970 or a date, got "someday"'],
     [['generate'], 'unknown command "generate" (see --help)'],
     [['--id', '3', '--', 'x'], 'unknown command "x" (see --help)'],

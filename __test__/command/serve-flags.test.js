@@ -20,7 +20,7 @@ describe('flake-idgen serve: flags', { timeout: 60_000 }, () => {
     assertUsageErrors(runServe, [
       [
         ['--port', '0', ...token],
-        'serve needs --id N or --lease URL --namespace N: each member needs a node id of its own',
+        'serve needs --id N, --id-from SOURCE [--id-offset N] or --lease URL --namespace N: each member needs a node id of its own',
       ],
       [
         ['--port', '0', '--id', '1', '--allowed-future-ms', '-5', ...token],

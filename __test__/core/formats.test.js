@@ -1,9 +1,10 @@
 'use strict'
-// Issue 52, items 2 and 4a: the formats of a 64-bit id are one table (lib/formats/formats.js),
-// and every surface offers exactly its rows: the id methods of generators and clients, the
-// command's --format, what decompose reads back (the export and the command), and the types.
-// Each expectation here is derived from the rows: a row added to the table alone fails here
-// until each surface has it.
+// Issue 52, items 2 and 4a, and issue 53: the formats of a 64-bit id are one table
+// (lib/formats/formats.js), and every surface offers exactly its rows: the id methods of
+// generators and clients (nextString(format) for each text row), FlakeId.parse, the command's
+// --format, what decompose reads back (the export and the command), the native side's text
+// forms, and the types. Each expectation here is derived from the rows: a row added to the table
+// alone fails here until each surface has it.
 
 const test = require('node:test')
 const assert = require('node:assert/strict')
@@ -12,7 +13,8 @@ const path = require('node:path')
 const ts = require('typescript')
 const FlakeId = require('../..')
 const { FlakeIdClient } = require('../../client.js')
-const { FORMATS } = require('../../lib/formats/formats.js')
+const { FORMATS, TEXT_NAMES, WIDE_NAMES } = require('../../lib/formats/formats.js')
+const binding = require('../../lib/binding/load-binding.js')
 const { ID_METHODS } = require('../../lib/formats/id-methods.js')
 const { listening } = require('../support/loopback.js')
 const { spawnCommand } = require('../support/helpers.js')
@@ -24,6 +26,21 @@ const sorted = (names) => [...new Set(names)].sort()
 const METHOD_ROWS = FORMATS.filter((row) => row.method !== undefined)
 const FLAG_ROWS = FORMATS.filter((row) => row.flag !== undefined)
 const TEXT_ROWS = FORMATS.filter((row) => typeof row.fromBytes(new Uint8Array(8), 0) === 'string')
+// The text rows nextString(format) writes: its argument is the row's name.
+const takesName = (row) => row.method === 'nextString'
+
+/** The id method of `row` called on `ids`, a generator or a client: nextString with the row's name. */
+const call = (ids, row) => (takesName(row) ? ids.nextString(row.name) : ids[row.method]())
+
+/** `id` (a bigint) in `digits` digits of `alphabet`, zero-padded: the rows' forms, written here apart from them. */
+function inBase(id, alphabet, digits) {
+  const base = BigInt(alphabet.length)
+  let text = ''
+  for (let rest = id; text.length < digits; rest /= base) text = alphabet[Number(rest % base)] + text
+  return text
+}
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 
 /** The id of a default-layout generator of node id 9, epoch 1000, at 5000 ms: `sequence`'s, in 8 bytes. */
 function idBytes(sequence) {
@@ -50,9 +67,12 @@ test('the rows: a name each, 8 bytes made into each form, text that the form rea
     if (row.pattern !== undefined) {
       assert.ok(row.decompose && typeof row.described === 'string', row.name)
       assert.match(row.fromBytes(bytes, 0), row.pattern)
-      // No other text form is taken for this one.
-      for (const other of TEXT_ROWS.filter((other) => other !== row))
-        assert.doesNotMatch(other.fromBytes(bytes, 0), row.pattern, `${other.name} read as ${row.name}`)
+      // Another text form is taken for this one only as digits alone, which the command's
+      // decompose refuses to guess (see the command's test below).
+      for (const other of TEXT_ROWS.filter((other) => other !== row)) {
+        const text = other.fromBytes(bytes, 0)
+        if (row.pattern.test(text)) assert.match(text, /^[0-9]+$/, `${other.name} read as ${row.name}`)
+      }
     }
   }
   // The ends of the range, in each form as the runtime writes it.
@@ -64,10 +84,38 @@ test('the rows: a name each, 8 bytes made into each form, text that the form rea
       buffer: ends,
       bigint: id,
       decimal: id.toString(),
-      hex: `0x${ends.toString('hex')}`,
+      base32: inBase(id, CROCKFORD, 13),
+      base62: inBase(id, BASE62, 11),
+      hex: ends.toString('hex'),
       base64: ends.toString('base64'),
     })
   }
+})
+
+test("the native side reads the rows' text forms: the same names, widths and 128-bit forms", () => {
+  const zero = new Uint8Array(8)
+  const readable = TEXT_ROWS.filter((row) => row.decompose)
+  assert.deepEqual(
+    binding.textForms().map((form) => form.name),
+    readable.map((row) => row.name),
+  )
+  assert.deepEqual(
+    TEXT_NAMES,
+    readable.map((row) => row.name).filter((name) => takesName(FORMATS.find((row) => row.name === name))),
+  )
+  for (const form of binding.textForms()) {
+    const row = readable.find((row) => row.name === form.name)
+    // A fixed-width form's text is the width the native side reads; decimal's is at most that.
+    if (row.name !== 'decimal') assert.equal(row.fromBytes(zero, 0).length, form.width, row.name)
+    assert.equal(form.wideWidth !== undefined, row.wide === true, row.name)
+  }
+  assert.deepEqual(
+    WIDE_NAMES,
+    binding
+      .textForms()
+      .filter((form) => form.wideWidth !== undefined)
+      .map((form) => form.name),
+  )
 })
 
 test("a generator's and a client's id methods are the same functions, one per row that names one", () => {
@@ -88,10 +136,12 @@ test("each id method gives its row's form of the next id of one sequence, on a g
   let sequence = 0
   for (let round = 0; round < 2; round++) {
     for (const row of METHOD_ROWS) {
-      assert.deepEqual(generator[row.method](), row.fromBytes(idBytes(sequence), 0), `${row.method} #${sequence}`)
+      assert.deepEqual(call(generator, row), row.fromBytes(idBytes(sequence), 0), `${row.name} #${sequence}`)
       sequence++
     }
   }
+  // nextString() is the decimal row's.
+  assert.equal(generator.nextString(), FORMATS.find((row) => row.name === 'decimal').fromBytes(idBytes(sequence++), 0))
   assert.equal(generator.stats().ids, sequence)
 })
 
@@ -106,10 +156,11 @@ test("each id method gives its row's form of the next id of one sequence, on a c
   let sequence = 1
   for (let round = 0; round < 2; round++) {
     for (const row of METHOD_ROWS) {
-      assert.deepEqual(ids[row.method](), row.fromBytes(idBytes(sequence), 0), `${row.method} #${sequence}`)
+      assert.deepEqual(call(ids, row), row.fromBytes(idBytes(sequence), 0), `${row.name} #${sequence}`)
       sequence++
     }
   }
+  assert.equal(ids.nextString(), FORMATS.find((row) => row.name === 'decimal').fromBytes(idBytes(sequence++), 0))
   assert.equal(ids.stats().ids, sequence)
 })
 
@@ -127,10 +178,11 @@ test('--format takes each text row that has a flag, and json; nothing else', () 
     assert.equal(status, 0, stderr)
     assert.equal(lines.length, 2)
     for (const line of lines) {
-      // Read back where the library reads it; else of the form's fixed width.
+      // Read back where the library reads it, as the row's; else of the form's fixed width.
       if (row.pattern !== undefined) {
         assert.match(line, row.pattern)
-        assert.equal(FlakeId.decompose(line).id, 5, `${row.flag}: ${line}`)
+        assert.equal(FlakeId.decompose(line, { format: row.name }).id, 5, `${row.flag}: ${line}`)
+        assert.equal(row.fromBytes(FlakeId.parse(line, row.name), 0), line)
       } else {
         assert.equal(line.length, row.fromBytes(zero, 0).length, `${row.flag}: ${line}`)
       }
@@ -138,31 +190,55 @@ test('--format takes each text row that has a flag, and json; nothing else', () 
   }
   // --help names each, with what the row says of it.
   const help = run(['--help']).stdout
-  const paragraph = help.slice(help.indexOf('--format FORMAT'), help.indexOf('--layout LAYOUT'))
+  // As one line: a row's words may wrap.
+  const paragraph = help.slice(help.indexOf('--format FORMAT'), help.indexOf('--layout LAYOUT')).replace(/\s+/g, ' ')
   for (const row of FLAG_ROWS) {
     assert.match(paragraph, new RegExp(`\\b${row.flag}\\b`), row.flag)
     if (row.help !== undefined) assert.ok(paragraph.includes(`${row.flag} (${row.help})`), row.flag)
   }
 })
 
-test('decompose reads back the forms whose row says so, and refuses the others', () => {
-  const bytes = idBytes(42)
-  const parts = FlakeId.decompose(bytes.readBigUInt64BE(), { epoch: 1000 })
-  assert.equal(parts.sequence, 42)
-  const readBack = TEXT_ROWS.filter((row) => row.decompose).map((row) => row.described)
-  for (const row of FORMATS) {
-    const form = row.fromBytes(bytes, 0)
-    if (row.decompose) assert.deepEqual(FlakeId.decompose(form, { epoch: 1000 }), parts, row.name)
-    else assert.throws(() => FlakeId.decompose(form), { name: 'TypeError', code: 'ERR_INVALID_ARG_VALUE' }, row.name)
-    if (!TEXT_ROWS.includes(row)) continue
-    // The command: the same parts, or a refusal that names each text form it reads.
-    const { status, stdout, stderr } = run(['decompose', '--epoch', '1000', form])
-    if (row.decompose) {
-      assert.equal(status, 0, stderr)
-      assert.deepEqual(JSON.parse(stdout), { ...parts, date: parts.date.toISOString() })
-    } else {
-      assert.equal(status, 2)
-      for (const described of readBack) assert.ok(stderr.includes(described), `${described}: ${stderr}`)
+test('decompose and FlakeId.parse read back the forms whose row says so, and refuse the others', () => {
+  // An id whose every text form tells itself apart (letters in each), and one of digits alone.
+  for (const bytes of [Buffer.from('6889d67b5bc05000', 'hex'), idBytes(42)]) {
+    const parts = FlakeId.decompose(bytes.readBigUInt64BE(), { epoch: 1000 })
+    const readBack = TEXT_ROWS.filter((row) => row.decompose).map((row) => row.described)
+    for (const row of FORMATS) {
+      const form = row.fromBytes(bytes, 0)
+      const isText = TEXT_ROWS.includes(row)
+      if (!row.decompose) {
+        assert.throws(() => FlakeId.decompose(form), { name: 'TypeError', code: 'ERR_INVALID_ARG_VALUE' }, row.name)
+        assert.throws(() => FlakeId.parse(form, row.name), { name: 'TypeError', code: 'ERR_INVALID_ARG_VALUE' })
+      } else if (isText) {
+        assert.deepEqual(FlakeId.decompose(form, { epoch: 1000, format: row.name }), parts, row.name)
+        assert.deepEqual(FlakeId.parse(form, row.name), bytes, row.name)
+      } else {
+        assert.deepEqual(FlakeId.decompose(form, { epoch: 1000 }), parts, row.name)
+      }
+      if (!isText) continue
+      // The command: the same parts, or a refusal that names each text form it reads. A text
+      // that has two rows' forms (digits alone) is refused unless --format says which.
+      const forms = TEXT_ROWS.filter((other) => other.pattern?.test(form))
+      const { status, stdout, stderr } = run(['decompose', '--epoch', '1000', form])
+      const named = run(['decompose', '--epoch', '1000', '--format', row.name, form])
+      if (!row.decompose) {
+        assert.equal(status, 2)
+        for (const described of readBack) assert.ok(stderr.includes(described), `${described}: ${stderr}`)
+        assert.equal(named.status, 2)
+        continue
+      }
+      for (const printed of forms.length > 1 ? [named] : [{ status, stdout, stderr }, named]) {
+        assert.equal(printed.status, 0, printed.stderr)
+        assert.deepEqual(JSON.parse(printed.stdout), { ...parts, date: parts.date.toISOString() }, row.name)
+      }
+      if (forms.length > 1) {
+        assert.equal(status, 2, `${row.name}: ${form}`)
+        const flags = forms.map((other) => `--format ${other.name}`).join(' or ')
+        assert.equal(
+          stderr,
+          `flake-idgen: "${form}" is a 64-bit id as ${forms.map((other) => other.name).join(' or as ')}: give ${flags}\n`,
+        )
+      }
     }
   }
 })
@@ -198,6 +274,22 @@ test('the types: IdMethods<Id> declares one method per row, of its type; generat
     sorted(METHOD_ROWS.map((row) => row.method)),
   )
   assert.deepEqual(returns(idMethods), expected('Id'))
+  // nextString takes the text rows' names, and the 128-bit kinds' their wide rows'.
+  /** The string literals of index.d.ts's type alias `name`, in order. */
+  const union = (name) => {
+    const literals = []
+    const visitAlias = (node) => {
+      if (ts.isTypeAliasDeclaration(node) && node.name.text === name)
+        literals.push(...node.type.types.map((member) => member.literal.text))
+      ts.forEachChild(node, visitAlias)
+    }
+    visitAlias(program.getSourceFile(files[0]))
+    return literals
+  }
+  assert.deepEqual(union('TextFormat'), TEXT_NAMES)
+  assert.deepEqual(union('WideTextFormat'), WIDE_NAMES)
+  const [nextString] = checker.getTypeOfSymbol(idMethods.getProperty('nextString')).getCallSignatures()
+  assert.match(checker.typeToString(checker.getTypeOfSymbol(nextString.parameters[0])), /^TextFormat\b/)
   assert.deepEqual(returns(found.FlakeId), expected('Buffer'))
   assert.deepEqual(returns(found['client.FlakeIdClient']), expected('Id'))
   // Declared once, in IdMethods: neither class spells them out again.

@@ -1,8 +1,9 @@
 'use strict'
 // Issue 52, item 1: where a generator's node id comes from is one table, lib/id-sources/ (given,
-// leased, or none of its own: a client of members). The option lists the factories refuse others
-// by, and serve's flags, are made from its rows; what is written elsewhere (the native option
-// list, the TypeScript option types, the general help) is held to them here.
+// the orchestrator's, leased, or none of its own: a client of members). The option lists the
+// factories refuse others by, and serve's flags, are made from its rows; what is written
+// elsewhere (the native option list, the TypeScript option types, the general help) is held to
+// them here.
 
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
@@ -19,6 +20,9 @@ const { assertUsageErrors } = require('../support/helpers.js')
 const ROOT = path.join(__dirname, '..', '..')
 const { SOURCES, GENERATOR_OPTIONS, FLAKE_ID_OPTIONS, LEASE_OPTIONS, CLIENT_OPTIONS, SERVE_SOURCES } = sources
 const sorted = (names) => [...names].sort()
+// Help text is wrapped to its columns: compared as words.
+const words = (text) => text.replace(/\s+/g, ' ')
+const rowNamed = (name) => SOURCES.find((row) => row.name === name)
 
 /** The property names of each named interface of the package's declarations, with those it extends. */
 function declaredOptions(names) {
@@ -47,13 +51,28 @@ test('the rows: each names its factory and options; no two sources of a factory 
     assert.match(row.takenBy, /^(new FlakeId|FlakeId\.\w+)\(\)$/)
     assert.ok(row.options.length > 0 && row.options.every((name) => /^[a-z]\w*$/.test(name)), row.name)
     assert.equal(typeof row.generatorOptions, 'boolean')
-    for (const { flag, value, help } of row.serve) {
+    for (const { flag, value, help, optional } of row.serve) {
       assert.match(flag, /^[a-z][a-z-]*$/)
       assert.match(value, /^[A-Z]+$/)
       assert.equal(typeof help({ schemes: ['redis://'] }), 'string')
+      assert.ok(optional === undefined || optional === true, flag)
     }
+    // Its first flag is one it needs: synopses and refusals name it first.
+    if (row.serve.length > 0) assert.ok(!row.serve[0].optional, row.name)
   }
-  assert.deepEqual(sorted(FLAKE_ID_OPTIONS), sorted(['id', 'datacenter', 'worker', 'process', ...GENERATOR_OPTIONS]))
+  // new FlakeId()'s rows: the given node id or its parts, and the orchestrator's; a serve flag of
+  // theirs gives the option it names.
+  const ofFlakeId = SOURCES.filter((row) => row.takenBy === 'new FlakeId()')
+  assert.deepEqual(
+    ofFlakeId.map((row) => row.name),
+    ['given', 'orchestrator'],
+  )
+  assert.deepEqual(
+    sorted(FLAKE_ID_OPTIONS),
+    sorted(['id', 'datacenter', 'worker', 'process', 'idFrom', 'idOffset', ...GENERATOR_OPTIONS]),
+  )
+  for (const { flag } of ofFlakeId.flatMap((row) => row.serve))
+    assert.ok(FLAKE_ID_OPTIONS.includes(sources.optionOf(flag)))
   assert.deepEqual(sorted(CLIENT_OPTIONS), sorted(SOURCES.find((row) => row.name === 'members').options))
 })
 
@@ -69,10 +88,11 @@ test("new FlakeId() takes exactly the rows' options: the native side's list is t
   assert.deepEqual(sorted(listed[1].split(', ')), sorted(FLAKE_ID_OPTIONS))
 })
 
-test('FlakeId.lease() refuses every option of the given source: the lease sets the node id', async () => {
-  const given = SOURCES.find((row) => row.takenBy === 'new FlakeId()')
+test("FlakeId.lease() refuses every option of new FlakeId()'s sources: the lease sets the node id", async () => {
+  const others = SOURCES.filter((row) => row.takenBy === 'new FlakeId()').flatMap((row) => row.options)
+  assert.ok(others.includes('idFrom') && others.includes('id'), others.join())
   const store = { defineCommand() {}, call: async () => assert.fail('the store was called'), duplicate() {} }
-  for (const name of given.options) {
+  for (const name of others) {
     // `process` is a part of the discord layout's node id only.
     const options = { store, namespace: 'x', layout: name === 'process' ? 'discord' : undefined, [name]: 1 }
     await assert.rejects(FlakeId.lease(options), {
@@ -100,16 +120,21 @@ test("serve's synopses and flags are the rows': in both helps, and one source at
     encoding: 'utf8',
   })
   assert.equal(general.status, 0, general.stderr)
-  const either = `(${SERVE_SOURCES.map(sources.serveSynopsis).join(' | ')})`
-  assert.ok(general.stdout.includes(`flake-idgen serve --port P [--host H] ${either}`), general.stdout)
-  assert.ok(SERVE_USAGE.includes(`flake-idgen serve --port P ${either}`), SERVE_USAGE)
+  const synopses = SERVE_SOURCES.map(sources.serveSynopsis)
+  const either = `(${synopses.join(' | ')})`
+  assert.ok(words(general.stdout).includes(`flake-idgen serve --port P [--host H] ${either}`), general.stdout)
+  assert.ok(words(SERVE_USAGE).includes(`flake-idgen serve --port P ${either}`), SERVE_USAGE)
   for (const { flag, value } of SERVE_SOURCES.flatMap((row) => row.serve)) {
     assert.match(SERVE_USAGE, new RegExp(`^  --${flag} ${value} {2,}\\S`, 'm'), flag)
     assert.match(general.stdout, new RegExp(`^  --${flag} `, 'm'), flag)
   }
-  // The given source's options are the flags of the command that prints ids.
-  for (const name of SOURCES.find((row) => row.name === 'given').options) {
+  // The given source's options are the flags of the command that prints ids, and so are the
+  // orchestrator's serve flags.
+  for (const name of rowNamed('given').options) {
     assert.match(general.stdout, new RegExp(`^  --${name} N {2,}`, 'm'), name)
+  }
+  for (const { flag, value } of rowNamed('orchestrator').serve) {
+    assert.match(general.stdout, new RegExp(`^  --${flag} ${value} {2,}`, 'm'), flag)
   }
   const { tokenFile, cleanup } = tokenDir()
   try {
@@ -121,9 +146,11 @@ test("serve's synopses and flags are the rows': in both helps, and one source at
       ],
       [['--lease', 'redis://127.0.0.1:9', ...token], 'serve --lease URL needs --namespace N'],
       [['--namespace', 'x', ...token], 'serve --namespace N needs --lease URL'],
+      [['--id', '1', '--id-from', 'pm2', ...token], 'serve takes --id or --id-from, not both'],
+      [['--id-offset', '4', ...token], 'serve --id-offset N needs --id-from SOURCE'],
       [
         token,
-        `serve needs ${SERVE_SOURCES.map(sources.serveSynopsis).join(' or ')}: each member needs a node id of its own`,
+        `serve needs ${synopses.slice(0, -1).join(', ')} or ${synopses.at(-1)}: each member needs a node id of its own`,
       ],
     ])
   } finally {

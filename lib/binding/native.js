@@ -264,6 +264,9 @@ function takeId() {
 /** The id just issued, as a bigint. */
 const takeBigInt = () => words[ID_NE]
 
+/** The id just issued as `write(bytes, at)` makes it (a text form) from its 8 bytes here: no Buffer of its own. */
+const takeText = (write) => write(scratch, ID_BE)
+
 /** Copies the 128-bit id just issued into `target` (a Uint8Array) at `offset`, in bounds. */
 function takeWide(target, offset) {
   // Byte by byte, as takeId() copies: the JIT's stores beat a call to set() for 16 bytes too.
@@ -342,6 +345,7 @@ module.exports = {
   tryIssue,
   takeId,
   takeBigInt,
+  takeText,
   issueWide,
   issueWideText,
   takeWide,

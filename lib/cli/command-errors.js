@@ -52,7 +52,7 @@ function withFlags(fn, flags = {}) {
     // flags take them. The value the user gave, after `, got`, is shown as it is.
     const got = message.indexOf(', got ')
     const [words, value] = got === -1 ? [message, ''] : [message.slice(0, got), message.slice(got)]
-    throw new UsageError(words.replace(/'([\w-]+)'/g, '$1') + value)
+    throw new UsageError(words.replace(/'([\w:-]+)'/g, '$1') + value)
   }
 }
 

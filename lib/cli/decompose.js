@@ -1,8 +1,11 @@
 'use strict'
 
-// `flake-idgen decompose [ID...]`: the parts of each id, as one JSON object per line. An id is
-// told by its form: a 128-bit kind's, as the kind's functions say (`binding.idHasForm`), else a
-// 64-bit id's (a text format the library reads back, as its row of lib/formats/formats.js says).
+// `flake-idgen decompose [--format F] [ID...]`: the parts of each id, as one JSON object per
+// line. An id is told by its form: a 128-bit kind's, as the kind's functions say
+// (`binding.idHasForm`), else a 64-bit id's (a text format the library reads back, as its row of
+// lib/formats/formats.js says, or the 0x-prefixed hex earlier versions printed). Digits alone
+// can be decimal and another form (11 are base62's width, 13 base32's, 16 hex's): such a line is
+// refused unless --format says which, never guessed.
 
 const { createInterface } = require('node:readline')
 const binding = require('../binding/load-binding.js')
@@ -15,13 +18,17 @@ const { FORMATS } = require('../formats/formats.js')
 
 // The text formats of a 64-bit id that the library reads back.
 const TEXT_FORMATS = FORMATS.filter((row) => row.decompose && row.pattern !== undefined)
+const FORMAT_NAMES = TEXT_FORMATS.map((row) => row.name)
+// The hex earlier versions printed, which the library reads as it reads decimal, with no format.
+const PREFIXED_HEX = /^0x[0-9a-f]+$/i
 
 /** 'a', 'a, or b', 'a, b, or c'. */
 const orList = (items) => (items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')}, or ${items.at(-1)}`)
 
-/** Whether `text` (trimmed) has a 64-bit id's form, whatever its size: the library says why one is too large. */
-const sixtyFourForm = (text) => TEXT_FORMATS.some((row) => row.pattern.test(text))
-const SIXTY_FOUR = `a 64-bit id (${orList(TEXT_FORMATS.map((row) => row.described))})`
+/** The rows whose form `text` (trimmed) has, whatever its size: the library says why one is too large. */
+const formsOf = (text) => TEXT_FORMATS.filter((row) => row.pattern.test(text))
+const sixtyFourForm = (text) => PREFIXED_HEX.test(text) || formsOf(text).length > 0
+const SIXTY_FOUR = `a 64-bit id (${orList([...TEXT_FORMATS.map((row) => row.described), '0x and 16 hex digits'])})`
 
 /** A worker id as a MAC address: six lowercase hex pairs, colon-separated. */
 const mac = (worker) =>
@@ -57,13 +64,27 @@ function wideParts(kind, text) {
   return parts
 }
 
-/** The parts of the 64-bit id `text`; what is neither that nor a 128-bit id is refused as such. */
-function narrowParts(text, options) {
+/**
+ * The parts of the 64-bit id `text`, in `format` (--format's) if given, else in the one form it
+ * has; what is neither that nor a 128-bit id is refused as such.
+ */
+function narrowParts(text, options, format) {
+  const trimmed = text.trim()
+  if (format === undefined) {
+    const forms = formsOf(trimmed)
+    if (forms.length > 1)
+      throw new UsageError(
+        `${describe(text)} is a 64-bit id as ${forms.map((row) => row.name).join(' or as ')}: give ${forms.map((row) => `--format ${row.name}`).join(' or ')}`,
+      )
+    // Decimal digits are read as the library reads a string of no format (as they always were).
+    if (forms.length === 1 && forms[0].name !== 'decimal') format = forms[0].name
+  }
   try {
-    return FlakeId.decompose(text, options)
+    return format === undefined ? FlakeId.decompose(text, options) : FlakeId.decompose(trimmed, { ...options, format })
   } catch (error) {
-    // Digits are a 64-bit id's, too large or past a Date: the library's words say which.
-    if (error instanceof TypeError && !sixtyFourForm(text.trim()))
+    // Text of a form (--format's, or one it has), too large or past a Date: the library's
+    // words say which.
+    if (format === undefined && error instanceof TypeError && !sixtyFourForm(trimmed))
       throw new TypeError(`The "id" argument must be ${EXPECTED}, got ${describe(text)}`)
     throw error
   }
@@ -74,17 +95,22 @@ async function decompose(values, ids) {
   const options = { layout: readLayout(values.layout), epoch: readEpoch(values.epoch) }
   // A bad --layout or --epoch is the flag's fault, not the first id's.
   withFlags(() => FlakeId.decompose(0n, options))
-  const given = ['layout', 'epoch'].filter((name) => values[name] !== undefined).map((name) => `--${name}`)
+  const { format } = values
+  if (format !== undefined && !FORMAT_NAMES.includes(format))
+    throw new UsageError(
+      `--format must be ${FORMAT_NAMES.slice(0, -1).join(', ')} or ${FORMAT_NAMES.at(-1)}, got ${describe(format)}`,
+    )
+  const given = ['layout', 'epoch', 'format'].filter((name) => values[name] !== undefined).map((name) => `--${name}`)
   const read = (text) => {
     // A 128-bit id's forms are short: a longer line is a 64-bit id or none, as the library says.
     const trimmed = text.length <= 64 ? text.trim() : ''
     const kind = WIDE_KINDS.find((kind) => binding.idHasForm(kind.name, trimmed))
-    if (kind === undefined) return narrowParts(text, options)
+    if (kind === undefined) return narrowParts(text, options, format)
     // A 128-bit id's time is ms since 1970 and its parts are fixed: a flag for 64-bit ids typed
     // with one is refused, not ignored.
     if (given.length > 0)
       throw new UsageError(
-        `${given.join(' and ')} ${given.length > 1 ? 'apply' : 'applies'} to 64-bit ids only, got ${kind.title} ${describe(text)}`,
+        `${given.slice(0, -1).join(', ')}${given.length > 1 ? ' and ' : ''}${given.at(-1)} ${given.length > 1 ? 'apply' : 'applies'} to 64-bit ids only, got ${kind.title} ${describe(text)}`,
       )
     // A reader that takes spaces around an id gets the text as given, so that its refusal
     // quotes it so; another gets it trimmed.

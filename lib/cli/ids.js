@@ -18,6 +18,8 @@ const LINES = Object.fromEntries(
 )
 LINES.json = (ids, offset) => `"${DEFAULT.fromBytes(ids, offset)}"`
 const FLAGS = Object.keys(LINES)
+// The default's name before the rows named it, still taken: a script that passes it gets the same lines.
+const EARLIER = { dec: DEFAULT.flag }
 
 // The flags of the node id's parts; a layout takes those it names (`FlakeId.layout().parts`).
 const PARTS = ['datacenter', 'worker', 'process']
@@ -44,7 +46,8 @@ async function printIds(values) {
   const layout = readLayout(values.layout)
   checkParts(values, layout)
   const count = readCount(values.count)
-  const format = values.format ?? DEFAULT.flag
+  const given = values.format ?? DEFAULT.flag
+  const format = Object.hasOwn(EARLIER, given) ? EARLIER[given] : given
   if (!Object.hasOwn(LINES, format))
     throw new UsageError(
       `--format must be ${FLAGS.slice(0, -1).join(', ')} or ${FLAGS.at(-1)}, got ${describe(format)}`,
@@ -56,6 +59,8 @@ async function printIds(values) {
       new FlakeId({
         layout,
         id: values.id,
+        idFrom: values['id-from'],
+        idOffset: values['id-offset'],
         datacenter: values.datacenter,
         worker: values.worker,
         process: values.process,

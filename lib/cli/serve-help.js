@@ -14,14 +14,17 @@ const sourceLines = SERVE_SOURCES.flatMap((row) =>
   row.serve.map(({ flag, value, help }) => `  ${`--${flag} ${value}`.padEnd(24)}  ${wrap(help({ schemes }), 28, 96)}`),
 )
 
+const synopsis = `flake-idgen serve --port P (${SERVE_SOURCES.map(serveSynopsis).join(' | ')}) --token-file F [options]`
+
 const SERVE_USAGE = `Usage:
-  flake-idgen serve --port P (${SERVE_SOURCES.map(serveSynopsis).join(' | ')}) --token-file F [options]
+  ${wrap(synopsis, 20, 96)}
 
 Runs a member: an HTTP server that serves batches of its ids to clients (FlakeId.client,
 flake-idgen-rs/client) sending the token in file F as "Authorization: Bearer". Every member of
-a fleet needs a node id of its own: --id N, or --lease to have one from a store. It prints one
-line once it listens. SIGTERM or SIGINT drains it: it stops accepting connections, answers the
-requests in flight, releases its lease and exits 0.
+a fleet needs a node id of its own: --id N, the one its orchestrator gave (--id-from), or
+--lease to have one from a store. It prints one line once it listens. SIGTERM or SIGINT drains
+it: it stops accepting connections, answers the requests in flight, releases its lease and
+exits 0.
 
 Options:
   --port P                  the TCP port (0: any free one, printed)

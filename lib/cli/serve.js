@@ -1,15 +1,16 @@
 'use strict'
 
 // `flake-idgen serve`: a member ready to run. An HTTP server whose one listener is
-// generator.batchHandler, on a given node id (`--id`) or one leased from a store (`--lease URL
-// --namespace NS`, the store found by the URL's scheme among lib/lease/stores.js's rows). It prints
-// one line once it listens, answers GET /healthz and GET /metrics (serve-probes.js), and drains
-// on SIGTERM or SIGINT: no new connection, the requests in flight answered, its lease released.
+// generator.batchHandler, on a given node id (`--id`), the orchestrator's (`--id-from`) or one
+// leased from a store (`--lease URL --namespace NS`, the store found by the URL's scheme among
+// lib/lease/stores.js's rows): a row of lib/id-sources/ each. It prints one line once it
+// listens, answers GET /healthz and GET /metrics (serve-probes.js), and drains on SIGTERM or
+// SIGINT: no new connection, the requests in flight answered, its lease released.
 
 const http = require('node:http')
 const FlakeId = require('../generator/flake-id.js')
 const { describe } = require('../errors/errors.js')
-const { SERVE_SOURCES, serveSynopsis } = require('../id-sources/index.js')
+const { SERVE_SOURCES, serveSynopsis, optionOf } = require('../id-sources/index.js')
 const { checkNamespace } = require('../lease/options.js')
 const { STORES } = require('../lease/stores.js')
 const { redact, secretsOf, scrub } = require('../errors/redact.js')
@@ -100,8 +101,8 @@ async function leased(url, namespace, options, flags, onGone, onLost) {
 }
 
 /**
- * The row of lib/id-sources/ whose serve flags are given (all of them), or undefined when none
- * is: a UsageError for two rows' flags, or for a row's flag without the rest.
+ * The row of lib/id-sources/ whose serve flags are given (all but its optional ones), or
+ * undefined when none is: a UsageError for two rows' flags, or for a row's flag without the rest.
  */
 function sourceOf(values) {
   const flagged = (row) => row.serve.filter(({ flag }) => values[flag] !== undefined)
@@ -109,7 +110,7 @@ function sourceOf(values) {
   if (chosen.length > 1)
     throw new UsageError(`serve takes ${chosen.map((row) => `--${flagged(row)[0].flag}`).join(' or ')}, not both`)
   const [row] = chosen
-  const missing = row?.serve.find(({ flag }) => values[flag] === undefined)
+  const missing = row?.serve.find(({ flag, optional }) => !optional && values[flag] === undefined)
   if (missing !== undefined) {
     const [given] = flagged(row)
     throw new UsageError(`serve --${given.flag} ${given.value} needs --${missing.flag} ${missing.value}`)
@@ -148,10 +149,12 @@ async function serve(values) {
   const { token, warning } = readToken(values['token-file'])
   // Node id 0 by default, as for new ids, would make two members on two hosts repeat each
   // other's ids: a member is always told which id is its own, or to lease one.
-  if (source === undefined)
+  if (source === undefined) {
+    const synopses = SERVE_SOURCES.map(serveSynopsis)
     throw new UsageError(
-      `serve needs ${SERVE_SOURCES.map(serveSynopsis).join(' or ')}: each member needs a node id of its own`,
+      `serve needs ${synopses.slice(0, -1).join(', ')} or ${synopses.at(-1)}: each member needs a node id of its own`,
     )
+  }
 
   let member
   let lostAt
@@ -169,7 +172,8 @@ async function serve(values) {
       },
     )
   } else {
-    const generator = withFlags(() => new FlakeId({ ...options, id: values.id }), flags)
+    const nodeOptions = Object.fromEntries(source.serve.map(({ flag }) => [optionOf(flag), values[flag]]))
+    const generator = withFlags(() => new FlakeId({ ...options, ...nodeOptions }), flags)
     member = { generator, close: () => {} }
   }
   const { generator } = member

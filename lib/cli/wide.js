@@ -3,8 +3,8 @@
 // The command of each 128-bit kind: its new ids, one per line, from the state `--scope` and
 // `--state-dir` say, of the worker id `--worker` or `--interface` gives when its ids carry one.
 // What differs between kinds is the kind's row (`binding.kinds()`) and the command's row in
-// bin/flake-idgen.js's COMMANDS: which kind, how a generator of it is made, and what `--format`
-// calls the kind's own text.
+// bin/flake-idgen.js's COMMANDS: which kind, how a generator of it is made, what `--format`
+// calls the kind's own text, and the other forms it prints.
 
 const binding = require('../binding/load-binding.js')
 const { describe } = require('../errors/errors.js')
@@ -17,13 +17,19 @@ const hexLine = (ids, offset) => `0x${ids.toString('hex', offset, offset + 16)}`
 
 /**
  * How each line of `command` writes the id at `offset` of a batch, as `format` (its `--format`)
- * says: the kind's own text (by default, and as `command.text` names it), or hex. Only a command
- * whose row names its text takes `--format`.
+ * says: the kind's own text (by default, and as `command.text` names it), or one of the row's
+ * `formats`: hex, or a form of lib/formats/formats.js's rows that 128-bit ids are written in.
  */
 function lineOf(command, format) {
   if (format === undefined || format === command.text) return (ids, offset) => binding.idText(command.kind, ids, offset)
+  if (!command.formats.includes(format)) {
+    const names = [command.text, ...command.formats]
+    throw new UsageError(
+      `--format must be ${names.slice(0, -1).join(', ')} or ${names.at(-1)}, got ${describe(format)}`,
+    )
+  }
   if (format === 'hex') return hexLine
-  throw new UsageError(`--format must be ${command.text} or hex, got ${describe(format)}`)
+  return (ids, offset) => binding.idText(command.kind, ids, offset, format)
 }
 
 /**

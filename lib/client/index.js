@@ -22,7 +22,7 @@ const { readOptions, checkCount, describe, MAX_PREFETCH } = require('./options.j
 const { Members, closed } = require('./members.js')
 const { VIA, REQUEST_SCOPED } = require('./transport.js')
 const { formatNamed } = require('../formats/formats.js')
-const { installIdMethods, TAKE_ID, TAKE_BIGINT, CALL_BACK } = require('../formats/id-methods.js')
+const { installIdMethods, TAKE_ID, TAKE_BIGINT, TAKE_TEXT, CALL_BACK } = require('../formats/id-methods.js')
 
 // The id at an offset of a batch, in 8 bytes of its own, and as a bigint.
 const idAt = formatNamed('buffer').fromBytes
@@ -76,8 +76,8 @@ class FlakeIdClient {
     this.#members = new Members(this.#config, options[VIA])
   }
 
-  // next(), nextBigInt() and nextString() are the id methods (../formats/id-methods.js), a
-  // generator's too: they take the id by these.
+  // next(), nextBigInt() and nextString(format) are the id methods (../formats/id-methods.js),
+  // a generator's too: they take the id by these.
 
   [TAKE_ID]() {
     return idAt(this.#takeOne(), this.#at)
@@ -85,6 +85,10 @@ class FlakeIdClient {
 
   [TAKE_BIGINT]() {
     return bigIntAt(this.#takeOne(), this.#at)
+  }
+
+  [TAKE_TEXT](write) {
+    return write(this.#takeOne(), this.#at)
   }
 
   [CALL_BACK](cb) {

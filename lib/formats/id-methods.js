@@ -8,6 +8,8 @@
 // defines how it takes its next id, under these symbols:
 // - [TAKE_ID](): the next id, in 8 bytes of its own (throws why none can be taken)
 // - [TAKE_BIGINT](): the next id, as a bigint (throws as [TAKE_ID] does)
+// - [TAKE_TEXT](write): the next id as `write(bytes, at)` (a text row's fromBytes) makes it from
+//   the bytes the id is in, with no copy of its own (throws as [TAKE_ID] does)
 // - [CALL_BACK](cb): calls `cb(error, id)` with the next id, or throws for a `cb` that is not a
 //   function
 // Each is a method of the class itself, which reaches its private state: next() calls one
@@ -15,6 +17,7 @@
 
 const TAKE_ID = Symbol('flake-idgen-rs: the next id, in 8 bytes')
 const TAKE_BIGINT = Symbol('flake-idgen-rs: the next id, as a bigint')
+const TAKE_TEXT = Symbol('flake-idgen-rs: the next id, as text')
 const CALL_BACK = Symbol('flake-idgen-rs: calls back with the next id')
 
 const ID_METHODS = {
@@ -30,10 +33,31 @@ const ID_METHODS = {
   nextBigInt() {
     return this[TAKE_BIGINT]()
   },
-  /** The decimal row's: safe in JSON and for SQL `bigint`. */
-  nextString() {
-    return this[TAKE_BIGINT]().toString()
+  /**
+   * The text rows': the next id in `format` (a row's name), decimal by default (safe in JSON and
+   * for SQL `bigint`). The default is the per-id path, as it was before formats: one call, no
+   * lookup; a format given is looked up in its row.
+   */
+  nextString(format) {
+    if (format == null) return this[TAKE_BIGINT]().toString()
+    return this[TAKE_TEXT](format === lastFormat ? lastWriter : writerOf(format))
   },
+}
+
+// The format the last nextString(format) named, and its row's writer: a process mostly writes one
+// format, and a comparison of the name costs less than a lookup by it.
+let lastFormat
+let lastWriter
+
+/**
+ * The writer of the text row `format` (formats.js is loaded at the first format given, not at
+ * the start); or refuses it, naming the row it most likely meant.
+ */
+function writerOf(format) {
+  const { formatNamed, TEXT_NAMES, checkFormat } = require('./formats.js')
+  lastWriter = formatNamed(checkFormat(format, TEXT_NAMES)).fromBytes
+  lastFormat = format
+  return lastWriter
 }
 
 /** Defines the id methods on `Class`'s prototype, as its own methods are: not enumerable. */
@@ -43,4 +67,4 @@ function installIdMethods(Class) {
   }
 }
 
-module.exports = { installIdMethods, ID_METHODS, TAKE_ID, TAKE_BIGINT, CALL_BACK }
+module.exports = { installIdMethods, ID_METHODS, TAKE_ID, TAKE_BIGINT, TAKE_TEXT, CALL_BACK }

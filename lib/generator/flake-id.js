@@ -1,8 +1,9 @@
 'use strict'
 
+const { Buffer } = require('node:buffer')
 const binding = require('../binding/load-binding.js')
 const native = require('../binding/native.js')
-const { installIdMethods, TAKE_ID, TAKE_BIGINT, CALL_BACK } = require('../formats/id-methods.js')
+const { installIdMethods, TAKE_ID, TAKE_BIGINT, TAKE_TEXT, CALL_BACK } = require('../formats/id-methods.js')
 
 // Loaded by the first call that needs them: most processes never take a callback, an async
 // batch or a lease, and every process pays at its start for what it loads then.
@@ -11,6 +12,7 @@ let batchAsync
 let lease
 let batchHandler
 let client
+let formats
 
 // Each leased generator's lease: a member (batchHandler) refuses to serve when it is lost.
 const leases = new WeakMap()
@@ -22,6 +24,7 @@ const {
   decode,
   takeId,
   takeBigInt,
+  takeText,
   PRIVATE_SLOT,
   MET_OVERFLOW,
   MET_CLOCK_BEHIND,
@@ -139,16 +142,33 @@ class FlakeId {
     return this.#layout
   }
 
+  /**
+   * The parts of `id`; a string in `options.format` (a text row's name) is read as exactly that
+   * form writes it, else as decimal or 0x-prefixed hex digits.
+   */
   static decompose(id, options) {
-    return binding.decompose(id, options)
+    // Read once, as every option is; a value that is not an object has none (the binding says
+    // why), and null is the default, as for every option.
+    const format = options !== null && typeof options === 'object' ? options.format : undefined
+    if (format == null) return binding.decompose(id, options)
+    formats ??= require('../formats/formats.js')
+    return binding.decompose(id, options, formats.checkFormat(format, formats.TEXT_NAMES, true))
+  }
+
+  /** The 8 bytes of the id that `string` writes in `format` (a text row's name; decimal by default). */
+  static parse(string, format = 'decimal') {
+    formats ??= require('../formats/formats.js')
+    const id = Buffer.alloc(8)
+    binding.idParse('flakeId', string, id, formats.checkFormat(format, formats.TEXT_NAMES))
+    return id
   }
 
   static fromTime(time, options) {
     return binding.fromTime(time, options)
   }
 
-  // next(), nextBigInt() and nextString() are the id methods (../formats/id-methods.js), a
-  // client's too: they take the id by these.
+  // next(), nextBigInt() and nextString(format) are the id methods (../formats/id-methods.js),
+  // a client's too: they take the id by these.
 
   [TAKE_ID]() {
     this.#take()
@@ -158,6 +178,11 @@ class FlakeId {
   [TAKE_BIGINT]() {
     this.#take()
     return takeBigInt()
+  }
+
+  [TAKE_TEXT](write) {
+    this.#take()
+    return takeText(write)
   }
 
   [CALL_BACK](cb) {

@@ -15,17 +15,19 @@
 //    - options: the option names the source reads
 //    - generatorOptions: whether that factory takes GENERATOR_OPTIONS too (the client: no)
 //    - serve: the flags that select it on `flake-idgen serve`, each { flag, value, help(context) }
-//      (context: { schemes }, the lease stores' URL schemes); [] for none. All of a row's
-//      flags go together, and two rows' flags never do
+//      (context: { schemes }, the lease stores' URL schemes), and `optional: true` for one that
+//      may be left out; [] for none. A row's other flags go together, and two rows' flags never
+//      do. A row of new FlakeId() gives each flag's value as its option (`--id-from`: `idFrom`)
 //    The row requires nothing: the client (workerd, Edge) loads the rows it needs.
 // 2. Its row in SOURCES, its option types in index.d.ts (or client.d.ts), its lines in the docs'
 //    tables (docs/api.md, docs/fleets.md), its tests.
 
 const given = require('./given.js')
+const orchestrator = require('./orchestrator.js')
 const lease = require('./lease.js')
 const members = require('./members.js')
 
-const SOURCES = [given, lease, members]
+const SOURCES = [given, orchestrator, lease, members]
 
 /** The options of a generator whatever gives its node id: its ids' shape, clock and state. */
 const GENERATOR_OPTIONS = ['layout', 'epoch', 'seqMask', 'clock', 'allowedFutureMs', 'scope', 'stateDir']
@@ -46,8 +48,12 @@ const CLIENT_OPTIONS = optionsOf(members.takenBy)
 /** The rows serve can run on, in the order its usage lists them. */
 const SERVE_SOURCES = SOURCES.filter((row) => row.serve.length > 0)
 
-/** A row's serve flags as a synopsis writes them: `--lease URL --namespace NS`. */
-const serveSynopsis = (row) => row.serve.map(({ flag, value }) => `--${flag} ${value}`).join(' ')
+/** A row's serve flags as a synopsis writes them: `--lease URL --namespace NS`, `--id-from SOURCE [--id-offset N]`. */
+const serveSynopsis = (row) =>
+  row.serve.map(({ flag, value, optional }) => (optional ? `[--${flag} ${value}]` : `--${flag} ${value}`)).join(' ')
+
+/** The option a serve flag gives a row of new FlakeId(): `idFrom` for `--id-from`. */
+const optionOf = (flag) => flag.replace(/-([a-z])/g, (_, letter) => letter.toUpperCase())
 
 module.exports = {
   SOURCES,
@@ -58,4 +64,5 @@ module.exports = {
   SERVE_SOURCES,
   optionsOf,
   serveSynopsis,
+  optionOf,
 }

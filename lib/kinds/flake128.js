@@ -11,11 +11,14 @@ const binding = require('../binding/load-binding.js')
 const native = require('../binding/native.js')
 const { codedError, invalidOption } = require('../errors/errors.js')
 const { STATE_OPTIONS, readOptions, stateOptions } = require('../options/options.js')
+const { WIDE_NAMES, checkFormat } = require('../formats/formats.js')
 
 const { issueWide, issueWideText, issueWideBy, takeWide, takeWideBigInt } = native
 
 // This kind's name in src/kinds/ (KINDS).
 const KIND = 'flake128'
+// Its own text's form, a row of lib/formats/formats.js.
+const TEXT = 'base62'
 const OPTIONS = [...STATE_OPTIONS, 'worker', 'interface']
 // The largest worker id, from the kind's row (src/kinds/flake128.rs says its bits).
 const MAX_WORKER = binding.describeKind(KIND).maxWorker
@@ -114,21 +117,28 @@ class Flake128 {
     return native.wideBatch(this.#fields, count, this.#clock)
   }
 
-  /** The parts of a flake (16 bytes, a bigint or 22 base-62 digits): timestamp, date, worker, sequence. */
+  /** The parts of a flake (16 bytes, a bigint, or in any of its text forms): timestamp, date, worker, sequence. */
   static decompose(id) {
     return binding.idDecompose(KIND, id)
   }
 
-  /** The 16 bytes of the flake that `string` (22 base-62 digits) writes. */
-  static parse(string) {
+  /** The 16 bytes of the flake that `string` writes in `format`: 'base62' (22 digits, the default) or 'base32'. */
+  static parse(string, format = TEXT) {
     const bytes = Buffer.alloc(16)
-    binding.idParse(KIND, string, bytes)
+    // Its own text is read as it always was (bad text, past 128 bits too, a TypeError).
+    if (checkFormat(format, WIDE_NAMES) === TEXT) binding.idParse(KIND, string, bytes)
+    else binding.idParse(KIND, string, bytes, format)
     return bytes
   }
 
   /** A flake (16 bytes or a bigint) in base 62. */
   static toBase62(id) {
     return binding.idText(KIND, id)
+  }
+
+  /** A flake (in any of `decompose`'s forms) as text in `format`: 'base62' (the default) or 'base32' (ULID's 26 characters). */
+  static toText(id, format = TEXT) {
+    return binding.idText(KIND, id, undefined, checkFormat(format, WIDE_NAMES))
   }
 
   #issue() {

@@ -12,6 +12,7 @@ const native = require('../binding/native.js')
 const { argumentOutOfRange, invalidArgument } = require('../errors/errors.js')
 const { STATE_OPTIONS, readOptions, stateOptions } = require('../options/options.js')
 const { explicitOptions, writeExplicit } = require('./uuidv7-options.js')
+const { WIDE_NAMES, checkFormat } = require('../formats/formats.js')
 
 const { issueWide, issueWideText, issueWideBy, takeWide } = native
 
@@ -99,20 +100,26 @@ uuidv7.create = (options) => {
   return generator(() => configured)
 }
 
-/** The canonical form of the UUIDv7 in the 16 bytes of `bytes` from `offset`. */
-uuidv7.stringify = (bytes, offset) => {
+/**
+ * The UUIDv7 in the 16 bytes of `bytes` from `offset` as text: its canonical form, or `format`
+ * ('base32', ULID's 26 characters; 'base62', 22).
+ */
+uuidv7.stringify = (bytes, offset, format) => {
   if (!isUint8Array(bytes)) throw invalidArgument('bytes', 'a Uint8Array (a Buffer is one)', bytes)
-  return binding.idText(KIND, bytes, checkOffset(bytes, 'bytes', offset))
+  const at = checkOffset(bytes, 'bytes', offset)
+  if (format === undefined) return binding.idText(KIND, bytes, at)
+  return binding.idText(KIND, bytes, at, checkFormat(format, WIDE_NAMES))
 }
 
-/** The 16 bytes of the UUIDv7 whose canonical form (in either case) is `string`. */
-uuidv7.parse = (string) => {
+/** The 16 bytes of the UUIDv7 whose canonical form (in either case) is `string`, or its text in `format`. */
+uuidv7.parse = (string, format) => {
   const bytes = Buffer.alloc(16)
-  binding.idParse(KIND, string, bytes)
+  if (format === undefined) binding.idParse(KIND, string, bytes)
+  else binding.idParse(KIND, string, bytes, checkFormat(format, WIDE_NAMES))
   return bytes
 }
 
-/** The parts of a UUIDv7 (a string or 16 bytes): `timestamp`, `date`, `sequence`, `random`. */
+/** The parts of a UUIDv7 (16 bytes, or in any of its text forms): `timestamp`, `date`, `sequence`, `random`. */
 uuidv7.decompose = (id) => binding.idDecompose(KIND, id)
 
 /** The Unix ms of a UUIDv7 (a string or 16 bytes). */

@@ -5,8 +5,7 @@
 
 const binding = require('../binding/load-binding.js')
 const { codedError, invalidOption, invalidOptions } = require('../errors/errors.js')
-const given = require('../id-sources/given.js')
-const { LEASE_OPTIONS } = require('../id-sources/index.js')
+const { FLAKE_ID_OPTIONS, LEASE_OPTIONS } = require('../id-sources/index.js')
 const { refuseUnknown } = require('../options/unknown.js')
 
 // A new namespace (or one whose store lost its data) issues its first id after ttl + skew: 11 s.
@@ -15,11 +14,11 @@ const DEFAULTS = { ttl: 10_000, maxClockSkewMs: 1000 }
 /** The longest namespace, in characters: the store's key or row holds it whole. */
 const MAX_NAMESPACE_LENGTH = 200
 
-// What a lease sets itself (the node id, whatever parts its layout names it by): the given
-// source's options, which would be overridden, so refused by name. `scope` and `stateDir` are the
-// generator's, as for new FlakeId: the state of its id it shares with every generator of the id
-// on the host.
-const LEASED_OPTIONS = given.options
+// What a lease sets itself (the node id, whatever parts its layout names it by): the options of
+// new FlakeId()'s other sources (`id`, `idFrom`...), which would be overridden, so refused by
+// name. `scope` and `stateDir` are the generator's, as for new FlakeId: the state of its id it
+// shares with every generator of the id on the host.
+const LEASED_OPTIONS = FLAKE_ID_OPTIONS.filter((name) => !LEASE_OPTIONS.includes(name))
 // Every key FlakeId.lease() knows, for the nearest name to a typo: a LEASED_OPTIONS name too.
 const KNOWN = [...LEASE_OPTIONS, ...LEASED_OPTIONS]
 

@@ -8,6 +8,7 @@ use crate::error::FlakeError;
 use crate::input::Input;
 use crate::kinds::behaviour::{Does, PartValue, Parts as KindParts, Text};
 use crate::kinds::layout::{Order, Shape};
+use crate::kinds::text::{read_wide, Form};
 
 /// Bits of the sequence.
 const SEQUENCE_BITS: u8 = 16;
@@ -25,8 +26,7 @@ pub const SHAPE: Shape = Shape {
 };
 
 /// Digits of the base-62 form: enough for 2^128 − 1 (62^22 > 2^128).
-pub const BASE62_DIGITS: usize = 22;
-const ALPHABET: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+pub const BASE62_DIGITS: usize = Form::Base62.width(u128::BITS);
 
 /// What the readers of base-62 flakes expect, as their errors say it.
 pub const BASE62_EXPECTED: &str = "22 base-62 digits (0-9, A-Z, a-z) of at most 2^128 - 1";
@@ -96,45 +96,19 @@ pub fn parts(flake: u128) -> Parts {
   }
 }
 
-/// 62^10, the most digits of a chunk below 2^64.
-const CHUNK: u128 = 62u128.pow(10);
-
 /// `flake` in base 62, 22 digits.
 #[inline]
 pub fn base62(flake: u128) -> [u8; BASE62_DIGITS] {
-  // Two u128 divisions (each a library call) into chunks of 2, 10 and 10 digits, whose
-  // divisions by 62 are u64 ones, a multiplication each.
-  let (rest, low) = (flake / CHUNK, (flake % CHUNK) as u64);
-  let (top, middle) = ((rest / CHUNK) as u64, (rest % CHUNK) as u64);
-  let mut text = [b'0'; BASE62_DIGITS];
-  for (chunk, mut value) in text.rchunks_mut(10).zip([low, middle, top]) {
-    for digit in chunk.iter_mut().rev() {
-      *digit = ALPHABET[(value % 62) as usize];
-      value /= 62;
-    }
-  }
-  text
+  Form::Base62.write(flake)
 }
 
 /// The flake `text` writes in base 62 (exactly 22 digits), if it is one.
 pub fn from_base62(text: &str) -> Option<u128> {
-  let text = text.as_bytes();
-  if text.len() != BASE62_DIGITS {
-    return None;
-  }
-  text.iter().try_fold(0u128, |value, &digit| {
-    let digit = match digit {
-      b'0'..=b'9' => digit - b'0',
-      b'A'..=b'Z' => digit - b'A' + 10,
-      b'a'..=b'z' => digit - b'a' + 36,
-      _ => return None,
-    };
-    value.checked_mul(62)?.checked_add(u128::from(digit))
-  })
+  Form::Base62.read(text, u128::BITS).ok()
 }
 
-/// The flake `text` writes, spaces around it aside: 22 base-62 digits, or `0x` and 32 hex digits
-/// (as `FlakeId.decompose` reads 64-bit ids).
+/// The flake `text` writes, spaces around it aside: 22 base-62 digits, 26 base32 ones (ULID's
+/// form), or `0x` and 32 hex digits (as `FlakeId.decompose` reads 64-bit ids).
 pub fn from_text(text: &str) -> Option<u128> {
   let text = text.trim();
   match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
@@ -142,7 +116,7 @@ pub fn from_text(text: &str) -> Option<u128> {
       u128::from_str_radix(hex, 16).ok()
     }
     Some(_) => None,
-    None => from_base62(text),
+    None => read_wide(text),
   }
 }
 
@@ -158,8 +132,8 @@ fn has_form(text: &str) -> bool {
 }
 
 /// What the readers of flakes in any form expect, as their errors say it.
-const EXPECTED: &str =
-  "a Flake128: 16 bytes, a bigint below 2^128, 22 base-62 digits or 0x and 32 hex digits";
+const EXPECTED: &str = "a Flake128: 16 bytes, a bigint below 2^128, 22 base-62 digits, 26 base32 \
+                        characters (as ULID writes them) or 0x and 32 hex digits";
 
 /// The flake `got` is: 16 bytes (`bytes`, when `got` is a Uint8Array), a bigint, 22 base-62
 /// digits or 0x and 32 hex digits; errors name it `id`.

@@ -13,6 +13,7 @@
 mod behaviour;
 pub mod flake128;
 pub mod layout;
+pub mod text;
 pub mod uuid;
 
 pub use behaviour::{Does, PartValue, Parts, Text};
@@ -20,6 +21,7 @@ pub use behaviour::{Does, PartValue, Parts, Text};
 use crate::error::FlakeError;
 use crate::input::Input;
 use layout::Shape;
+use text::Form;
 
 /// What a kind is, and what its ids do.
 #[derive(Debug)]
@@ -341,6 +343,22 @@ impl Wide {
   /// The 128-bit id whose text form (`text`'s) is `text`.
   pub fn parse(self, text: &str) -> Option<[u8; 16]> {
     (self.does.parse)(text)
+  }
+
+  /// The text of `id` in `form`: its kind's own for `None`, else one of `text::WIDE_FORMS`
+  /// (`None` for another).
+  pub fn text_in(self, id: &[u8; 16], form: Option<Form>) -> Option<Text> {
+    let value = u128::from_be_bytes(*id);
+    match form {
+      None => Some(self.text(id)),
+      Some(Form::Base32) => Some(Text::of(
+        &Form::Base32.write::<{ Form::Base32.width(u128::BITS) }>(value),
+      )),
+      Some(Form::Base62) => Some(Text::of(
+        &Form::Base62.write::<{ Form::Base62.width(u128::BITS) }>(value),
+      )),
+      Some(Form::Decimal | Form::Hex) => None,
+    }
   }
 
   /// Whether `id` is one of this kind's (a UUIDv7's version and variant).

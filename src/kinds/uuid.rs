@@ -12,6 +12,7 @@ use crate::error::FlakeError;
 use crate::input::Input;
 use crate::kinds::behaviour::{Does, PartValue, Parts as KindParts, Text};
 use crate::kinds::layout::{Order, Shape};
+use crate::kinds::text::read_wide;
 
 /// Bits of the counter.
 const COUNTER_BITS: u8 = 15;
@@ -29,6 +30,9 @@ pub const SHAPE: Shape = Shape {
 
 /// What `parse` and the readers of UUIDs expect, as their errors say it.
 pub const EXPECTED: &str = "a UUIDv7 (8-4-4-4-12 hex digits, version 7, variant 10)";
+/// What the readers of UUIDs in any form expect.
+const READ_EXPECTED: &str = "a UUIDv7 (8-4-4-4-12 hex digits, 26 base32 characters as ULID \
+                             writes them, or 22 base62 ones; version 7, variant 10)";
 /// What the readers of UUIDs as bytes expect.
 pub const BYTES_EXPECTED: &str = "16 bytes of a UUIDv7 (version 7, variant 10)";
 
@@ -173,8 +177,8 @@ pub fn parse(text: &str) -> Option<[u8; 16]> {
   parts(&uuid).map(|_| uuid)
 }
 
-/// The UUIDv7 `got` is: its canonical form, or exactly 16 bytes (`bytes`, when `got` is a
-/// Uint8Array); errors name it `id`.
+/// The UUIDv7 `got` is: its canonical form, its 26 base32 characters (ULID's form) or 22 base62
+/// ones, or exactly 16 bytes (`bytes`, when `got` is a Uint8Array); errors name it `id`.
 pub fn read(got: &Input, bytes: Option<&[u8]>) -> Result<[u8; 16], FlakeError> {
   let (argument, got_) = ("id".into(), got.clone());
   match (got, bytes.map(<[u8; 16]>::try_from)) {
@@ -190,11 +194,13 @@ pub fn read(got: &Input, bytes: Option<&[u8]>) -> Result<[u8; 16], FlakeError> {
       expected: BYTES_EXPECTED.into(),
       got: got_,
     }),
-    (Input::String(text), _) => parse(text).ok_or(FlakeError::ArgumentValue {
-      argument,
-      expected: EXPECTED.into(),
-      got: got_,
-    }),
+    (Input::String(text), _) => parse(text)
+      .or_else(|| Some(read_wide(text)?.to_be_bytes()).filter(holds))
+      .ok_or(FlakeError::ArgumentValue {
+        argument,
+        expected: READ_EXPECTED.into(),
+        got: got_,
+      }),
     _ => Err(FlakeError::ArgumentType {
       argument,
       expected: EXPECTED.into(),

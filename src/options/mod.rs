@@ -9,11 +9,14 @@ use crate::input::Input;
 use crate::kinds::layout::{node_id, Layout, Preset, MAX_PART};
 use crate::kinds::Kind;
 
+pub mod id_from;
 pub mod layout;
 pub mod unknown;
 pub mod values;
 
+use id_from::Environment;
 use layout::{layout, RawLayout};
+use values::reword;
 pub use values::{epoch, integer};
 
 /// The options object as read from JS, one field per option.
@@ -27,6 +30,9 @@ pub struct RawOptions {
   pub worker: Input,
   /// Discord's low part of the node id.
   pub process: Input,
+  /// Where the environment holds the node id (see `id_from`), and what to add to it.
+  pub id_from: Input,
+  pub id_offset: Input,
   pub epoch: Input,
   pub seq_mask: Input,
   pub clock: Input,
@@ -44,6 +50,8 @@ impl Default for RawOptions {
       datacenter: Input::Undefined,
       worker: Input::Undefined,
       process: Input::Undefined,
+      id_from: Input::Undefined,
+      id_offset: Input::Undefined,
       epoch: Input::Undefined,
       seq_mask: Input::Undefined,
       clock: Input::Undefined,
@@ -93,13 +101,18 @@ pub enum Scope {
 /// Validates `raw`; `now_ms` (the system clock) bounds the epoch unless a custom clock is given.
 #[cfg(test)]
 pub fn parse(raw: &RawOptions, now_ms: u64) -> Result<Config, FlakeError> {
-  parse_kind(raw, Kind::FlakeId, now_ms)
+  parse_kind(raw, Kind::FlakeId, now_ms, &id_from::System)
 }
 
-/// As `parse`, for a generator of `kind`: a 128-bit kind's ids are made from ids of its row's
-/// shape, which stands in for the `layout` option (unset, as every option such a generator
-/// does not take: see `lib/options/options.js`).
-pub fn parse_kind(raw: &RawOptions, kind: Kind, now_ms: u64) -> Result<Config, FlakeError> {
+/// As `parse`, for a generator of `kind`, `idFrom` reading `env`: a 128-bit kind's ids are made
+/// from ids of its row's shape, which stands in for the `layout` option (unset, as every option
+/// such a generator does not take: see `lib/options/options.js`).
+pub fn parse_kind(
+  raw: &RawOptions,
+  kind: Kind,
+  now_ms: u64,
+  env: &dyn Environment,
+) -> Result<Config, FlakeError> {
   let custom_clock = match &raw.clock {
     unset if unset.is_unset() => false,
     Input::Function => true,
@@ -121,7 +134,7 @@ pub fn parse_kind(raw: &RawOptions, kind: Kind, now_ms: u64) -> Result<Config, F
     None => layout(&raw.layout, &raw.layout_fields)?,
   };
   let shape = layout.shape;
-  let (id, parts) = node(raw, &layout)?;
+  let (id, parts) = node(raw, &layout, env)?;
 
   // Explicit options win: the layout's epoch is the default.
   let epoch = match &raw.epoch {
@@ -271,20 +284,29 @@ fn scope(raw: &RawOptions, custom_clock: bool) -> Result<Scope, FlakeError> {
   })
 }
 
-/// The node id and, when `id` is not given and the layout splits it, its parts. flake-idgen:
-/// `id` wins whenever it is not `undefined`; the parts are then ignored. `null` is such a
-/// value, and `null & 0x3FF` is 0. A part the layout does not have is refused (flake-idgen's
-/// own layout ignores them, as flake-idgen does).
-fn node(raw: &RawOptions, layout: &Layout) -> Result<(u16, Option<[u8; 2]>), FlakeError> {
+/// The node id and, when neither `idFrom` nor `id` is given and the layout splits it, its
+/// parts. flake-idgen: `id` wins whenever it is not `undefined`; the parts are then ignored.
+/// `null` is such a value, and `null & 0x3FF` is 0. A part the layout does not have is refused
+/// (flake-idgen's own layout ignores them, as flake-idgen does).
+fn node(
+  raw: &RawOptions,
+  layout: &Layout,
+  env: &dyn Environment,
+) -> Result<(u16, Option<[u8; 2]>), FlakeError> {
+  let given = [
+    ("id", &raw.id),
+    ("datacenter", &raw.datacenter),
+    ("worker", &raw.worker),
+    ("process", &raw.process),
+  ];
+  let max = layout.shape.max_node();
+  if let Some(id) = id_from::node_id(&raw.id_from, &raw.id_offset, &given, max, env)? {
+    return Ok((id, None));
+  }
   let parts = layout.parts();
   if layout.preset != Some(Preset::FlakeIdgen) {
-    let given = [
-      ("datacenter", &raw.datacenter),
-      ("worker", &raw.worker),
-      ("process", &raw.process),
-    ];
     let names = parts.map_or("id".to_string(), |[high, low]| format!("id, {high}, {low}"));
-    for (option, value) in given {
+    for &(option, value) in &given[1..] {
       if !value.is_unset() && !parts.is_some_and(|parts| parts.contains(&option)) {
         return Err(FlakeError::OptionType {
           option: option.into(),
@@ -301,7 +323,6 @@ fn node(raw: &RawOptions, layout: &Layout) -> Result<(u16, Option<[u8; 2]>), Fla
     return Ok((0, None));
   }
   if raw.id != Input::Undefined {
-    let max = layout.shape.max_node();
     let id = integer(
       "id",
       &raw.id,
@@ -335,23 +356,6 @@ fn part(option: &'static str, value: &Input) -> Result<u8, FlakeError> {
     "an integer from 0 to 31",
   )?;
   Ok(n as u8)
-}
-
-/// `err` (about an option's value) with `expected` in place of what it said was expected.
-fn reword(err: FlakeError, expected: &str) -> FlakeError {
-  match err {
-    FlakeError::OptionRange { option, got, .. } => FlakeError::OptionRange {
-      option,
-      expected: expected.into(),
-      got,
-    },
-    FlakeError::OptionType { option, got, .. } => FlakeError::OptionType {
-      option,
-      expected: expected.into(),
-      got,
-    },
-    other => other,
-  }
 }
 
 /// The number 0 (or -0), which flake-idgen's `options.x || default` reads as unset. A string

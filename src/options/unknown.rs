@@ -116,12 +116,14 @@ pub fn first_reports(names: &[String], known: &[&'static str]) -> Vec<String> {
 }
 
 /// The options `read_options` reads: a `FlakeId`'s, and flake-idgen's among them.
-pub const FLAKE_ID_OPTIONS: [&str; 11] = [
+pub const FLAKE_ID_OPTIONS: [&str; 13] = [
   "layout",
   "id",
   "datacenter",
   "worker",
   "process",
+  "idFrom",
+  "idOffset",
   "epoch",
   "seqMask",
   "clock",
@@ -134,7 +136,7 @@ pub const FLAKE_ID_OPTIONS: [&str; 11] = [
 mod tests {
   use super::*;
 
-  const KNOWN: [&str; 11] = FLAKE_ID_OPTIONS;
+  const KNOWN: [&str; 13] = FLAKE_ID_OPTIONS;
 
   #[test]
   fn names_the_option_meant() {

@@ -74,6 +74,23 @@ pub fn integer(
   Ok(n)
 }
 
+/// `err` (about an option's value) with `expected` in place of what it said was expected.
+pub(super) fn reword(err: FlakeError, expected: &str) -> FlakeError {
+  match err {
+    FlakeError::OptionRange { option, got, .. } => FlakeError::OptionRange {
+      option,
+      expected: expected.into(),
+      got,
+    },
+    FlakeError::OptionType { option, got, .. } => FlakeError::OptionType {
+      option,
+      expected: expected.into(),
+      got,
+    },
+    other => other,
+  }
+}
+
 /// Digits only: no sign, exponent, hex prefix or empty string, which `Number()` would also take.
 pub(super) fn is_decimal(s: &str) -> bool {
   !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())

@@ -4,9 +4,9 @@
 //! path, reading and writing at an offset, turning the first mapping's exclusive lock into a
 //! shared one, which directories and files are the user's own, where a state directory goes by
 //! default, and the paths and arguments the `state` command is given; for `random`, a handler
-//! for forks; for `clock`, the system clock. Every side (unix, windows, wasm) has the same names
-//! and types, so `dir`, `file`, `admin`, `random`, `clock` and `js::state` read the same on every
-//! system.
+//! for forks; for `clock`, the system clock; for `idFrom`, the host's name. Every side (unix,
+//! windows, wasm) has the same names and types, so `dir`, `file`, `admin`, `random`, `clock`,
+//! `options::id_from` and `js::state` read the same on every system.
 //! Outside `os/`, only two things are gated on a target (`tests::layers` lists each file): the
 //! SIGBUS guard, Linux's alone (`host/mod.rs`, `host/file.rs`, `sequencer.rs`'s `spent`), and the
 //! WebAssembly build's plain exports and the scratch they use (`js/mod.rs`,
@@ -27,8 +27,8 @@ pub use imp::command_line;
 #[cfg(all(unix, target_pointer_width = "64"))]
 pub use imp::now_ms;
 pub use imp::{
-  arguments, changed_at, check, downgrade, identity, identity_at, identity_words, not_ours,
-  on_fork, open, path_from_bytes, read_at, refused_symlink, shared_temp_dirs, transient,
+  arguments, changed_at, check, downgrade, hostname, identity, identity_at, identity_words,
+  not_ours, on_fork, open, path_from_bytes, read_at, refused_symlink, shared_temp_dirs, transient,
   user_temp_dir, write_at, Dir, Identity,
 };
 #[cfg(all(test, unix))]

@@ -381,3 +381,19 @@ pub fn command_line(line: &[u8]) -> Vec<OsString> {
     .map(|arg| std::ffi::OsStr::from_bytes(arg).to_os_string())
     .collect()
 }
+
+/// The host's name, as `os.hostname()` gives it (both ask `gethostname`); why not, if it fails.
+pub fn hostname() -> Result<String, String> {
+  // POSIX's HOST_NAME_MAX is at most 255: the name and its NUL fit.
+  let mut name = [0u8; 256];
+  // SAFETY: `name` is writable for its whole length; one byte is left for a NUL should the
+  // system cut a longer name without one.
+  if unsafe { libc::gethostname(name.as_mut_ptr().cast(), name.len() - 1) } != 0 {
+    return Err(io::Error::last_os_error().to_string());
+  }
+  let end = name
+    .iter()
+    .position(|&byte| byte == 0)
+    .unwrap_or(name.len());
+  Ok(String::from_utf8_lossy(&name[..end]).into_owned())
+}

@@ -153,3 +153,8 @@ pub fn path_from_bytes(bytes: Vec<u8>) -> Option<PathBuf> {
 pub fn arguments() -> Vec<OsString> {
   std::env::args_os().collect()
 }
+
+/// Never had: WASI gives no host name.
+pub fn hostname() -> Result<String, String> {
+  Err("WASI gives the WebAssembly build none".into())
+}

@@ -150,6 +150,10 @@ pub fn downgrade(file: &File) -> io::Result<()> {
 
 #[link(name = "kernel32")]
 extern "system" {
+  /// Writes the computer's name of `format` and a NUL into `name` (of `*size` characters), and
+  /// its length without the NUL into `*size`; nonzero on success.
+  fn GetComputerNameExW(format: i32, name: *mut u16, size: *mut u32) -> i32;
+
   /// Unlocks the byte range at `offset_low`/`offset_high` of `bytes_low`/`bytes_high` bytes
   /// that this handle locked; nonzero on success.
   fn UnlockFile(
@@ -222,4 +226,20 @@ pub fn path_from_bytes(bytes: Vec<u8>) -> Option<PathBuf> {
 /// The process's command line, as the system gave it.
 pub fn arguments() -> Vec<OsString> {
   std::env::args_os().collect()
+}
+
+/// The host's name, as `os.hostname()` gives it: its DNS host name; why not, if it fails.
+pub fn hostname() -> Result<String, String> {
+  /// winbase.h's `ComputerNameDnsHostname`.
+  const DNS_HOSTNAME: i32 = 1;
+  // A DNS host name is at most 63 characters; Windows allows a few more: room to spare.
+  let mut name = [0u16; 256];
+  let mut size = name.len() as u32;
+  // SAFETY: `name` is writable for `size` characters, and `size` is a u32 to write.
+  if unsafe { GetComputerNameExW(DNS_HOSTNAME, name.as_mut_ptr(), &mut size) } == 0 {
+    return Err(io::Error::last_os_error().to_string());
+  }
+  Ok(String::from_utf16_lossy(
+    &name[..(size as usize).min(name.len())],
+  ))
 }

@@ -17,6 +17,7 @@ mod host_limits;
 mod host_loss;
 #[cfg(unix)]
 mod host_restore;
+mod id_from;
 mod input;
 mod instance_tally;
 mod layers;

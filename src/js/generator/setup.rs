@@ -17,7 +17,7 @@ use crate::js::values::error::{thrown, unusable};
 use crate::js::values::input::read_options;
 use crate::kinds::layout::Preset;
 use crate::kinds::Kind;
-use crate::options::{self, unknown, Scope};
+use crate::options::{self, id_from, unknown, Scope};
 use crate::registry::{self, shared_state};
 
 /// Sets up this thread with its scratch (a `Uint8Array` over a whole `SharedArrayBuffer` of
@@ -99,8 +99,9 @@ pub struct Configured<'env> {
 /// Validates `options` of a generator of `kind` (a `KindName`),
 /// each read once, and returns what they configure (see `Configured`). Throws a
 /// `TypeError`/`RangeError` with code `ERR_FLAKE_INVALID_OPTION` that names the option and the
-/// value, or an `Error` with code `ERR_FLAKE_STATE_DIR`/`ERR_FLAKE_STATE_FILE` when host scope
-/// was asked for and cannot be had. Nothing is kept per configuration: there is nothing to
+/// value, code `ERR_FLAKE_ID_FROM` when what `idFrom` reads gives no node id of the layout, or an
+/// `Error` with code `ERR_FLAKE_STATE_DIR`/`ERR_FLAKE_STATE_FILE` when host scope was asked for
+/// and cannot be had. Nothing is kept per configuration: there is nothing to
 /// release. With `checkOnly`, the options are checked and no state is found (nor a state file
 /// mapped): `slot` is `PRIVATE_SLOT`, and `scope` the one asked for (a lease checks its
 /// generator's options before it knows its id).
@@ -113,8 +114,8 @@ pub fn configure<'env>(
 ) -> Result<Configured<'env>> {
   let kind = Kind::named(&kind).ok_or_else(unusable)?;
   let (raw, clock, unknown) = read_options(env, options)?;
-  let config =
-    options::parse_kind(&raw, kind, clock::system_now_ms()).map_err(|e| thrown(env, e))?;
+  let config = options::parse_kind(&raw, kind, clock::system_now_ms(), &id_from::System)
+    .map_err(|e| thrown(env, e))?;
   let thread = Thread::of(env)?;
   let settings = Settings::from(&config);
   let (slot, host) = if config.custom_clock {

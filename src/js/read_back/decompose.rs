@@ -6,10 +6,11 @@ use napi_derive::napi;
 
 use crate::error::FlakeError;
 use crate::input::Input;
-use crate::js::values::error::thrown;
+use crate::js::values::error::{thrown, unusable};
 use crate::js::values::input::{bytes, describe, property, property_value, read_layout};
 use crate::kinds::layout::decompose::{self, ID_EXPECTED, OPTIONS_EXPECTED};
 use crate::kinds::layout::{Layout, Preset};
+use crate::kinds::text::Form;
 use crate::options;
 use crate::options::values::decompose_epoch;
 
@@ -20,11 +21,21 @@ use crate::options::values::decompose_epoch;
 /// flake-idgen's and Twitter's, `worker` and `process` for Discord's); and what the layout's
 /// users call the sequence or the node id (Discord's `increment`, Instagram's `shardId`,
 /// sonyflake's `machineId`).
+/// A string id in `format` (a name of `textForms()`, which JS checks first), when given, is
+/// read as exactly that form writes it.
 #[napi(
-  ts_args_type = "id: unknown, options?: unknown",
+  ts_args_type = "id: unknown, options?: unknown, format?: string",
   ts_return_type = "{ timestamp: number; date: Date; id: number; sequence: number; datacenter?: number; worker?: number; process?: number; increment?: number; shardId?: number; machineId?: number }"
 )]
-pub fn decompose(env: Env, id: Unknown, options: Option<Unknown>) -> Result<Object<'static>> {
+pub fn decompose(
+  env: Env,
+  id: Unknown,
+  options: Option<Unknown>,
+  format: Option<String>,
+) -> Result<Object<'static>> {
+  let form = format
+    .map(|format| Form::named(&format).ok_or_else(unusable))
+    .transpose()?;
   let layout = layout_option(&env, options)?;
   let got = unsafe { describe(env.raw(), id.raw()) }?;
   let number = match &got {
@@ -37,7 +48,12 @@ pub fn decompose(env: Env, id: Unknown, options: Option<Unknown>) -> Result<Obje
         got: got.clone(),
       }),
     },
-    Input::String(text) => decompose::parse(text),
+    Input::String(text) => match form {
+      Some(form) => form
+        .read_argument(text, u64::BITS, "id", &got)
+        .map(|id| id as u64),
+      None => decompose::parse(text),
+    },
     Input::BigInt(digits) => digits.parse().map_err(|_| FlakeError::ArgumentRange {
       argument: "id".into(),
       expected: ID_EXPECTED.into(),

@@ -12,6 +12,7 @@ use crate::input::Input;
 use crate::js::values::error::{thrown, unusable};
 use crate::js::values::input::{bytes, clock_reading, describe};
 use crate::kinds::layout::decompose::MAX_DATE_MS;
+use crate::kinds::text::{Form, FORMS, WIDE_FORMS};
 use crate::kinds::{each_kind, Kind, PartValue, Row, Wide, KINDS};
 
 /// `KindName` from `kinds::each_kind!`'s list, its variants `Kind`'s.
@@ -113,33 +114,122 @@ pub fn wide_clock_reading(env: Env, kind: String, value: Unknown) -> Result<f64>
   Ok(ms as f64)
 }
 
+/// A text form of an id as JS sees it: its row of `kinds::text::FORMS`.
+#[napi(object)]
+pub struct TextFormDescription {
+  /// Its name, as the `format` arguments take it.
+  pub name: String,
+  /// Characters of a 64-bit id in it (decimal's most).
+  pub width: u32,
+  /// Characters of a 128-bit id in it, if the 128-bit kinds are written in it.
+  pub wide_width: Option<u32>,
+}
+
+/// Every text form ids are read in (`idParse`, `decompose`), in `kinds::text::FORMS`' order.
+#[napi]
+pub fn text_forms() -> Vec<TextFormDescription> {
+  FORMS
+    .iter()
+    .map(|&form| TextFormDescription {
+      name: form.name().into(),
+      width: form.width(u64::BITS) as u32,
+      wide_width: WIDE_FORMS
+        .contains(&form)
+        .then(|| form.width(u128::BITS) as u32),
+    })
+    .collect()
+}
+
+/// The form `format` names, one of `forms`: JS checks the name first (lib/formats/formats.js),
+/// so another is not reached.
+fn form_named(format: &str, forms: &[Form]) -> Result<Form> {
+  Form::named(format)
+    .filter(|form| forms.contains(form))
+    .ok_or_else(unusable)
+}
+
 /// The text of the id of the 128-bit `kind` in `id`: its 16 bytes from `offset`, each checked
 /// as the kind's; without `offset`, in any form the kind's readers take (see `idDecompose`).
-#[napi(ts_args_type = "kind: KindName, id: unknown, offset?: number")]
-pub fn id_text(env: Env, kind: String, id: Unknown, offset: Option<u32>) -> Result<String> {
+/// In `format` (one of the 128-bit forms: `textForms()`' with a `wideWidth`), else in the kind's
+/// own text.
+#[napi(ts_args_type = "kind: KindName, id: unknown, offset?: number, format?: string")]
+pub fn id_text(
+  env: Env,
+  kind: String,
+  id: Unknown,
+  offset: Option<u32>,
+  format: Option<String>,
+) -> Result<String> {
   let kind = Kind::wide_named(&kind).ok_or_else(unusable)?;
+  let form = format
+    .map(|format| form_named(&format, &WIDE_FORMS))
+    .transpose()?;
   let id = match offset {
     Some(offset) => stored(&env, kind, &id, offset as usize)?,
     None => read(&env, kind, &id)?,
   };
-  Ok(String::from_utf8_lossy(kind.text(&id).as_bytes()).into_owned())
+  let text = kind.text_in(&id, form).ok_or_else(unusable)?;
+  Ok(String::from_utf8_lossy(text.as_bytes()).into_owned())
 }
 
-/// Writes into `out` (16 bytes) the id of the 128-bit `kind` whose text is `text`.
-#[napi(ts_args_type = "kind: KindName, text: unknown, out: Uint8Array")]
-pub fn id_parse(env: Env, kind: String, text: Unknown, out: Unknown) -> Result<()> {
-  let kind = Kind::wide_named(&kind).ok_or_else(unusable)?;
+/// Writes into `out` the id of `kind` whose text is `text`: 8 bytes of a 64-bit id, whose
+/// `format` is one of `textForms()`' (decimal by default); 16 of a 128-bit one, in its kind's own
+/// text or in `format`, one of the 128-bit forms.
+#[napi(ts_args_type = "kind: KindName, text: unknown, out: Uint8Array, format?: string")]
+pub fn id_parse(
+  env: Env,
+  kind: String,
+  text: Unknown,
+  out: Unknown,
+  format: Option<String>,
+) -> Result<()> {
+  let kind = Kind::named(&kind).ok_or_else(unusable)?;
   let got = unsafe { describe(env.raw(), text.raw()) }?;
-  let expected = kind.row().text;
-  let id = match &got {
-    Input::String(text) => kind.parse(text).ok_or_else(|| FlakeError::ArgumentValue {
+  let Some(wide) = kind.wide() else {
+    let form = form_named(format.as_deref().unwrap_or("decimal"), &FORMS)?;
+    let id = match &got {
+      Input::String(text) => form
+        .read_argument(text, u64::BITS, "string", &got)
+        .map(|id| (id as u64).to_be_bytes()),
+      _ => Err(FlakeError::ArgumentType {
+        argument: "string".into(),
+        expected: form.expected(u64::BITS),
+        got: got.clone(),
+      }),
+    }
+    .map_err(|err| thrown(&env, err))?;
+    return write_out(&env, &out, &id);
+  };
+  let form = format
+    .map(|format| form_named(&format, &WIDE_FORMS))
+    .transpose()?;
+  let id = match (&got, form) {
+    (Input::String(text), None) => wide.parse(text).ok_or_else(|| FlakeError::ArgumentValue {
       argument: "string".into(),
-      expected: expected.into(),
+      expected: wide.row().text.into(),
       got: got.clone(),
     }),
-    _ => Err(FlakeError::ArgumentType {
+    (Input::String(text), Some(form)) => form
+      .read_argument(text, u128::BITS, "string", &got)
+      .map(u128::to_be_bytes)
+      .and_then(|id| {
+        // 128 bits that are not one of the kind's (a UUIDv7's version and variant).
+        wide
+          .holds(&id)
+          .then_some(id)
+          .ok_or_else(|| FlakeError::ArgumentValue {
+            argument: "string".into(),
+            expected: format!(
+              "{} writing {}",
+              form.expected(u128::BITS),
+              wide.row().bytes_expected
+            ),
+            got: got.clone(),
+          })
+      }),
+    (_, form) => Err(FlakeError::ArgumentType {
       argument: "string".into(),
-      expected: expected.into(),
+      expected: form.map_or(wide.row().text.into(), |form| form.expected(u128::BITS)),
       got: got.clone(),
     }),
   }
@@ -226,15 +316,15 @@ fn stored(env: &Env, kind: Wide, id: &Unknown, offset: usize) -> Result<[u8; 16]
   stored.map_err(|err| thrown(env, err))
 }
 
-/// Copies `id` into `out`, a Uint8Array of 16 bytes.
-fn write_out(env: &Env, out: &Unknown, id: &[u8; 16]) -> Result<()> {
+/// Copies `id` into `out`, a Uint8Array of its length (8 or 16 bytes).
+fn write_out(env: &Env, out: &Unknown, id: &[u8]) -> Result<()> {
   let out_view = out.raw();
   match unsafe { bytes(env.raw(), out_view) }? {
-    Some(bytes) if bytes.len() == 16 => {
+    Some(bytes) if bytes.len() == id.len() => {
       // JS's own Buffer, made for this call: no one else writes it meanwhile.
-      let out = unsafe { std::slice::from_raw_parts_mut(bytes.as_ptr().cast_mut(), 16) };
+      let out = unsafe { std::slice::from_raw_parts_mut(bytes.as_ptr().cast_mut(), id.len()) };
       out.copy_from_slice(id);
-      unsafe { crate::js::seam::protocol::written(env, out_view, 0, 16) }
+      unsafe { crate::js::seam::protocol::written(env, out_view, 0, id.len()) }
     }
     _ => Err(unusable()),
   }

@@ -171,6 +171,8 @@ pub(crate) fn read_options<'env>(
     datacenter,
     worker,
     process,
+    id_from: property(c"idFrom")?,
+    id_offset: property(c"idOffset")?,
     epoch,
     seq_mask,
     clock: unsafe { describe(env.raw(), clock) }?,
