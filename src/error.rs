@@ -35,6 +35,8 @@ pub enum TextFault {
   Character { character: char, at: usize },
   /// Its value is past what the id's bits hold.
   Past { bits: u32 },
+  /// Decimal digits that start with a 0 (and are not "0").
+  LeadingZero,
 }
 
 impl std::fmt::Display for TextFault {
@@ -50,6 +52,7 @@ impl std::fmt::Display for TextFault {
         )
       }
       Self::Past { bits } => write!(f, "it is past 2^{bits} - 1"),
+      Self::LeadingZero => f.write_str("it starts with a 0, which decimal ids never do"),
     }
   }
 }

@@ -204,7 +204,7 @@ test('idFrom with the given node id or its parts, idOffset alone, and an unknown
   const leftOut = (option, got) => [
     'TypeError',
     INVALID,
-    `option \`${option}\` must be left out: idFrom sets the node id, got ${got}`,
+    `option \`${option}\` must be left out: \`idFrom\` sets the node id, got ${got}`,
   ]
   const listed = "'statefulset', 'job-index', 'pm2' or 'env:NAME'"
   const unknown = (hint, got) => ['TypeError', INVALID, `option \`idFrom\` must be ${listed}${hint}, got ${got}`]
@@ -219,7 +219,7 @@ test('idFrom with the given node id or its parts, idOffset alone, and an unknown
       [
         'TypeError',
         INVALID,
-        'option `idOffset` must be unset without `idFrom` (it is added to the number idFrom reads), got 5',
+        'option `idOffset` must be unset without `idFrom` (it is added to the number `idFrom` reads), got 5',
       ],
     ],
     [{ idFrom: 'PM2' }, unknown(" (did you mean 'pm2'?)", '"PM2"')],

@@ -123,6 +123,7 @@ test('bad text is refused, saying why: its length, the character and where, a va
     ['decimal', ' 1', '" " at index 0 is not one of them'],
     ['decimal', '0x1f', '"x" at index 1 is not one of them'],
     ['decimal', '+1', '"+" at index 0 is not one of them'],
+    ['decimal', '007', 'it starts with a 0, which decimal ids never do'],
     ['base32', '0'.repeat(12), 'it has 12 characters'],
     ['base32', '0'.repeat(14), 'it has 14 characters'],
     // Crockford's decoding would take lower case, and I and L for 1, O for 0: one id would have

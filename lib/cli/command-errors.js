@@ -52,7 +52,9 @@ function withFlags(fn, flags = {}) {
     // flags take them. The value the user gave, after `, got`, is shown as it is.
     const got = message.indexOf(', got ')
     const [words, value] = got === -1 ? [message, ''] : [message.slice(0, got), message.slice(got)]
-    throw new UsageError(words.replace(/'([\w:-]+)'/g, '$1') + value)
+    // An option the words name in backticks (`idFrom`) is named by its flag too.
+    const worded = words.replace(/'([\w:-]+)'/g, '$1').replace(/`([a-z]+[A-Z]\w*)`/g, (_, name) => flagOf(name))
+    throw new UsageError(worded + value)
   }
 }
 

@@ -130,7 +130,7 @@ impl Form {
   }
 
   /// The id of `bits` bits (64 or 128) that `text` writes in this form: exactly its width in
-  /// characters of its alphabet (decimal: 1 to its width), of a value below 2^bits. Nothing is
+  /// characters of its alphabet (decimal: 1 to its width, no leading zero), of a value below 2^bits. Nothing is
   /// read in another way than the form writes it (no other case, no Crockford I/L/O for 1/1/0),
   /// so that one id has one text and text equality is id equality.
   pub fn read(self, text: &str, bits: u32) -> Result<u128, TextFault> {
@@ -153,6 +153,10 @@ impl Form {
       value = value
         .and_then(|value| value.checked_mul(radix))
         .and_then(|value| value.checked_add(u128::from(digit)));
+    }
+    // Decimal is the one form not zero-padded: `007` would be a second text of 7.
+    if !self.fixed() && length > 1 && text.starts_with('0') {
+      return Err(TextFault::LeadingZero);
     }
     match value {
       Some(value) if bits == u128::BITS || value >> bits == 0 => Ok(value),
@@ -293,6 +297,8 @@ mod tests {
   fn bad_text_is_refused_saying_why() {
     assert_eq!(Form::Base32.read("0123", 64), Err(TextFault::Length(4)));
     assert_eq!(Form::Decimal.read("", 64), Err(TextFault::Length(0)));
+    assert_eq!(Form::Decimal.read("007", 64), Err(TextFault::LeadingZero));
+    assert_eq!(Form::Decimal.read("0", 64), Ok(0));
     assert_eq!(
       Form::Decimal.read("184467440737095516150", 64),
       Err(TextFault::Length(21))

@@ -96,7 +96,7 @@ pub fn node_id(
     if !id_offset.is_unset() {
       return Err(FlakeError::OptionType {
         option: "idOffset".into(),
-        expected: "unset without `idFrom` (it is added to the number idFrom reads)".into(),
+        expected: "unset without `idFrom` (it is added to the number `idFrom` reads)".into(),
         got: id_offset.clone(),
       });
     }
@@ -105,7 +105,7 @@ pub fn node_id(
   if let Some((option, value)) = given.iter().find(|(_, value)| **value != Input::Undefined) {
     return Err(FlakeError::OptionType {
       option: (*option).into(),
-      expected: "left out: idFrom sets the node id".into(),
+      expected: "left out: `idFrom` sets the node id".into(),
       got: (*value).clone(),
     });
   }

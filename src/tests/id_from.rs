@@ -288,7 +288,7 @@ fn the_given_sources_options_are_refused_beside_id_from() {
     );
     assert!(
       message.starts_with(&format!(
-        "option `{option}` must be left out: idFrom sets the node id, got"
+        "option `{option}` must be left out: `idFrom` sets the node id, got"
       )),
       "{message}"
     );
@@ -315,7 +315,7 @@ fn id_offset_without_id_from_is_refused() {
   };
   assert_eq!(
     refused(&raw, &env(&[]), "ERR_FLAKE_INVALID_OPTION", ErrorKind::TypeError),
-    "option `idOffset` must be unset without `idFrom` (it is added to the number idFrom reads), got 100"
+    "option `idOffset` must be unset without `idFrom` (it is added to the number `idFrom` reads), got 100"
   );
 }
 
