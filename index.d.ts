@@ -315,7 +315,7 @@ declare namespace FlakeId {
   /** Options of `FlakeId.lease`. */
   export interface LeaseOptions<L extends LayoutOption = 'flake-idgen'>
     extends Pick<Options<L>, 'layout' | 'epoch' | 'seqMask' | 'allowedFutureMs' | 'clock' | 'scope' | 'stateDir'> {
-    /** The user's own client: an ioredis `Redis` or `Cluster`, a node-redis v4/v5 client, a connected pg `Pool` or `Client`, or a mysql2 `Pool` (`mysql2` or `mysql2/promise`). */
+    /** The user's own client: an ioredis `Redis` or `Cluster`, a node-redis v4/v5 client, a connected pg `Pool` or `Client`, a mysql2 `Pool` (`mysql2` or `mysql2/promise`), an etcd3 `Etcd3`, or a node-zookeeper-client `Client` (connected). */
     store: object
     /**
      * The uniqueness domain across hosts: ids are unique among the holders of a namespace (1 to

@@ -16,6 +16,8 @@ const pg = require('pg')
 const mysql = require('mysql2')
 const { noServers, startRedis, startPostgres, startMariadb } = require('../support/servers.js')
 const { storeFor } = require('../../lib/lease/store.js')
+const zookeeper = require('node-zookeeper-client')
+const { startZookeeper } = require('../support/servers.js')
 
 const ROOT = path.join(__dirname, '..', '..')
 const BIN = path.join(ROOT, 'bin', 'flake-idgen.js')
@@ -44,6 +46,15 @@ before(async () => {
   pgClient = new pg.Client({ connectionString: pgServer.url })
   await pgClient.connect()
 })
+
+let zookeeperServer
+
+before(async () => {
+  if (noServers) return
+  zookeeperServer = await startZookeeper()
+})
+
+after(() => zookeeperServer?.stop())
 
 after(async () => {
   ioredis?.disconnect()
@@ -195,6 +206,53 @@ describe('lease list', { skip: noServers }, () => {
     assert.doesNotMatch(String(mariadbServer.sql('SHOW TABLES FROM mysql')), /flake_idgen/)
   })
 
+  it("--zookeeper: each id's holder, expiry and ceiling, with node-zookeeper-client from the project", async (t) => {
+    const client = zookeeper.createClient(zookeeperServer.hosts, { retries: 0 })
+    const connected = new Promise((resolve) => client.once('connected', resolve))
+    client.connect()
+    await connected
+    // Its holders' znodes are its session's: open while listed.
+    t.after(() => client.close())
+    await seed(storeFor(client), 'orders')
+    const { hosts, port } = zookeeperServer
+    assertListed(run(['lease', 'list', '--zookeeper', hosts, '--namespace', 'orders']), {
+      namespace: 'orders',
+      url: hosts,
+      client: 'node-zookeeper-client',
+    })
+    // Its URL form, several hosts (one down: the client tries the next) and a user's digest
+    // credentials, never printed.
+    const twice = `zookeeper://u:hunter2@127.0.0.1:1,${hosts}`
+    assertListed(run(['lease', 'list', '--zookeeper', twice, '--namespace', 'orders']), {
+      namespace: 'orders',
+      url: `zookeeper://***@127.0.0.1:1,${hosts}`,
+      client: 'node-zookeeper-client',
+    })
+    // A chroot the lease never used: nothing listed; one that is not there, said so.
+    await new Promise((resolve, reject) => client.create('/elsewhere', (error) => (error ? reject(error) : resolve())))
+    assertEmpty(run(['lease', 'list', '--zookeeper', `${hosts}/elsewhere`, '--namespace', 'orders']), 'orders')
+    const nowhere = run(['lease', 'list', '--zookeeper', `${hosts}/nowhere`, '--namespace', 'orders'])
+    assert.equal(nowhere.status, 1)
+    assert.equal(
+      nowhere.stderr,
+      `flake-idgen: cannot list the leases at ${hosts}/nowhere (node-zookeeper-client): the lease store (node-zookeeper-client) found no znode at its client's chroot to make /flake-idgen in: ZooKeeper makes none, make it first\n`,
+    )
+    // node-zookeeper-client says nothing of a refused connection, and tries again for ever: the
+    // command gives up at its connect timeout.
+    const refused = run(['lease', 'list', '--zookeeper', 'u:hunter2@127.0.0.1:1', '--namespace', 'orders'])
+    assert.equal(refused.status, 1)
+    assert.equal(
+      refused.stderr,
+      'flake-idgen: cannot connect to u:***@127.0.0.1:1 (node-zookeeper-client): no server of 127.0.0.1:1 made a session within 5000 ms\n',
+    )
+    const bad = run(['lease', 'list', '--zookeeper', `redis://u:hunter2@127.0.0.1:${port}`, '--namespace', 'orders'])
+    assert.equal(bad.status, 2)
+    assert.equal(
+      bad.stderr,
+      `flake-idgen: --zookeeper must be host:port[,host:port…][/chroot], or a zookeeper:// URL, got "redis://u:***@127.0.0.1:${port}"\n`,
+    )
+  })
+
   it('no client in the project: status 1, one line saying what to install', () => {
     const redis = run(['lease', 'list', '--redis', redisServer.url, '--namespace', 'orders'], empty)
     assert.equal(redis.status, 1)
@@ -285,11 +343,11 @@ describe('lease list', { skip: noServers }, () => {
       [['lease', 'list', 'extra', ...url, '--namespace', 'n'], 'lease list takes no arguments, got "extra"'],
       [
         ['lease', 'list', '--namespace', 'n'],
-        'lease list needs --redis URL or --mysql URL or --postgres URL (see --help)',
+        'lease list needs --redis URL or --mysql URL or --postgres URL or --etcd URL or --zookeeper HOSTS (see --help)',
       ],
       [
         ['lease', 'list', ...url, '--postgres', 'postgres://h/db', '--namespace', 'n'],
-        'lease list takes --redis or --mysql or --postgres, not more than one',
+        'lease list takes --redis or --mysql or --postgres or --etcd or --zookeeper, not more than one',
       ],
       [
         ['lease', 'list', '--mysql', 'postgres://h/db', '--namespace', 'n'],
@@ -359,7 +417,10 @@ describe('lease list', { skip: noServers }, () => {
   it('--help shows it', () => {
     const { status, stdout } = run(['--help'], empty)
     assert.equal(status, 0)
-    assert.match(stdout, /flake-idgen lease list \(--redis URL \| --mysql URL \| --postgres URL\) --namespace N/)
+    assert.match(
+      stdout.replace(/\s+/g, ' '),
+      /flake-idgen lease list \(--redis URL \| --mysql URL \| --postgres URL \| --etcd URL \| --zookeeper HOSTS\) --namespace N/,
+    )
     assert.match(stdout, /--namespace N/)
   })
 })

@@ -14,6 +14,10 @@ const mysql = require('mysql2/promise')
 const pg = require('pg')
 const FlakeId = require('../..')
 const { noServers, startRedis, startPostgres, startMariadb } = require('../support/servers.js')
+const { startEtcd } = require('../support/servers.js')
+const { etcdClient } = require('../support/etcd-client.js')
+const zookeeper = require('node-zookeeper-client')
+const { startZookeeper } = require('../support/servers.js')
 
 // Room for a loaded machine (two CPU hogs beside the run): store calls time out at ttl / 3.
 const LIMIT = { timeout: 120_000 }
@@ -70,6 +74,58 @@ function assertUnique(...lists) {
   const all = lists.flat().map(String)
   assert.equal(new Set(all).size, all.length, `${all.length - new Set(all).size} duplicates`)
   return all.length
+}
+
+let etcdServer, etcd
+
+before(async () => {
+  if (noServers) return
+  etcdServer = await startEtcd()
+  etcd = etcdClient(etcdServer.hosts)
+})
+
+after(async () => {
+  etcd?.close()
+  await etcdServer?.stop()
+})
+
+let zookeeperServer, zk
+
+before(async () => {
+  if (noServers) return
+  zookeeperServer = await startZookeeper()
+  zk = zookeeper.createClient(zookeeperServer.hosts, { retries: 0 })
+  const connected = new Promise((resolve) => zk.once('connected', resolve))
+  zk.connect()
+  await connected
+})
+
+after(async () => {
+  zk?.close()
+  await zookeeperServer?.stop()
+})
+
+/** Deletes namespace `ns`'s znodes (its marker, records and holders) at once, as by hand. */
+async function deleteZnodes(ns) {
+  const children = (node) =>
+    new Promise((resolve, reject) =>
+      zk.getChildren(node, (error, names) =>
+        error && error.name !== 'NO_NODE' ? reject(error) : resolve(names ?? []),
+      ),
+    )
+  const name = `n${encodeURIComponent(ns)}`
+  for (let tries = 1; ; tries++) {
+    const nodes = []
+    for (const parent of [`/flake-idgen/namespaces/${name}`, `/flake-idgen/held/${name}`]) {
+      nodes.push(...(await children(parent)).map((child) => `${parent}/${child}`), parent)
+    }
+    const error = await new Promise((resolve) =>
+      nodes.reduce((all, node) => all.remove(node), zk.transaction()).commit(resolve),
+    )
+    // A holder wrote between the listing and the multi: again.
+    if (!error) return
+    if (tries === 20) throw error
+  }
 }
 
 describe('leases on a store shared with the app', { skip: noServers }, () => {
@@ -175,6 +231,11 @@ describe('leases on a store shared with the app', { skip: noServers }, () => {
       store: redis,
       lose: (ns) => redis.del(`flake-idgen:{${ns}}`),
     }),
+    "the ZooKeeper namespace's znodes deleted": () => ({ store: zk, lose: deleteZnodes }),
+    "the etcd namespace's keys deleted": () => ({
+      store: etcd,
+      lose: (ns) => etcd.delete().prefix(`flake-idgen/${encodeURIComponent(ns)}/`),
+    }),
     'a MySQL TRUNCATE': () => {
       const store = mysql.createPool({ uri: mariadbServer.url, connectionLimit: 4 })
       closing.push(() => store.end())
@@ -230,7 +291,7 @@ describe('leases on a store shared with the app', { skip: noServers }, () => {
   it('a changed ttl, skew or epoch once every lease of the old ones is gone: leases again', LIMIT, async () => {
     const mysqlPool = mysql.createPool({ uri: mariadbServer.url, connectionLimit: 4 })
     closing.push(() => mysqlPool.end())
-    for (const store of [redis, pool, mysqlPool]) {
+    for (const store of [redis, pool, mysqlPool, etcd, zk]) {
       const shared = { store, namespace: namespace('settings'), ids: [0, 0], ttl: TTL, maxClockSkewMs: 200 }
       const first = await FlakeId.lease(shared)
       const a = Array.from({ length: 50 }, () => first.nextBigInt())

@@ -13,6 +13,8 @@ const mysql = require('mysql2/promise')
 const { noServers, startRedis, startPostgres, startMariadb } = require('../support/servers.js')
 const { storeFor } = require('../../lib/lease/store.js')
 const { statements } = require('../../lib/lease/postgres.js')
+const { startEtcd } = require('../support/servers.js')
+const { etcdClient } = require('../support/etcd-client.js')
 
 const LIMIT = { timeout: 180_000 }
 const META = JSON.stringify({ layout: '41/seq6/node16', epoch: 1514764800000, ttl: 5000, maxClockSkewMs: 1000 })
@@ -160,11 +162,25 @@ describe("today's records", { skip: noServers }, () => {
   )
 })
 
+let etcdServer, etcd
+
+before(async () => {
+  if (noServers) return
+  etcdServer = await startEtcd()
+  etcd = etcdClient(etcdServer.hosts)
+}, LIMIT)
+
+after(async () => {
+  etcd?.close()
+  await etcdServer?.stop()
+}, LIMIT)
+
 describe('a fleet of 500 starting at once on 65,536 ids', { skip: noServers }, () => {
   const stores = {
     redis: () => storeFor(redis),
     postgres: () => storeFor(pool),
     mysql: () => storeFor(mysqlPool),
+    etcd: () => storeFor(etcd),
   }
   for (const [name, make] of Object.entries(stores)) {
     it(`${name}: every one gets an id of its own`, LIMIT, async () => {

@@ -14,6 +14,10 @@ const mysql = require('mysql2')
 const mysqlPromise = require('mysql2/promise')
 const { noServers, startRedis, startPostgres, startMariadb } = require('../support/servers.js')
 const { storeFor } = require('../../lib/lease/store.js')
+const zookeeper = require('node-zookeeper-client')
+const { startZookeeper } = require('../support/servers.js')
+const { startEtcd } = require('../support/servers.js')
+const { etcdClient } = require('../support/etcd-client.js')
 
 const UNKNOWN = 5_000
 const META = JSON.stringify({ layout: '42/10/12', epoch: 0, ttl: 10_000, maxClockSkewMs: 0 })
@@ -56,6 +60,23 @@ before(async () => {
   track(clients.mysqlPromise, () => clients.mysqlPromise.end())
 }, LIMIT)
 
+let zookeeperServer
+
+/** A node-zookeeper-client Client of `hosts`, connected. */
+async function zookeeperClient(hosts) {
+  const client = zookeeper.createClient(hosts, { retries: 0 })
+  const connected = new Promise((resolve) => client.once('connected', resolve))
+  client.connect()
+  await connected
+  return track(client, () => client.close())
+}
+
+before(async () => {
+  if (noServers) return
+  zookeeperServer = await startZookeeper()
+  clients.zookeeper = await zookeeperClient(zookeeperServer.hosts)
+}, LIMIT)
+
 after(async () => {
   for (const close of opened) {
     try {
@@ -65,6 +86,20 @@ after(async () => {
   await Promise.all([replicaServer, redisServer, pgServer, mariadbServer].filter(Boolean).map((s) => s.stop()))
 }, LIMIT)
 
+// After the clients' close, above.
+after(() => zookeeperServer?.stop(), LIMIT)
+
+let etcdServer
+
+before(async () => {
+  if (noServers) return
+  etcdServer = await startEtcd()
+  clients.etcd = etcdClient(etcdServer.hosts)
+  track(clients.etcd, () => clients.etcd.close())
+}, LIMIT)
+
+after(() => etcdServer?.stop(), LIMIT)
+
 const KINDS = {
   ioredis: 'ioredis',
   redis5: 'redis',
@@ -73,6 +108,8 @@ const KINDS = {
   mysqlPromise: 'mysql2',
   pgPool: 'pg',
   pgClient: 'pg',
+  zookeeper: 'node-zookeeper-client',
+  etcd: 'etcd3',
 }
 const REDIS = ['ioredis', 'redis5', 'redis4']
 const PG = ['pgPool', 'pgClient']
@@ -128,7 +165,7 @@ describe('storeFor', { skip: noServers }, () => {
           assert.equal(error.code, 'ERR_FLAKE_INVALID_OPTION')
           assert.equal(
             error.message,
-            `option \`store\` must be an ioredis client, a node-redis (v4/v5) client, a mysql2 Pool, or a pg Pool or Client, ${got}`,
+            `option \`store\` must be an ioredis client, a node-redis (v4/v5) client, a mysql2 Pool, a pg Pool or Client, an etcd3 Etcd3 client, or a node-zookeeper-client Client, ${got}`,
           )
           return true
         },

@@ -72,7 +72,7 @@ describe('lease stores', () => {
   it('each row has what both paths read, under a name of its own', () => {
     assert.deepEqual(
       STORES.map((store) => store.name),
-      ['redis', 'mysql', 'postgres'],
+      ['redis', 'mysql', 'postgres', 'etcd', 'zookeeper'],
     )
     for (const store of STORES) {
       assert.match(store.name, /^[a-z][a-z0-9-]*$/, 'a flag of the command')
@@ -95,7 +95,7 @@ describe('lease stores', () => {
   it("storeFor: a row's client is made by its row, and the refusal lists every row's clients", async () => {
     assert.throws(() => storeFor({}), {
       message:
-        'option `store` must be an ioredis client, a node-redis (v4/v5) client, a mysql2 Pool, or a pg Pool or Client, got an object',
+        'option `store` must be an ioredis client, a node-redis (v4/v5) client, a mysql2 Pool, a pg Pool or Client, an etcd3 Etcd3 client, or a node-zookeeper-client Client, got an object',
     })
     const fake = fakeStore()
     await withRow(fake, () => {
@@ -106,7 +106,7 @@ describe('lease stores', () => {
         name: 'TypeError',
         code: 'ERR_FLAKE_INVALID_OPTION',
         message:
-          'option `store` must be an ioredis client, a node-redis (v4/v5) client, a mysql2 Pool, a pg Pool or Client, or a fake client, got an object',
+          'option `store` must be an ioredis client, a node-redis (v4/v5) client, a mysql2 Pool, a pg Pool or Client, an etcd3 Etcd3 client, a node-zookeeper-client Client, or a fake client, got an object',
       })
       // The option is checked before any row sees the client.
       assert.throws(() => storeFor({ fake: true }, { replicas: -1 }), { code: 'ERR_FLAKE_INVALID_OPTION' })
@@ -146,13 +146,29 @@ describe('lease stores', () => {
       const usage = (values, message) => assert.rejects(leaseList(values), { name: 'UsageError', message })
       await usage(
         { namespace: 'n' },
-        'lease list needs --redis URL or --mysql URL or --postgres URL or --fake URL (see --help)',
+        'lease list needs --redis URL or --mysql URL or --postgres URL or --etcd URL or --zookeeper HOSTS or --fake URL (see --help)',
       )
       await usage(
         { redis: 'redis://h', fake: 'fake://h', namespace: 'n' },
-        'lease list takes --redis or --mysql or --postgres or --fake, not more than one',
+        'lease list takes --redis or --mysql or --postgres or --etcd or --zookeeper or --fake, not more than one',
       )
       await usage({ fake: 'redis://h', namespace: 'n' }, '--fake must be a fake:// URL, got "redis://h"')
+    })
+  })
+
+  it("lease list: a row that reads its own form (ZooKeeper's hosts): its value's name, its words, and the text as given", async () => {
+    const fake = fakeStore({
+      value: 'HOSTS',
+      form: 'h:p[,h:p…]',
+      address: (text) => (/^[a-z]+:\d+(,[a-z]+:\d+)*$/.test(text) ? { hosts: text } : undefined),
+    })
+    await withRow(fake, async () => {
+      const printed = await stdoutOf(() => leaseList({ fake: 'a:1,b:2', namespace: 'orders' }))
+      assert.match(printed, /^namespace "orders" in a:1,b:2 \(node:events\) at /)
+      assert.equal(fake.made[0].client.url, 'a:1,b:2', 'connect is given the text as it was')
+      const usage = (values, message) => assert.rejects(leaseList(values), { name: 'UsageError', message })
+      await usage({ fake: 'u:s3cret@a b', namespace: 'n' }, '--fake must be h:p[,h:p…], got "u:***@a b"')
+      await usage({ namespace: 'n' }, /--zookeeper HOSTS or --fake HOSTS \(see --help\)$/)
     })
   })
 
@@ -203,10 +219,13 @@ STORES.push({
     assert.equal(help.status, 0, help.stderr)
     // Wrapped as the other lines are.
     const words = help.stdout.replace(/\s+/g, ' ')
-    const synopsis = 'flake-idgen lease list (--redis URL | --mysql URL | --postgres URL | --fake URL) --namespace N'
+    const synopsis =
+      'flake-idgen lease list (--redis URL | --mysql URL | --postgres URL | --etcd URL | --zookeeper HOSTS | --fake URL) --namespace N'
     assert.ok(words.includes(synopsis), help.stdout)
     assert.ok(
-      words.includes('with ioredis (else redis), mysql2, pg or node:events (else node:stream) from'),
+      words.includes(
+        'with ioredis (else redis), mysql2, pg, etcd3, node-zookeeper-client or node:events (else node:stream) from',
+      ),
       help.stdout,
     )
     assert.ok(help.stdout.includes('\n  --fake URL           lease list: a fake:// or fakes:// URL\n'), help.stdout)

@@ -1,15 +1,20 @@
 'use strict'
-// A lease holder in a process of its own, for lease.test.js: killed with SIGKILL, paused, or
+// A lease holder in a process of its own, for lease-suite.js: killed with SIGKILL, paused, or
 // run against a store that restarts. It writes what it issued to a file, synchronously, before
 // the ids could be used anywhere, so that a kill loses none that "was seen":
 //   F <id> <floor> <ceiling>    a fence: the lease it issues under from now on
 //   I <ceiling> <id> <id> ...   ids issued (decimal), none past the ceiling in force then
 //   P <count> <last id> <ceiling> <code>   pause mode: what it issued while its loop was blocked
+//   L <code>                    a lease lost (onLost), by the error's code
 
 const fs = require('node:fs')
 const FlakeId = require('../..')
 
 const config = JSON.parse(process.argv[2])
+// Gone with the test file that started it: a file that times out is killed, and its holders
+// left running would go on writing to the store (and load the machine) for the files after it.
+const parent = process.ppid
+setInterval(() => process.ppid !== parent && process.exit(0), 500).unref()
 const out = fs.openSync(config.out, 'a')
 const write = (line) => fs.writeSync(out, `${line}\n`)
 
@@ -26,6 +31,14 @@ async function client() {
     pool.on('error', () => {})
     return pool
   }
+  if (config.kind === 'zookeeper') {
+    const client = require('node-zookeeper-client').createClient(config.url, { retries: 0 })
+    const connected = new Promise((resolve) => client.once('connected', resolve))
+    client.connect()
+    await connected
+    return client
+  }
+  if (config.kind === 'etcd') return require('./etcd-client.js').etcdClient(config.url)
   const { Pool } = require('pg')
   const pool = new Pool({ connectionString: config.url, max: 2 })
   pool.on('error', () => {})
@@ -39,6 +52,7 @@ async function main() {
     ids: config.ids,
     ttl: config.ttl,
     maxClockSkewMs: config.maxClockSkewMs,
+    onLost: (error) => write(`L ${error.code}`),
   })
   let fence
   const noteFence = () => {

@@ -46,15 +46,21 @@ function killAll() {
   live.clear()
 }
 
+// A tmpfs, where etcd's fsyncs cost nothing (as Redis runs without persistence, PostgreSQL
+// with fsync off): its data is gone with the machine, as a test's should be.
+const SHM = fs.existsSync('/dev/shm') ? '/dev/shm' : null
+
 // Directories of servers whose test process was killed (their servers died with it).
 function sweep() {
-  for (const name of fs.readdirSync(os.tmpdir())) {
-    const match = /^flake-(?:redis|pg|mariadb)-(\d+)-/.exec(name)
-    if (!match || Number(match[1]) === process.pid) continue
-    try {
-      process.kill(Number(match[1]), 0)
-    } catch (error) {
-      if (error.code === 'ESRCH') fs.rmSync(path.join(os.tmpdir(), name), { recursive: true, force: true })
+  for (const parent of [os.tmpdir(), SHM].filter(Boolean)) {
+    for (const name of fs.readdirSync(parent)) {
+      const match = /^flake-(?:redis|pg|mariadb|etcd|zookeeper)-(\d+)-/.exec(name)
+      if (!match || Number(match[1]) === process.pid) continue
+      try {
+        process.kill(Number(match[1]), 0)
+      } catch (error) {
+        if (error.code === 'ESRCH') fs.rmSync(path.join(parent, name), { recursive: true, force: true })
+      }
     }
   }
 }
@@ -513,4 +519,182 @@ async function startMariadb() {
   }
 }
 
-module.exports = { noServers, startRedis, startPostgres, startMariadb }
+/**
+ * Starts Debian's etcd 3.4 (package etcd-server), one member, on free loopback client and peer
+ * ports. Heartbeats of 10 ms and elections of 100 ms make its shortest lease 1 s (etcd's floor is
+ * 1.5 elections); a member alone never holds an election after its first. restart() brings it
+ * back on the same ports without its data, as a member whose disk was lost; kill() leaves it down.
+ */
+async function startEtcd() {
+  refuseInUnit('etcd')
+  const binary = onPath('etcd') || (fs.existsSync('/usr/bin/etcd') ? '/usr/bin/etcd' : null)
+  if (!binary) throw missing('etcd', 'etcd-server')
+  hook()
+  const [port, peerPort] = [await freePort(), await freePort()]
+  const dir = fs.mkdtempSync(path.join(SHM ?? os.tmpdir(), `flake-etcd-${process.pid}-`))
+  const data = path.join(dir, 'data')
+  const logFile = path.join(dir, 'etcd.log')
+  const server = { dir, child: null }
+  const client = `http://127.0.0.1:${port}`
+  const peer = `http://127.0.0.1:${peerPort}`
+  const args = [
+    '--name',
+    'flake',
+    '--data-dir',
+    data,
+    '--listen-client-urls',
+    client,
+    '--advertise-client-urls',
+    client,
+    '--listen-peer-urls',
+    peer,
+    '--initial-advertise-peer-urls',
+    peer,
+    '--initial-cluster',
+    `flake=${peer}`,
+    '--heartbeat-interval',
+    '10',
+    '--election-timeout',
+    '100',
+    '--log-level',
+    'warn',
+  ]
+  // Ready once it serves a linearizable read: /health asks the raft leader.
+  const healthy = () =>
+    new Promise((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1', () => socket.write('GET /health HTTP/1.0\r\n\r\n'))
+      let reply = ''
+      socket.setTimeout(1000, () => socket.destroy(new Error('timeout')))
+      socket.on('data', (chunk) => {
+        reply += chunk
+      })
+      socket.on('end', () => resolve(/"health":\s*"true"/.test(reply)))
+      socket.on('error', reject)
+    })
+
+  async function start() {
+    const log = fs.openSync(logFile, 'a')
+    server.child = spawnServer(binary, args, { stdio: ['ignore', log, log], detached: true, cwd: dir })
+    fs.closeSync(log)
+    live.add(server)
+    await until(`etcd on port ${port}`, server, logFile, healthy)
+  }
+
+  await start()
+  return {
+    port,
+    url: `etcd://127.0.0.1:${port}`,
+    hosts: client,
+    /** etcd's pid (a test may SIGSTOP it). */
+    get pid() {
+      return server.child.pid
+    },
+    async kill() {
+      await kill(server)
+    },
+    async restart() {
+      await kill(server)
+      fs.rmSync(data, { recursive: true, force: true })
+      await start()
+    },
+    async stop() {
+      await kill(server)
+      live.delete(server)
+      fs.rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Debian's ZooKeeper (package zookeeper): its jar, the JRE it runs on, and slf4j's stderr logger if there. */
+function zookeeperFiles() {
+  const jar = '/usr/share/java/zookeeper.jar'
+  const java = process.env.JAVA_HOME ? path.join(process.env.JAVA_HOME, 'bin', 'java') : onPath('java')
+  if (!fs.existsSync(jar) || !java || !fs.existsSync(java)) throw missing('zookeeper.jar or java', 'zookeeper')
+  // The jar's manifest names its dependencies; a logger binding it leaves to the app.
+  const logger = '/usr/share/java/slf4j-simple.jar'
+  return { java, classpath: [jar, ...(fs.existsSync(logger) ? [logger] : [])].join(path.delimiter) }
+}
+
+/**
+ * Starts Debian's ZooKeeper 3.8 standalone (ZooKeeperServerMain, its admin server off, no fsync)
+ * on a free loopback port, ticks of 200 ms: sessions of 0.4 to 4 s, so that a killed holder's
+ * ephemeral znodes go within 4 s. restart() kills it and brings it back on the same port without
+ * its data, as a server whose disk was lost, or with it (`{ keep: true }`), as a crash;
+ * kill() leaves it down.
+ */
+async function startZookeeper() {
+  refuseInUnit('ZooKeeper')
+  const { java, classpath } = zookeeperFiles()
+  hook()
+  const port = await freePort()
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `flake-zookeeper-${process.pid}-`))
+  const data = path.join(dir, 'data')
+  const config = path.join(dir, 'zoo.cfg')
+  const logFile = path.join(dir, 'zookeeper.log')
+  const server = { dir, child: null }
+  fs.writeFileSync(
+    config,
+    [
+      'tickTime=200',
+      `dataDir=${data}`,
+      `clientPort=${port}`,
+      'clientPortAddress=127.0.0.1',
+      'admin.enableServer=false',
+      'forceSync=no',
+      '4lw.commands.whitelist=ruok',
+      'maxClientCnxns=0',
+    ].join('\n'),
+  )
+  const ruok = () =>
+    new Promise((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1', () => socket.write('ruok'))
+      let reply = ''
+      socket.setTimeout(1000, () => socket.destroy(new Error('timeout')))
+      socket.on('data', (chunk) => {
+        reply += chunk
+      })
+      socket.on('end', () => resolve(reply === 'imok'))
+      socket.on('error', reject)
+    })
+
+  async function start() {
+    fs.mkdirSync(data, { recursive: true })
+    const log = fs.openSync(logFile, 'a')
+    // A small heap: it starts in about half a second.
+    const args = ['-Xmx256m', '-XX:+UseSerialGC', '-cp', classpath]
+    server.child = spawnServer(java, [...args, 'org.apache.zookeeper.server.ZooKeeperServerMain', config], {
+      stdio: ['ignore', log, log],
+      detached: true,
+      cwd: dir,
+    })
+    fs.closeSync(log)
+    live.add(server)
+    await until(`zookeeper on port ${port}`, server, logFile, ruok)
+  }
+
+  await start()
+  return {
+    port,
+    hosts: `127.0.0.1:${port}`,
+    url: `zookeeper://127.0.0.1:${port}`,
+    /** The JVM's pid (a test may SIGSTOP it). */
+    get pid() {
+      return server.child.pid
+    },
+    async kill() {
+      await kill(server)
+    },
+    async restart({ keep = false } = {}) {
+      await kill(server)
+      if (!keep) fs.rmSync(data, { recursive: true, force: true })
+      await start()
+    },
+    async stop() {
+      await kill(server)
+      live.delete(server)
+      fs.rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+module.exports = { noServers, startRedis, startPostgres, startMariadb, startEtcd, startZookeeper }

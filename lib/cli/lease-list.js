@@ -13,7 +13,13 @@ const { storeFor } = require('../lease/store.js')
 
 /** `text`, the value of `--<store.name>`, as a URL; a `UsageError` unless it has a scheme of the store's. */
 function storeUrl(store, text) {
-  const { name, schemes } = store
+  const { name, schemes, address } = store
+  // A row that reads its own form (ZooKeeper's hosts) says what it takes.
+  if (address !== undefined) {
+    if (address(text) === undefined)
+      throw new UsageError(`--${name} must be ${store.form}, got ${describe(redact(text))}`)
+    return text
+  }
   let url = null
   try {
     url = new URL(text)
@@ -34,7 +40,7 @@ async function leaseList(values) {
   if (given.length !== 1) {
     throw new UsageError(
       given.length === 0
-        ? `lease list needs ${flags.map((flag) => `${flag} URL`).join(' or ')} (see --help)`
+        ? `lease list needs ${STORES.map(({ name, value = 'URL' }) => `--${name} ${value}`).join(' or ')} (see --help)`
         : `lease list takes ${flags.join(' or ')}, not ${flags.length > 2 ? 'more than one' : 'both'}`,
     )
   }

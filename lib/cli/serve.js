@@ -50,7 +50,11 @@ function storeOf(text) {
   try {
     url = new URL(text)
   } catch {}
-  const store = url === null ? undefined : STORES.find(({ schemes }) => schemes.includes(url.protocol))
+  // A row that reads its own form (ZooKeeper's hosts, which no URL parser takes) reads it here.
+  const scheme = url?.protocol ?? /^[a-z][a-z0-9+.-]*:/i.exec(String(text))?.[0].toLowerCase()
+  const store = STORES.find(
+    ({ schemes, address }) => schemes.includes(scheme) && (address ? address(text) !== undefined : url !== null),
+  )
   if (store === undefined) {
     const schemes = STORES.flatMap(({ schemes }) => schemes.map((scheme) => `${scheme}//`))
     throw new UsageError(`--lease must be a ${schemes.join(', ')} URL, got ${describe(redact(url ?? text))}`)
@@ -71,9 +75,7 @@ async function leased(url, namespace, options, flags, onGone, onLost) {
   try {
     await client.open()
   } catch (error) {
-    throw new CommandError(
-      `cannot connect to ${redact(new URL(url))} (${found.name}): ${scrub(reason(error), secrets)}`,
-    )
+    throw new CommandError(`cannot connect to ${redact(url)} (${found.name}): ${scrub(reason(error), secrets)}`)
   }
   // The command's store client gives up at its first failure: a member whose store is gone
   // exits (to be restarted by its supervisor) rather than refuse for ever.

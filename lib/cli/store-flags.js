@@ -33,7 +33,8 @@ function leaseListUsage() {
   const clients = STORES.map(({ clients: [first, ...rest] }) =>
     rest.length === 0 ? first.name : `${first.name} (else ${rest.map(({ name }) => name).join(', else ')})`,
   )
-  const synopsis = `  flake-idgen lease list ${wrap(`(${NAMES.map((name) => `--${name} URL`).join(' | ')}) --namespace N`, 25, 92)}`
+  const flags = STORES.map(({ name, value = 'URL' }) => `--${name} ${value}`)
+  const synopsis = `  flake-idgen lease list ${wrap(`(${flags.join(' | ')}) --namespace N`, 25, 92)}`
   const text = `list namespace N's settings (its layout's key, epoch, ttl, skew) and leases of node ids: holder, expiry and ceiling of each, with ${either(clients)} from the current directory's project`
   return `${synopsis}\n${' '.repeat(39)}${wrap(text, 39, 92)}`
 }
@@ -46,9 +47,9 @@ function serveLeaseUsage() {
 
 /** The options' lines of the store flags, one each. */
 function storeOptionsUsage() {
-  return STORES.map(({ name, schemes }) => {
-    const flag = `--${name} URL`
-    return `  ${flag.padEnd(19)}  lease list: a ${schemes.map((scheme) => `${scheme}//`).join(' or ')} URL`
+  return STORES.map(({ name, schemes, value = 'URL', form }) => {
+    const flag = `--${name} ${value}`
+    return `  ${flag.padEnd(19)}  lease list: ${form ?? `a ${schemes.map((scheme) => `${scheme}//`).join(' or ')} URL`}`
   }).join('\n')
 }
 

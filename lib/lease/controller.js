@@ -76,6 +76,8 @@ class Lease {
   #acquiring = false
   #started = false
   #lastError
+  // The message of the last lasting failure told to onLost (#tellLasting).
+  #toldFailure
 
   /** A lease for `config` from `store`, driving the leased `fields` of a generator of `epoch`. */
   constructor(config, store, fields, epoch) {
@@ -449,6 +451,7 @@ class Lease {
       } catch (error) {
         failed = true
         this.#lastError = error
+        this.#tellLasting(error)
       }
     }
     if (this.#closed) return
@@ -474,6 +477,17 @@ class Lease {
       lease.reported = true
       report(this.#config.onLost, error)
     }
+  }
+
+  /**
+   * Tells onLost a renewal's or background acquire's failure that no wait mends (not TRANSIENT: a
+   * ZooKeeper client closed for good, a record of the wrong shape), once per message: the loss
+   * it causes is told at the ceiling with only the last failure as its cause.
+   */
+  #tellLasting(error) {
+    if (TRANSIENT.has(error) || error.message === this.#toldFailure) return
+    this.#toldFailure = error.message
+    report(this.#config.onLost, error)
   }
 
   /** Tells onLost, once per loss, when the generator passed its ceiling with no renewal acknowledged. */
@@ -512,6 +526,7 @@ class Lease {
           this.#lastError = error
           if (this.#closed) return
           this.#reportExpired()
+          this.#tellLasting(error)
           report(
             this.#config.onWait,
             Math.ceil(this.#config.ttl / 6),

@@ -21,6 +21,8 @@
 //      required; connect returns { client, close, destroy? }: a client not yet connected, with
 //      connect() and an 'error' event, that gives up at its first failure, a close() that
 //      ends it, and a destroy() for when close() throws
+//    - value, form, address(text) (optional): what the command's flag takes where it is not a
+//      URL ('HOSTS'), in words, and its reading of such text (undefined for text that is not one)
 // 2. Its row in STORES, before any row whose recognise would take its clients too.
 // 3. Its tests in __test__/leases/, against a real server started as the others' are: the
 //    Store's operations, FlakeId.lease over each client, and `lease list --<name>`.
@@ -28,6 +30,8 @@
 const redis = require('./redis.js')
 const mysql = require('./mysql.js')
 const postgres = require('./postgres.js')
+const etcd = require('./etcd.js')
+const zookeeper = require('./zookeeper.js')
 
 /**
  * What every store's `make` returns.
@@ -43,6 +47,6 @@ const postgres = require('./postgres.js')
  */
 
 // In the order a client is recognised: a mysql2 Connection has the shape PostgreSQL's row takes.
-const STORES = [redis, mysql, postgres]
+const STORES = [redis, mysql, postgres, etcd, zookeeper]
 
 module.exports = { STORES }

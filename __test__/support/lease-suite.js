@@ -1,70 +1,27 @@
 'use strict'
-// FlakeId.lease() against real redis-server, PostgreSQL and MariaDB (servers.js starts them): holders
-// of one id never overlap, whatever closes, expiries, pauses, kills, clock skew and a store
-// that loses its data do. Every check is on the ids themselves: duplicates, and each holder's
-// ids within its fence (above its floor, at most its ceiling).
+// FlakeId.lease() against a real store, the same tests for each: __test__/leases/lease-on-*.test.js
+// start its server (servers.js) and declare its describe here. Holders of one id never overlap,
+// whatever closes, expiries, pauses, kills, clock skew and a store that loses its data do. Every
+// check is on the ids themselves: duplicates, and each holder's ids within its fence (above its
+// floor, at most its ceiling).
 
-const { describe, it, before, after } = require('node:test')
+const { describe, it } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { spawn } = require('node:child_process')
 const { setTimeout: sleep } = require('node:timers/promises')
-const Redis = require('ioredis')
-const redis5 = require('redis')
-const pg = require('pg')
-const mysql = require('mysql2')
 const FlakeId = require('../..')
-const { noServers, startRedis, startPostgres, startMariadb } = require('../support/servers.js')
+const { noServers } = require('./servers.js')
 
-const CHILD = path.join(__dirname, '..', 'support', 'lease-child.js')
+const CHILD = path.join(__dirname, 'lease-child.js')
 const LIMIT = { timeout: 90_000 }
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'flake-idgen-lease-'))
 process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }))
 
-let redisServer, pgServer, mariadbServer
-const stores = {}
-const closing = []
 let namespaces = 0
 const namespace = (what) => `${what}-${process.pid}-${namespaces++}`
-
-before(async () => {
-  if (noServers) return
-  ;[redisServer, pgServer, mariadbServer] = await Promise.all([startRedis(), startPostgres(), startMariadb()])
-  const ioredis = new Redis(redisServer.url, { maxRetriesPerRequest: 1 })
-  ioredis.on('error', () => {})
-  const nodeRedis = redis5.createClient({ url: redisServer.url })
-  nodeRedis.on('error', () => {})
-  await nodeRedis.connect()
-  // A node-redis client loads much of its code on its first command: hundreds of ms from a cold
-  // disk, which a lease call of a short test ttl would count against the store. Loaded here, for
-  // the client the node-redis test connects.
-  await nodeRedis.ping()
-  const pool = new pg.Pool({ connectionString: pgServer.url, max: 4 })
-  pool.on('error', () => {})
-  closing.push(
-    () => ioredis.disconnect(),
-    () => nodeRedis.disconnect(),
-    () => pool.end(),
-  )
-  stores.redis = { client: ioredis, url: redisServer.url, lose: () => redisServer.restart() }
-  stores.pg = { client: pool, url: pgServer.url, lose: () => pool.query('TRUNCATE flake_idgen_leases') }
-  const mysqlPool = mysql.createPool({ uri: mariadbServer.url, connectionLimit: 4 })
-  mysqlPool.on('error', () => {})
-  closing.push(() => new Promise((resolve) => mysqlPool.end(resolve)))
-  stores.mysql = {
-    client: mysqlPool,
-    url: mariadbServer.url,
-    lose: () => mysqlPool.promise().query('TRUNCATE TABLE flake_idgen_leases'),
-  }
-})
-
-after(async () => {
-  for (const close of closing) await Promise.resolve(close()).catch(() => {})
-  // The servers are child processes: running, they keep this process alive.
-  await Promise.all([redisServer?.stop(), pgServer?.stop(), mariadbServer?.stop()])
-})
 
 /** The parts of an id (epoch 0). */
 const parts = (id) => ({ time: Number(BigInt(id) >> 22n), node: Number((BigInt(id) >> 12n) & 0x3ffn) })
@@ -139,22 +96,26 @@ function checkFences(allTerms) {
   return seen.size
 }
 
-const NAMES = { redis: 'Redis (ioredis)', pg: 'PostgreSQL (pg Pool)', mysql: 'MariaDB (mysql2 Pool)' }
 // MySQL's is the store's first: a few minutes of it.
 // FLAKE_IDGEN_SOAK_MS shortens every soak: .ci/platforms runs the suite again on other Node
 // lines and targets, where a soak of minutes would prove nothing more about the store.
 const SOAK_LIMIT_MS = Number(process.env.FLAKE_IDGEN_SOAK_MS) || Infinity
 const SOAK_MS = Object.fromEntries(
-  Object.entries({ redis: 16_000, pg: 16_000, mysql: 150_000 }).map(([kind, ms]) => [
+  Object.entries({ redis: 16_000, pg: 16_000, mysql: 150_000, zookeeper: 16_000, etcd: 16_000 }).map(([kind, ms]) => [
     kind,
     Math.min(ms, SOAK_LIMIT_MS),
   ]),
 )
 
-for (const kind of Object.keys(NAMES)) {
-  describe(`leases on ${NAMES[kind]}`, { skip: noServers }, () => {
+/**
+ * Declares `leases on <name>`: FlakeId.lease() over the store of `kind` (lease-child.js's kinds).
+ * `target` is filled in by the file's before(), once its server runs: `client`, what the app
+ * passes as `store`; `url`, what lease-child.js connects to; `lose()`, the store's data gone.
+ */
+function leaseSuite(kind, name, target) {
+  describe(`leases on ${name}`, { skip: noServers }, () => {
     const options = (extra) => ({
-      store: stores[kind].client,
+      store: target.client,
       namespace: namespace(kind),
       ttl: 1000,
       maxClockSkewMs: 200,
@@ -187,7 +148,7 @@ for (const kind of Object.keys(NAMES)) {
         const shared = options({ ids: [2, 2] })
         const holder = child({
           kind,
-          url: stores[kind].url,
+          url: target.url,
           namespace: shared.namespace,
           ids: [2, 2],
           ttl: 1000,
@@ -218,7 +179,7 @@ for (const kind of Object.keys(NAMES)) {
         const shared = options({ ids: [3, 3], ttl: 600 })
         const holder = child({
           kind,
-          url: stores[kind].url,
+          url: target.url,
           namespace: shared.namespace,
           ids: [3, 3],
           ttl: 600,
@@ -264,7 +225,7 @@ for (const kind of Object.keys(NAMES)) {
       const holder = await FlakeId.lease(shared)
       const before = ids(holder, 100)
       const lost = Date.now()
-      await stores[kind].lose()
+      await target.lose()
       const next = await FlakeId.lease(shared)
       const fresh = ids(next, 100)
       assert.ok(parts(fresh[0]).time > lost + 800 + 100, 'above now + ttl + skew when the data was lost')
@@ -283,7 +244,7 @@ for (const kind of Object.keys(NAMES)) {
       const ns = namespace(`${kind}-soak`)
       const config = {
         kind,
-        url: stores[kind].url,
+        url: target.url,
         namespace: ns,
         ids: [10, 12],
         ttl: 500,
@@ -299,7 +260,7 @@ for (const kind of Object.keys(NAMES)) {
         await sleep(500 + Math.floor(Math.random() * 500))
         if (!lost && Date.now() > end - 8_000) {
           lost = true
-          await stores[kind].lose()
+          await target.lose()
           continue
         }
         const k = Math.floor(Math.random() * procs.length)
@@ -380,11 +341,11 @@ for (const kind of Object.keys(NAMES)) {
     })
 
     it('bad options and a store of the wrong shape: clear errors', async () => {
-      const store = stores[kind].client
+      const store = target.client
       const cases = [
         [
           { store: {}, namespace: 'x' },
-          /option `store` must be an ioredis client, a node-redis \(v4\/v5\) client, a mysql2 Pool, or a pg Pool or Client, got an object/,
+          /option `store` must be an ioredis client, a node-redis \(v4\/v5\) client, a mysql2 Pool, a pg Pool or Client, an etcd3 Etcd3 client, or a node-zookeeper-client Client, got an object/,
         ],
         [{ store, namespace: '' }, /option `namespace` must be a string of 1 to 200 characters, got ""/],
         [{ store, namespace: 'x', ids: [5, 2] }, /option `ids` must be a pair \[first, last\]/],
@@ -434,76 +395,4 @@ for (const kind of Object.keys(NAMES)) {
   })
 }
 
-describe('MariaDB killed and restarted on its data', { skip: noServers }, () => {
-  it('holders keep their leases and fences across the crash, and issue no id twice', LIMIT, async () => {
-    const shared = {
-      store: stores.mysql.client,
-      namespace: namespace('mariadb-restart'),
-      ids: [0, 3],
-      ttl: 3000,
-      maxClockSkewMs: 200,
-    }
-    const lost = []
-    const holders = []
-    for (let k = 0; k < 3; k++) holders.push(await FlakeId.lease({ ...shared, onLost: (error) => lost.push(error) }))
-    const fences = holders.map((holder) => holder.lease)
-    const before = holders.flatMap((holder) => ids(holder, 100))
-    await mariadbServer.restart()
-    // Renewals fail while it is down, then reach the recovered rows: ceilings rise again.
-    const deadline = Date.now() + 30_000
-    while (holders.some((holder, k) => holder.lease.ceiling <= fences[k].ceiling) && Date.now() < deadline) {
-      await sleep(100)
-    }
-    holders.forEach((holder, k) => {
-      assert.ok(holder.lease.ceiling > fences[k].ceiling, 'renewed after the restart')
-      assert.deepEqual([holder.lease.id, holder.lease.floor], [fences[k].id, fences[k].floor], 'the same lease')
-    })
-    const after = holders.flatMap((holder) => ids(holder, 100))
-    assert.equal(new Set([...before, ...after].map(String)).size, 600)
-    assert.deepEqual(lost, [])
-    await Promise.all(holders.map((holder) => holder.close()))
-    const successor = await FlakeId.lease(shared)
-    assert.ok(ids(successor, 1)[0] > after.reduce((a, b) => (b > a ? b : a)), 'handed over above every id issued')
-    await successor.close()
-  })
-})
-
-describe('leases with other clients', { skip: noServers }, () => {
-  it('node-redis v5 holds and hands over a lease like ioredis', LIMIT, async () => {
-    // The soak restarted this Redis (its store loss): the client of before() may still be in its
-    // reconnect backoff, which can outlast a store call's ttl / 3. One connected now instead.
-    const client = redis5.createClient({ url: redisServer.url })
-    client.on('error', () => {})
-    await client.connect()
-    closing.push(() => client.disconnect())
-    await client.ping()
-    const shared = {
-      store: client,
-      namespace: namespace('node-redis'),
-      ids: [9, 9],
-      // Store calls time out at ttl / 3: room for a loaded machine.
-      ttl: 3000,
-      maxClockSkewMs: 200,
-    }
-    const first = await FlakeId.lease(shared)
-    const a = ids(first, 10)
-    await first.close()
-    const second = await FlakeId.lease(shared)
-    assert.ok(ids(second, 1)[0] > a[9])
-    await second.close()
-  })
-
-  it('a pool exhausted past acquireTimeout rejects; an abort signal ends the wait', LIMIT, async () => {
-    const shared = {
-      store: stores.redis.client,
-      namespace: namespace('exhausted'),
-      ids: [8, 8],
-      ttl: 1000,
-      maxClockSkewMs: 200,
-    }
-    const holder = await FlakeId.lease(shared)
-    await assert.rejects(FlakeId.lease({ ...shared, acquireTimeout: 200 }), { code: 'ERR_FLAKE_NO_FREE_ID' })
-    await assert.rejects(FlakeId.lease({ ...shared, signal: AbortSignal.timeout(200) }), { name: 'AbortError' })
-    await holder.close()
-  })
-})
+module.exports = { leaseSuite, LIMIT, namespace, ids }
