@@ -12,8 +12,9 @@
 // read again, never a blind write. An index entry and its record share a mod revision, so an
 // acquire reads the indexes, then writes (one round trip when its client's last write read them
 // back); a record changed without its entry (by hand) fails that compare and is indexed again
-// from the record, keeping the higher of the two ceilings. etcd 3.4 reads every key of a range whatever its limit: the
-// ranges read are kept to the few keys that can answer (expired entries, a window of ceilings).
+// from the record, keeping the higher of the two ceilings. etcd 3.4 reads every key of a range
+// whatever its limit: the ranges read are kept to the few keys that can answer (expired
+// entries, a window of ceilings).
 //
 // etcd has no clock: expiries and ceilings are the holders' clocks. The fences need none while
 // etcd keeps the namespace: each record keeps the highest ceiling ever granted, and a new holder
