@@ -449,7 +449,16 @@ async function startMariadb() {
   try {
     execFileSync(
       bin.install,
-      ['--no-defaults', `--datadir=${data}`, '--auth-root-authentication-method=normal', '--skip-test-db', ...root],
+      [
+        '--no-defaults',
+        `--datadir=${data}`,
+        // Its temporary tables in its own directory, not the /tmp of every server and test beside
+        // it (a bootstrap once found its own temporary table gone from /tmp).
+        `--tmpdir=${dir}`,
+        '--auth-root-authentication-method=normal',
+        '--skip-test-db',
+        ...root,
+      ],
       { stdio: 'pipe', cwd: dir },
     )
   } catch (error) {
@@ -459,6 +468,7 @@ async function startMariadb() {
     '--no-defaults',
     ...root,
     `--datadir=${data}`,
+    `--tmpdir=${dir}`,
     `--socket=${socket}`,
     `--port=${port}`,
     '--bind-address=127.0.0.1',
