@@ -11,13 +11,14 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { spawn, spawnSync } = require('node:child_process')
-const readline = require('node:readline')
 const { setTimeout: sleep } = require('node:timers/promises')
 const FlakeId = require('../..')
 const { noServers, startEtcd } = require('../support/servers.js')
 const { etcdClient } = require('../support/etcd-client.js')
 const { shims, shimEnv } = require('../support/clock-shims.js')
 const { storeFor } = require('../../lib/lease/store.js')
+const { servesLeasedId } = require('../support/leased-serve.js')
+const { eachItsOwnPool } = require('../support/own-pools.js')
 
 const CHILD = path.join(__dirname, '..', 'support', 'lease-child.js')
 const LIMIT = { timeout: 90_000 }
@@ -306,56 +307,13 @@ describe('the command on etcd', { skip: noServers }, () => {
     const wrong = run(['lease', 'list', '--etcd', 'redis://u:s3cret@h', '--namespace', ns])
     assert.deepEqual(
       [wrong.status, wrong.stderr],
-      [2, 'flake-idgen: --etcd must be a etcd:// or etcds:// URL, got "redis://u:***@h"\n'],
+      [2, 'flake-idgen: --etcd must be an etcd:// or etcds:// URL, got "redis://u:***@h"\n'],
     )
   })
 
-  it('serve --lease etcd://: serves the leased node id, and releases it on SIGTERM', LIMIT, async () => {
-    // Seeded as serve's lease writes it (ttl 10 s, skew 1 s), its id handed back: serve starts now.
-    const ns = namespace('serve')
-    const store = storeFor(client)
-    const meta = JSON.stringify({ layout: '42/10/12', epoch: 0, ttl: 10_000, maxClockSkewMs: 1000 })
-    const seeded = await store.acquire({
-      namespace: ns,
-      first: 0,
-      last: 0,
-      owner: 's:1:a',
-      ttl: 10_000,
-      ahead: 1,
-      meta,
-      unknownMs: 1,
-    })
-    await store.release({ namespace: ns, id: seeded.id, owner: 's:1:a', last: Date.now() })
-    const tokenFile = path.join(dir, 'token')
-    fs.writeFileSync(tokenFile, 'etcd-serve-token')
-    const child = spawn(
-      process.execPath,
-      [BIN, 'serve', '--port', '0', '--lease', server.url, '--namespace', ns, '--token-file', tokenFile],
-      { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-    )
-    let stderr = ''
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk
-    })
-    const exited = new Promise((resolve) => child.once('exit', resolve))
-    try {
-      const line = await Promise.race([
-        new Promise((resolve) => readline.createInterface({ input: child.stdout }).once('line', resolve)),
-        exited.then((status) => assert.fail(`serve exited (${status}): ${stderr}`)),
-      ])
-      const [, port, node] =
-        /listening on http:\/\/127\.0\.0\.1:(\d+)\/ as node id (\d+)$/.exec(line) ?? assert.fail(line)
-      const member = FlakeId.client({ members: [`http://127.0.0.1:${port}/`], token: 'etcd-serve-token' })
-      assert.equal(FlakeId.decompose(await member.nextAsync()).id, Number(node))
-      member.close()
-      child.kill('SIGTERM')
-      assert.equal(await exited, 0, stderr)
-      const { records } = await store.list({ namespace: ns })
-      assert.equal(records.find((each) => each.id === Number(node)).owner, null, 'released')
-    } finally {
-      child.kill('SIGKILL')
-    }
-  })
+  it('serve --lease etcd://: serves the leased node id, and releases it on SIGTERM', LIMIT, () =>
+    servesLeasedId(storeFor(client), server.url, namespace('serve')),
+  )
 })
 
 describe('etcd keys given wrong values by hand, and hostile namespaces', { skip: noServers }, () => {
@@ -465,20 +423,7 @@ describe('etcd keys given wrong values by hand, and hostile namespaces', { skip:
         'ü'.repeat(200),
         '😀'.repeat(100),
       ].map((name, i) => (i < 8 ? `${name}${tag}` : name))
-      // Each leases id 0 of its own, and lists only its own holder.
-      for (const [i, name] of names.entries()) {
-        const answer = await store.acquire(base(name, { owner: `o${i}`, ttl: 60_000 }))
-        assert.deepEqual([answer.status, answer.id], ['acquired', 0], name)
-      }
-      for (const [i, name] of names.entries()) {
-        const { records } = await store.list({ namespace: name })
-        assert.deepEqual(
-          records.map((r) => r.owner),
-          [`o${i}`],
-          name,
-        )
-        await store.release({ namespace: name, id: 0, owner: `o${i}`, last: Date.now() })
-      }
+      await eachItsOwnPool(store, names, base)
     },
   )
 

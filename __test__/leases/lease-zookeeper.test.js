@@ -12,7 +12,6 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const net = require('node:net')
-const readline = require('node:readline')
 const { spawn } = require('node:child_process')
 const { setTimeout: sleep } = require('node:timers/promises')
 const zookeeper = require('node-zookeeper-client')
@@ -20,6 +19,8 @@ const FlakeId = require('../..')
 const { noServers, startZookeeper } = require('../support/servers.js')
 const { shims, shimEnv } = require('../support/clock-shims.js')
 const { storeFor } = require('../../lib/lease/store.js')
+const { servesLeasedId } = require('../support/leased-serve.js')
+const { eachItsOwnPool } = require('../support/own-pools.js')
 
 const LIMIT = { timeout: 90_000 }
 const ROOT = path.join(__dirname, '..', '..')
@@ -485,45 +486,9 @@ describe('npm zookeeper (native)', { skip: noServers }, () => {
 })
 
 describe('a member: flake-idgen serve --lease zookeeper://…', { skip: noServers }, () => {
-  it('serves the leased node id, and releases it on SIGTERM', LIMIT, async () => {
-    const ns = namespace('serve')
-    const store = storeFor(await connected())
-    // The namespace seeded as serve's lease writes it (ttl 10 s, skew 1 s), its id handed back:
-    // serve's lease starts now, not after ttl + skew.
-    const meta = JSON.stringify({ layout: '42/10/12', epoch: 0, ttl: 10_000, maxClockSkewMs: 1000 })
-    const seeded = await store.acquire(args(ns, { owner: 'seed:1:a', meta, ahead: 1, unknownMs: 1 }))
-    await store.release({ namespace: ns, id: seeded.id, owner: 'seed:1:a', last: seeded.floor })
-    const tokenFile = path.join(dir, 'token')
-    fs.writeFileSync(tokenFile, 'zookeeper-member-token')
-    const bin = path.join(ROOT, 'bin', 'flake-idgen.js')
-    const child = spawn(
-      process.execPath,
-      [bin, 'serve', '--port', '0', '--lease', `${server.url}/`, '--namespace', ns, '--token-file', tokenFile],
-      { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-    )
-    let stderr = ''
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk
-    })
-    const exited = new Promise((resolve) => child.once('exit', resolve))
-    try {
-      const line = await Promise.race([
-        new Promise((resolve) => readline.createInterface({ input: child.stdout }).once('line', resolve)),
-        exited.then((status) => assert.fail(`serve exited (${status}): ${stderr}`)),
-      ])
-      const [, port, node] = /on http:\/\/127\.0\.0\.1:(\d+)\/ as node id (\d+)$/.exec(line) ?? assert.fail(line)
-      const client = FlakeId.client({ members: [`http://127.0.0.1:${port}/`], token: 'zookeeper-member-token' })
-      assert.equal(FlakeId.decompose(await client.nextAsync()).id, Number(node))
-      client.close()
-      const recordOf = async () => (await store.list({ namespace: ns })).records.find((r) => r.id === Number(node))
-      assert.notEqual((await recordOf()).owner, null, 'held while it serves')
-      child.kill('SIGTERM')
-      assert.equal(await exited, 0, stderr)
-      assert.equal((await recordOf()).owner, null, 'released')
-    } finally {
-      child.kill('SIGKILL')
-    }
-  })
+  it('serves the leased node id, and releases it on SIGTERM', LIMIT, async () =>
+    servesLeasedId(storeFor(await connected()), `${server.url}/`, namespace('serve')),
+  )
 })
 
 describe('ZooKeeper: more znodes written by hand, hostile namespaces, a password in the command', {
@@ -575,19 +540,7 @@ describe('ZooKeeper: more znodes written by hand, hostile namespaces, a password
         (name, i) => (i < 8 ? `${name}${tag}` : name),
       )
       names.push('..', '.', '/')
-      for (const [i, name] of names.entries()) {
-        const answer = await store.acquire(args(name, { owner: `o${i}`, ttl: 60_000 }))
-        assert.deepEqual([answer.status, answer.id], ['acquired', 0], name)
-      }
-      for (const [i, name] of names.entries()) {
-        const { records } = await store.list({ namespace: name })
-        assert.deepEqual(
-          records.map((r) => r.owner),
-          [`o${i}`],
-          name,
-        )
-        await store.release({ namespace: name, id: 0, owner: `o${i}`, last: Date.now() })
-      }
+      await eachItsOwnPool(store, names, args)
     },
   )
 

@@ -10,13 +10,9 @@ const http = require('node:http')
 const { setTimeout: sleep } = require('node:timers/promises')
 const Redis = require('ioredis')
 const FlakeId = require('../..')
-const fs = require('node:fs')
-const os = require('node:os')
-const path = require('node:path')
-const readline = require('node:readline')
-const { spawn } = require('node:child_process')
 const { noServers, startRedis } = require('../support/servers.js')
 const { storeFor } = require('../../lib/lease/store.js')
+const { servesLeasedId } = require('../support/leased-serve.js')
 
 const TOKEN = 'lease-member-token'
 
@@ -114,59 +110,6 @@ describe('a leased member', { skip: noServers, timeout: 90_000 }, () => {
     assert.equal(new Set(hex).size, hex.length)
   })
 
-  it('flake-idgen serve --lease: serves the leased node id, and releases it on SIGTERM', async () => {
-    // The namespace seeded as serve's lease writes it (its defaults: ttl 10 s, skew 1 s), its first
-    // id handed back at once: serve's lease then starts now, not after ttl + skew.
-    const namespace = `serve-${process.pid}`
-    const meta = JSON.stringify({ layout: '42/10/12', epoch: 0, ttl: 10_000, maxClockSkewMs: 1000 })
-    const store = storeFor(redis)
-    const base = { namespace, first: 0, last: 0, ttl: 10_000, ahead: 1, meta, unknownMs: 1 }
-    const seeded = await store.acquire({ ...base, owner: 'seed:1:a' })
-    assert.equal(seeded.status, 'acquired')
-    await store.release({ namespace, id: seeded.id, owner: 'seed:1:a', last: Date.now() })
-
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'flake-idgen-serve-lease-'))
-    const tokenFile = path.join(dir, 'token')
-    fs.writeFileSync(tokenFile, TOKEN)
-    const bin = path.join(__dirname, '..', '..', 'bin', 'flake-idgen.js')
-    const args = [
-      'serve',
-      '--port',
-      '0',
-      '--lease',
-      redisServer.url,
-      '--namespace',
-      namespace,
-      '--token-file',
-      tokenFile,
-    ]
-    const child = spawn(process.execPath, [bin, ...args], {
-      cwd: path.join(__dirname, '..', '..'),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stderr = ''
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk
-    })
-    const exited = new Promise((resolve) => child.once('exit', resolve))
-    try {
-      const line = await Promise.race([
-        new Promise((resolve) => readline.createInterface({ input: child.stdout }).once('line', resolve)),
-        exited.then((status) => assert.fail(`serve exited (${status}): ${stderr}`)),
-      ])
-      const [, port, node] =
-        /listening on http:\/\/127\.0\.0\.1:(\d+)\/ as node id (\d+)$/.exec(line) ?? assert.fail(line)
-      const client = FlakeId.client({ members: [`http://127.0.0.1:${port}/`], token: TOKEN })
-      assert.equal(FlakeId.decompose(await client.nextAsync()).id, Number(node))
-      client.close()
-      child.kill('SIGTERM')
-      assert.equal(await exited, 0, stderr)
-      const { records } = await store.list({ namespace })
-      const record = records.find((each) => each.id === Number(node))
-      assert.equal(record.owner, null, 'released')
-    } finally {
-      child.kill('SIGKILL')
-      fs.rmSync(dir, { recursive: true, force: true })
-    }
-  })
+  it('flake-idgen serve --lease: serves the leased node id, and releases it on SIGTERM', () =>
+    servesLeasedId(storeFor(redis), redisServer.url, `serve-${process.pid}`))
 })

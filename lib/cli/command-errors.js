@@ -26,6 +26,12 @@ const REFUSED = new Set([
 // A field of an object option is named with a dot (`layout.nodeBits`).
 const NAMED = /^(?:option `(\w+)(?:\.(\w+))?`|The "(\w+)" argument)/
 
+/** The URL a flag takes, by its schemes (each with its colon): "a redis:// or rediss:// URL", "an etcd://…". */
+function urlOf(schemes, separator = ' or ') {
+  const listed = schemes.map((scheme) => `${scheme}//`).join(separator)
+  return `${/^[aeiou]/.test(listed) ? 'an' : 'a'} ${listed} URL`
+}
+
 const flagOf = (option) => `--${option.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
 
 /**
@@ -58,4 +64,4 @@ function withFlags(fn, flags = {}) {
   }
 }
 
-module.exports = { UsageError, CommandError, withFlags }
+module.exports = { UsageError, CommandError, withFlags, urlOf }

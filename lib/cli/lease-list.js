@@ -4,7 +4,7 @@
 
 const { describe } = require('../errors/errors.js')
 const { checkNamespace } = require('../lease/options.js')
-const { UsageError, CommandError, withFlags } = require('./command-errors.js')
+const { UsageError, CommandError, withFlags, urlOf } = require('./command-errors.js')
 const { write, table, iso, cell } = require('./output.js')
 const { findClient, connect, reason } = require('./store-client.js')
 const { redact, secretsOf, scrub } = require('../errors/redact.js')
@@ -26,9 +26,7 @@ function storeUrl(store, text) {
   } catch {}
   if (url === null || !schemes.includes(url.protocol)) {
     const shown = redact(url === null ? text : url)
-    throw new UsageError(
-      `--${name} must be a ${schemes.map((scheme) => `${scheme}//`).join(' or ')} URL, got ${describe(shown)}`,
-    )
+    throw new UsageError(`--${name} must be ${urlOf(schemes)}, got ${describe(shown)}`)
   }
   return url
 }

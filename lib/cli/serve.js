@@ -16,7 +16,7 @@ const { STORES } = require('../lease/stores.js')
 const { redact, secretsOf, scrub } = require('../errors/redact.js')
 const { refuseOnSocket } = require('../member/refusals.js')
 const { readStateDir, readEpoch, readLayout } = require('./args.js')
-const { UsageError, CommandError, withFlags } = require('./command-errors.js')
+const { UsageError, CommandError, withFlags, urlOf } = require('./command-errors.js')
 const { findClient, connect, reason } = require('./store-client.js')
 const { readToken } = require('./serve-token.js')
 const { isProbe, answerProbe, leaseState } = require('./serve-probes.js')
@@ -56,8 +56,8 @@ function storeOf(text) {
     ({ schemes, address }) => schemes.includes(scheme) && (address ? address(text) !== undefined : url !== null),
   )
   if (store === undefined) {
-    const schemes = STORES.flatMap(({ schemes }) => schemes.map((scheme) => `${scheme}//`))
-    throw new UsageError(`--lease must be a ${schemes.join(', ')} URL, got ${describe(redact(url ?? text))}`)
+    const schemes = STORES.flatMap(({ schemes }) => schemes)
+    throw new UsageError(`--lease must be ${urlOf(schemes, ', ')}, got ${describe(redact(url ?? text))}`)
   }
   return store
 }

@@ -394,16 +394,22 @@ function zookeeperStore(client) {
     return checkResult(KIND, 'acquire', { status: 'exhausted', now, retryAt: now })
   }
 
-  async function renew({ namespace, id, owner, ttl, ahead, meta }) {
-    const where = paths(namespace)
+  /** What a holder's renewal or release of `id` reads: its holder's znode, its record, the marker. */
+  async function holding(where, id) {
     const recordPath = `${where.marker}/${id}`
     const heldPath = `${where.held}/${id}`
+    const [held, record, marker] = await Promise.all([
+      read(heldPath, 'held'),
+      read(recordPath, 'record'),
+      read(where.marker, 'marker'),
+    ])
+    return { heldPath, recordPath, held, record, marker }
+  }
+
+  async function renew({ namespace, id, owner, ttl, ahead, meta }) {
+    const where = paths(namespace)
     for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-      const [held, record, marker] = await Promise.all([
-        read(heldPath, 'held'),
-        read(recordPath, 'record'),
-        read(where.marker, 'marker'),
-      ])
+      const { heldPath, recordPath, held, record, marker } = await holding(where, id)
       if (marker === null || marker.value.meta !== meta || held === null || held.value.o !== owner || record === null)
         break
       const ceiling = ceilingOf(record, marker)
@@ -427,14 +433,8 @@ function zookeeperStore(client) {
 
   async function release({ namespace, id, owner, last }) {
     const where = paths(namespace)
-    const recordPath = `${where.marker}/${id}`
-    const heldPath = `${where.held}/${id}`
     for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-      const [held, record, marker] = await Promise.all([
-        read(heldPath, 'held'),
-        read(recordPath, 'record'),
-        read(where.marker, 'marker'),
-      ])
+      const { heldPath, recordPath, held, record, marker } = await holding(where, id)
       if (held === null || held.value.o !== owner) break
       const ops = [['remove', heldPath, versioned(held, heldPath)]]
       // The next holder's floor: the last timestamp issued, in the namespace's settings of now.
