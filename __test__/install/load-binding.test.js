@@ -249,3 +249,20 @@ test("a fresh process's first id loads the binary without binding.js, nor what o
     assert.ok(!loaded.includes(file), `${file} loaded: ${loaded.join()}`)
   }
 })
+
+// Issue 51, item 4: napi's dyn-symbols looked up every N-API function napi knows with dlsym as the
+// binary loaded, a fifth of its load time. Built without it outside Windows (Cargo.toml), the
+// binary leaves the dynamic linker to bind those it calls, and names no other: with it, it names
+// them all, for dlsym.
+test('outside Windows the binary names no N-API function it never calls: it looks none up as it loads', {
+  skip: process.platform === 'win32' && 'Windows looks N-API up at run time (MSVC), by design',
+}, (t) => {
+  require('../..')
+  const binary = Object.keys(require.cache).find((file) => file.endsWith('.node'))
+  if (binary === undefined) return t.skip('the WebAssembly build loaded: it has no N-API of the host to bind')
+  const named = new Set(fs.readFileSync(binary, 'latin1').match(/napi_[a-z0-9_]+(?=\0)/g))
+  assert.ok(named.has('napi_create_function'), `${binary} names N-API's functions as this test reads them`)
+  for (const uncalled of ['napi_open_callback_scope', 'napi_fatal_exception', 'napi_adjust_external_memory']) {
+    assert.ok(!named.has(uncalled), `${path.basename(binary)} names ${uncalled}`)
+  }
+})
