@@ -63,6 +63,16 @@ test(
   },
 )
 
+test(
+  'a promise made 60 ms after the last was given up on, callbacks still waiting, waits afresh: its own 100 ms',
+  options,
+  () => {
+    const { first, later } = run('afresh', 'absclock')
+    assertGivenUp(first, 'ERR_FLAKE_CLOCK_STALLED', 1, 'nextAsync() behind a waiting next(cb)')
+    assertGivenUp(later, 'ERR_FLAKE_CLOCK_STALLED', 1, 'nextAsync() made 60 ms after that one was given up on')
+  },
+)
+
 test('a wait the frozen clock steps back 500 ms during rejects with ERR_FLAKE_CLOCK_BACKWARDS', options, () => {
   const outcome = run('frozenBack', 'absclock')
   assertGivenUp(outcome, 'ERR_FLAKE_CLOCK_BACKWARDS', 500, 'nextAsync()')

@@ -143,6 +143,22 @@ async function frozen() {
   }
 }
 
+// A promise made well after the last was given up on, while the line still waits (a callback in
+// it, and the rejected promise's place): it waits afresh, its bound counted from its own call.
+async function afresh() {
+  const generator = new FlakeId()
+  await generator.nextAsync()
+  freeze(Date.now())
+  useUp(generator)
+  const waiting = callback(generator)
+  const first = await settled(() => generator.nextAsync())
+  await new Promise((resolve) => setTimeout(resolve, 60))
+  const later = await settled(() => generator.nextAsync())
+  unfreeze()
+  await waiting
+  return { first, later }
+}
+
 // A wait that the clock steps back during, and then stands still: it rejects as sync next()
 // throws, in flake-idgen's words, once the step's time and the bound have passed.
 async function frozenBack() {
@@ -279,7 +295,16 @@ function nextCoarseFrozen() {
   return { code }
 }
 
-const modes = { frozen, frozenBack, stepBackMidWait, constructFrozen, constructBack, batchBack, nextCoarseFrozen }
+const modes = {
+  frozen,
+  afresh,
+  frozenBack,
+  stepBackMidWait,
+  constructFrozen,
+  constructBack,
+  batchBack,
+  nextCoarseFrozen,
+}
 Promise.resolve(modes[mode]()).then(
   (result) => {
     process.stdout.write(`${JSON.stringify(result)}\n`)

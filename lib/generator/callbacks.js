@@ -41,6 +41,9 @@ class Callbacks {
   #watch
   // The clock was given up on, and the calls wait on: polled by a timer, never a spin.
   #stalled = false
+  // Promises were given up on, and none made since: the next one made waits afresh, its bound
+  // counted from its own call (docs/api.md), not from the give-up.
+  #afresh = false
   // The settle functions of nextAsync()'s promises, made on the first: the calls a stall rejects.
   #promises = null
   // True while the native side is asked for ids: a clock of the user's may call next(cb).
@@ -99,6 +102,10 @@ class Callbacks {
   #promise(settle) {
     this.#promises ??= new WeakSet()
     this.#promises.add(settle)
+    if (this.#afresh) {
+      this.#afresh = false
+      this.#watch?.restart()
+    }
   }
 
   /**
@@ -159,8 +166,8 @@ class Callbacks {
             if (given !== undefined) {
               this.#stalled = true
               this.#rejectPromises(given)
-              // A bound of its own for each promise made from now on.
               this.#watch = watchClock(clock, waitMs)
+              this.#afresh = true
             }
           }
           this.#wait(waitMs)
@@ -169,6 +176,7 @@ class Callbacks {
         this.#waitCounted = false
         this.#watch = undefined
         this.#stalled = false
+        this.#afresh = false
         const count = decode.count(report)
         counts.ids += count
         counts.met(report)

@@ -47,6 +47,11 @@ class ClockWatch {
     this.#target = now + waitMs
   }
 
+  /** Counts real time from now on: for a promise made after the last were given up on. */
+  restart() {
+    this.#start = realMs()
+  }
+
   /** Real ms until the wait is given up on, if the clock stays short. */
   get leftMs() {
     return this.#start + this.#target - this.#lowest + STALL_GRACE_MS - realMs()
