@@ -143,11 +143,22 @@ after(() => {
 test('installed from the tarballs: require, ESM default and named imports, TypeScript', () => {
   const dir = project('app', registry(), {
     'cjs.js': `
+      const Module = require('node:module')
+      const resolve = Module._resolveFilename
+      const failed = []
+      Module._resolveFilename = function (request, ...rest) {
+        try {
+          return resolve.call(this, request, ...rest)
+        } catch (error) {
+          failed.push(request)
+          throw error
+        }
+      }
       const FlakeId = require('${name}')
       const { FlakeId: Named, default: Default } = require('${name}')
       if (Named !== FlakeId || Default !== FlakeId) throw new Error('not one class')
       const generator = new FlakeId({ datacenter: 3, worker: 5 })
-      ${printIds()}`,
+      ${printIds('failed')}`,
     'esm.mjs': `
       import FlakeId, { FlakeId as Named } from '${name}'
       import { createRequire } from 'node:module'
@@ -251,6 +262,9 @@ test('installed from the tarballs: require, ESM default and named imports, TypeS
   const cjs = report(dir, 'cjs.js')
   assertIds(cjs, (3 << 5) | 5, since)
   assert.deepEqual(cjs.binaries, [platformBinary(dir)])
+  // No require failed on the way: each costs a fresh process a resolution and an error's stack,
+  // as the binary binding.js would look for beside it did (issue 51, item 4).
+  assert.deepEqual(cjs.failed, [])
   since = Date.now()
   const esm = report(dir, 'esm.mjs')
   assertIds(esm, 1000, since)

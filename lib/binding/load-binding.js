@@ -89,6 +89,15 @@ function candidates() {
   return abis.flatMap((abi) => [`../../${napi.binaryName}.${abi}.node`, `${napi.packageName}-${abi}`])
 }
 
+/** Whether `file` exists; true when this cannot tell (Deno without --allow-read): require then tries. */
+function exists(file) {
+  try {
+    return fs.statSync(file, { throwIfNoEntry: false }) !== undefined
+  } catch {
+    return true
+  }
+}
+
 /** The binary binding.js would load, loaded without it and exported as it exports it; or undefined. */
 function loadDirectly() {
   let ids
@@ -99,6 +108,9 @@ function loadDirectly() {
     return undefined
   }
   for (const id of ids) {
+    // An installed package has no binary beside binding.js: a stat says so for less than a
+    // require, whose failure resolves the path again and builds an error with its stack.
+    if (id.startsWith('../') && !exists(path.join(__dirname, id))) continue
     let binding
     try {
       binding = require(id)
