@@ -14,6 +14,7 @@ const { spawnSync } = require('node:child_process')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
+const { stageMain } = require('../scripts/stage-main.js')
 
 const ROOT = path.join(__dirname, '..')
 
@@ -35,19 +36,16 @@ const binary = Object.keys(require.cache).find((file) => file.endsWith('.node'))
 
 /** Installs the package here into the app as npm would, its binary in the platform's package. */
 function install() {
-  const manifest = require('../package.json')
-  const into = path.join(modules, manifest.name)
-  for (const entry of manifest.files) {
-    if (entry.includes('*')) continue
-    fs.cpSync(path.join(ROOT, entry), path.join(into, entry), { recursive: true })
-  }
-  fs.cpSync(path.join(ROOT, 'package.json'), path.join(into, 'package.json'))
+  const { name: main, version, napi } = require('../package.json')
   // flake-idgen-rs.linux-x64-gnu.node is npm/linux-x64-gnu's.
-  const abi = path.basename(binary).slice(manifest.napi.binaryName.length + 1, -'.node'.length)
+  const abi = path.basename(binary).slice(napi.binaryName.length + 1, -'.node'.length)
   const platform = path.join(ROOT, 'npm', abi)
   const { name } = JSON.parse(fs.readFileSync(path.join(platform, 'package.json'), 'utf8'))
   fs.cpSync(path.join(platform, 'package.json'), path.join(modules, name, 'package.json'))
   fs.cpSync(binary, path.join(modules, name, path.basename(binary)))
+  // The main package as it is published (`npm pack`'s files, the published package.json).
+  fs.mkdirSync(path.join(modules, main), { recursive: true })
+  stageMain(path.join(modules, main), { [name]: version })
 }
 
 // A package of one empty file that has an `exports` map, as ours does: what Node's first
